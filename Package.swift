@@ -1,0 +1,32 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "CloudNotes",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "cloudnotes", targets: ["cloudnotes"]),
+        .library(name: "Cloud", targets: ["Cloud"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "Cloud",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .executableTarget(
+            name: "cloudnotes",
+            dependencies: [
+                "Cloud",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "CloudTests", dependencies: ["Cloud"]),
+        // Drives the built `cloudnotes` executable as separate OS processes.
+        .testTarget(name: "CLITests", dependencies: ["cloudnotes", "Cloud"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+
+/// What a purge removed.
+public struct PurgeSummary: Equatable, Sendable {
+    public var records: Int
+    public var zones: Int
+}
+
+extension Cloud {
+    /// Forgets tombstones older than `age` seconds, as CloudKit's server
+    /// eventually does. A change token from before a purged tombstone then
+    /// gets *change token expired*: its holder must fetch everything again.
+    @discardableResult
+    public func purgeTombstones(olderThan age: TimeInterval) throws(CloudError) -> PurgeSummary {
+        let cutoff = clock.now().timeIntervalSince1970 - age
+        return try file.write { db in
+            try db.execute(sql: """
+                UPDATE zones SET purged_through = max(purged_through,
+                    (SELECT max(seq) FROM records r WHERE r.zone = zones.id AND r.deleted = 1 AND r.modified_at < ?))
+                WHERE EXISTS (SELECT 1 FROM records r WHERE r.zone = zones.id AND r.deleted = 1 AND r.modified_at < ?)
+                """, arguments: [cutoff, cutoff])
+            try db.execute(sql: "DELETE FROM records WHERE deleted = 1 AND modified_at < ?", arguments: [cutoff])
+            let records = db.changesCount
+            try db.execute(sql: """
+                UPDATE databases SET purged_through = max(purged_through,
+                    (SELECT max(seq) FROM zones z WHERE z.database = databases.id AND z.deleted_at < ?))
+                WHERE EXISTS (SELECT 1 FROM zones z WHERE z.database = databases.id AND z.deleted_at < ?)
+                """, arguments: [cutoff, cutoff])
+            try db.execute(sql: "DELETE FROM zones WHERE deleted_at < ?", arguments: [cutoff])
+            return PurgeSummary(records: records, zones: db.changesCount)
+        }
+    }
+
+    /// Runs SQLite's own consistency check on the cloud file; "ok" when sound.
+    public func integrityCheck() throws(CloudError) -> String {
+        try file.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    }
+}

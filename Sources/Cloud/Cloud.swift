@@ -1,0 +1,151 @@
+import Foundation
+import GRDB
+
+/// A CloudKit-like server kept in one directory, shared by every process
+/// on the machine that opens the same directory.
+///
+/// A `Cloud` is the connection; `database(_:as:)` gives an account's view
+/// of one database, through which every request is made and checked.
+///
+///     let cloud = try Cloud(directory: dir)
+///     let heather = try cloud.createAccount(name: "heather")
+///     let db = cloud.database(.private, as: heather)
+///     try db.save(zone: ZoneID(name: "Notes"))
+public final class Cloud: Sendable {
+    public static let defaultContainer = "iCloud.cloudnotes"
+    static let fileName = "cloud.sqlite"
+
+    public let directory: URL
+    public let container: String
+    public let limits: CloudLimits
+    let file: CloudFile
+    let clock: any CloudClock
+    let random: any RandomSource
+    let faults: FaultSwitch
+    let notifier: PushNotifier
+
+    /// Opens (creating if needed) the cloud kept in `directory`.
+    ///
+    /// - Parameters:
+    ///   - faults: a fixed fault plan; nil reads `CLOUDNOTES_FAULTS` from
+    ///     `environment`, then the directory's `faults.json` on each request.
+    public init(
+        directory: URL,
+        container: String = Cloud.defaultContainer,
+        clock: any CloudClock = SystemClock(),
+        random: any RandomSource = SystemRandom(),
+        limits: CloudLimits = CloudLimits(),
+        faults: FaultPlan? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(CloudError) {
+        self.directory = directory
+        self.container = container
+        self.clock = clock
+        self.random = random
+        self.limits = limits
+        let notifyDirectory = directory.appendingPathComponent("notify")
+        do {
+            try FileManager.default.createDirectory(
+                at: notifyDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .storage("cannot use cloud directory \(directory.path): \(error.localizedDescription)")
+        }
+        guard access(directory.path, R_OK | W_OK | X_OK) == 0 else {
+            throw .storage("cannot use cloud directory \(directory.path): permission denied")
+        }
+        var plan = faults
+        if plan == nil, let text = environment[FaultSwitch.environmentKey] {
+            plan = try FaultPlan(parsing: text)
+        }
+        self.faults = FaultSwitch(directory: directory, override: plan)
+        self.notifier = PushNotifier(directory: notifyDirectory)
+        self.file = try CloudFile(path: directory.appendingPathComponent(Self.fileName).path)
+    }
+
+    /// One account's view of one of its databases.
+    public func database(_ scope: DatabaseScope, as caller: Account) -> CloudDatabase {
+        CloudDatabase(cloud: self, scope: scope, caller: caller)
+    }
+
+    /// Calls `handler` shortly after any request changes what a topic covers.
+    public func subscribe(
+        to topics: Set<PushTopic>, handler: @escaping @Sendable (PushTopic) -> Void
+    ) -> PushSubscription {
+        PushSubscription(directory: notifier.directory, topics: topics, handler: handler)
+    }
+
+    /// The fault plan in force for this connection.
+    public var faultPlan: FaultPlan { faults.current }
+
+    /// Sets the plan every process reading this directory's `faults.json` obeys.
+    public func setFaultPlan(_ plan: FaultPlan) throws(CloudError) {
+        try FaultSwitch.write(plan, to: directory)
+    }
+
+    // MARK: Requests
+
+    /// Runs one client request through the fault switch, then as one
+    /// transaction, then posts to the topics it touched.
+    ///
+    /// A network failure drawn by the fault switch strikes, half the time,
+    /// after the commit: the change is made but its response is lost, as on
+    /// a real network, and a client must cope.
+    func perform<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> T {
+        if let fault = faults.current.draw(random) {
+            if fault == .networkFailure, random.below(2) == 0 { _ = try commit(body) }
+            throw fault
+        }
+        return try commit(body)
+    }
+
+    /// Runs one read-only client request through the fault switch.
+    func performRead<T>(_ body: (Database) throws -> T) throws(CloudError) -> T {
+        if let fault = faults.current.draw(random) { throw fault }
+        return try file.read(body)
+    }
+
+    private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> T {
+        var topics: Set<PushTopic> = []
+        var sequence: Int64 = 0
+        let result = try file.write { db in
+            var request = try Request(db: db, now: clock.now())
+            let result = try body(&request)
+            try request.finish()
+            topics = request.topics
+            sequence = request.sequence
+            return result
+        }
+        if !topics.isEmpty { notifier.post(topics, sequence: sequence) }
+        return result
+    }
+}
+
+/// The state of one write request while its transaction is open.
+struct Request {
+    let db: Database
+    let now: Date
+    /// The last change sequence number handed out.
+    private(set) var sequence: Int64
+    private let startSequence: Int64
+    /// Who must hear of this request once it commits.
+    var topics: Set<PushTopic> = []
+
+    init(db: Database, now: Date) throws {
+        self.db = db
+        self.now = now
+        sequence = try Int64.fetchOne(db, sql: "SELECT value FROM sequence WHERE id = 1") ?? 0
+        startSequence = sequence
+    }
+
+    /// A new change sequence number; every changed item gets its own.
+    mutating func nextSequence() -> Int64 {
+        sequence += 1
+        return sequence
+    }
+
+    func finish() throws {
+        if sequence != startSequence {
+            try db.execute(sql: "UPDATE sequence SET value = ? WHERE id = 1", arguments: [sequence])
+        }
+    }
+}

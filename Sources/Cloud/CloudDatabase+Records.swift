@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+
+/// How a save treats the server's copy of a record (CloudKit's `CKModifyRecordsOperation.RecordSavePolicy`).
+public enum SavePolicy: String, Codable, Sendable, CaseIterable {
+    /// Saves only if the record's change tag is the server's; else *server record changed*.
+    case ifServerRecordUnchanged
+    /// Writes only the keys the client changed over the server's record, whatever its tag.
+    case changedKeys
+    /// Replaces every key of the server's record, whatever its tag.
+    case allKeys
+}
+
+/// What happened to each record of a modify request.
+public struct ModifyResult: Sendable {
+    public var saveResults: [RecordID: Result<Record, CloudError>] = [:]
+    public var deleteResults: [RecordID: Result<Void, CloudError>] = [:]
+
+    /// Every item that failed, with its error.
+    public var failures: [ItemID: CloudError] {
+        var errors: [ItemID: CloudError] = [:]
+        for (id, result) in saveResults { if case .failure(let e) = result { errors[.record(id)] = e } }
+        for (id, result) in deleteResults { if case .failure(let e) = result { errors[.record(id)] = e } }
+        return errors
+    }
+
+    /// Throws a partial failure naming every item that failed.
+    public func throwIfFailed() throws(CloudError) {
+        let errors = failures
+        if !errors.isEmpty { throw .partialFailure(errors) }
+    }
+}
+
+extension CloudDatabase {
+    /// Saves and deletes records in one request.
+    ///
+    /// The request is checked against the limits first (items, bytes per
+    /// record and per request) and refused whole with *limit exceeded*.
+    /// Each item then succeeds or fails on its own, unless `atomically`:
+    /// then one failure in a zone rolls back that zone's other items, which
+    /// fail with *batch request failed*.
+    public func modifyRecords(
+        saving: [Record], deleting: [RecordID] = [],
+        policy: SavePolicy = .ifServerRecordUnchanged, atomically: Bool = false
+    ) throws(CloudError) -> ModifyResult {
+        let bodies = try checkLimits(saving: saving, deleting: deleting)
+        var zones: [ZoneID] = []
+        for zone in saving.map(\.id.zone) + deleting.map(\.zone) where !zones.contains(zone) { zones.append(zone) }
+
+        return try cloud.perform { request in
+            var result = ModifyResult()
+            for zone in zones {
+                try request.db.execute(sql: "SAVEPOINT zone")
+                let topicsBefore = request.topics
+                var zoneResult = ModifyResult()
+                let saves = saving.indices.filter { saving[$0].id.zone == zone }
+                let deletes = deleting.filter { $0.zone == zone }
+                for i in saves {
+                    zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
+                        try save(saving[i], body: bodies[i], policy: policy, &request)
+                    }
+                }
+                for id in deletes {
+                    zoneResult.deleteResults[id] = Result { () throws(CloudError) in try delete(id, &request) }
+                }
+                if atomically && !zoneResult.failures.isEmpty {
+                    try request.db.execute(sql: "ROLLBACK TO zone")
+                    request.topics = topicsBefore
+                    zoneResult.saveResults = zoneResult.saveResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
+                    zoneResult.deleteResults = zoneResult.deleteResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
+                }
+                try request.db.execute(sql: "RELEASE zone")
+                result.saveResults.merge(zoneResult.saveResults) { $1 }
+                result.deleteResults.merge(zoneResult.deleteResults) { $1 }
+            }
+            return result
+        }
+    }
+
+    /// Saves one record and returns it as the server now has it.
+    @discardableResult
+    public func save(_ record: Record, policy: SavePolicy = .ifServerRecordUnchanged) throws(CloudError) -> Record {
+        try modifyRecords(saving: [record], policy: policy).saveResults[record.id]!.get()
+    }
+
+    /// Deletes one record, leaving a tombstone for change fetches.
+    public func delete(_ id: RecordID) throws(CloudError) {
+        try modifyRecords(saving: [], deleting: [id]).deleteResults[id]!.get()
+    }
+
+    /// Fetches records by ID; each is there, or *unknown item*, or refused.
+    public func records(_ ids: [RecordID]) throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
+        try cloud.performRead { db in
+            var out: [RecordID: Result<Record, CloudError>] = [:]
+            for id in ids {
+                out[id] = Result { () throws(CloudError) in
+                    let zoneID = try normalize(id.zone)
+                    let stored = try wrapStorage {
+                        try liveZone(db, zoneID).flatMap { try RecordTable.find(db, zone: $0.id, name: id.name, zoneID: zoneID) }
+                    }
+                    guard let record = stored?.record else { throw .unknownItem(id) }
+                    return record
+                }
+            }
+            return out
+        }
+    }
+
+    public func record(_ id: RecordID) throws(CloudError) -> Record {
+        try records([id])[id]!.get()
+    }
+
+    // MARK: Items
+
+    private func save(_ record: Record, body: Data, policy: SavePolicy, _ request: inout Request) throws(CloudError) -> Record {
+        let zoneID = try normalize(record.id.zone)
+        if let parent = record.parent, parent.isEmpty || parent == record.id.name {
+            throw .invalidArguments("record \(record.id.name) cannot be its own parent")
+        }
+        return try wrapStorage {
+            let zone = try liveZone(zoneID, for: &request)
+            let existing = try RecordTable.find(request.db, zone: zone.id, name: record.id.name, zoneID: zoneID)
+            var content = record
+            var body = body
+            var created = (at: request.now, by: caller.id)
+            if let existing, let live = existing.record {
+                guard live.type == record.type else {
+                    throw CloudError.invalidArguments("record \(record.id.name) is a \(live.type), not a \(record.type)")
+                }
+                try checkWrite(existing)
+                switch policy {
+                case .ifServerRecordUnchanged:
+                    guard record.changeTag == live.changeTag else { throw CloudError.serverRecordChanged(server: live) }
+                case .allKeys:
+                    break
+                case .changedKeys:
+                    content = live
+                    for key in record.changedKeys { content.copyKey(key, from: record) }
+                    body = try RecordTable.encodeBody(content)
+                }
+                created = (live.system!.createdAt, live.system!.createdBy)
+            } else if policy == .ifServerRecordUnchanged && record.changeTag != nil {
+                throw CloudError.unknownItem(record.id)  // it was deleted on the server since the client fetched it
+            }
+            let seq = request.nextSequence()
+            let system = SystemFields(
+                changeTag: String(seq, radix: 36), createdAt: created.at, createdBy: created.by,
+                modifiedAt: request.now, modifiedBy: caller.id)
+            let saved = Record(id: RecordID(name: record.id.name, zone: zoneID), type: record.type,
+                               fields: content.fields, encryptedFields: content.encryptedFields,
+                               parent: content.parent, system: system)
+            try RecordTable.write(request.db, zone: zone.id, record: saved, body: body, seq: seq)
+            try ZoneTable.touch(request.db, zone: zone.id, seq: seq)
+            request.topics.formUnion(topics(for: zone))
+            return saved
+        }
+    }
+
+    private func delete(_ id: RecordID, _ request: inout Request) throws(CloudError) {
+        let zoneID = try normalize(id.zone)
+        try wrapStorage {
+            let zone = try liveZone(zoneID, for: &request)
+            guard let existing = try RecordTable.find(request.db, zone: zone.id, name: id.name, zoneID: zoneID),
+                  !existing.isDeleted else { throw CloudError.unknownItem(id) }
+            try checkWrite(existing)
+            _ = try RecordTable.delete(request.db, zone: zone.id, name: id.name, by: caller.id, now: request.now) {
+                request.nextSequence()
+            }
+            try ZoneTable.touch(request.db, zone: zone.id, seq: request.sequence)
+            request.topics.formUnion(topics(for: zone))
+        }
+    }
+
+    /// Refuses a request over the limits before it touches the cloud, and
+    /// returns each saved record's encoded body.
+    private func checkLimits(saving: [Record], deleting: [RecordID]) throws(CloudError) -> [Data] {
+        let limits = cloud.limits
+        let items = saving.count + deleting.count
+        guard items <= limits.maxItemsPerRequest else {
+            throw .limitExceeded("\(items) items in one request; at most \(limits.maxItemsPerRequest)")
+        }
+        var seen = Set<RecordID>()
+        for id in saving.map(\.id) + deleting where !seen.insert(id).inserted {
+            throw .invalidArguments("record \(id.name) appears twice in one request")
+        }
+        var total = 0
+        let bodies = try wrapStorage { try saving.map(RecordTable.encodeBody) }
+        for (record, body) in zip(saving, bodies) {
+            guard body.count <= limits.maxRecordBytes else {
+                throw .limitExceeded("record \(record.id.name) is \(body.count) bytes; at most \(limits.maxRecordBytes)")
+            }
+            total += body.count
+        }
+        guard total <= limits.maxRequestBytes else {
+            throw .limitExceeded("request is \(total) bytes; at most \(limits.maxRequestBytes)")
+        }
+        return bodies
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+
+/// What happened to each zone of a zone modify request.
+public struct ZoneModifyResult: Sendable {
+    public var saveResults: [ZoneID: Result<ZoneID, CloudError>] = [:]
+    public var deleteResults: [ZoneID: Result<ZoneDeletionReason, CloudError>] = [:]
+
+    /// Throws a partial failure naming every zone that failed.
+    public func throwIfFailed() throws(CloudError) {
+        var errors: [ItemID: CloudError] = [:]
+        for (id, result) in saveResults { if case .failure(let e) = result { errors[.zone(id)] = e } }
+        for (id, result) in deleteResults { if case .failure(let e) = result { errors[.zone(id)] = e } }
+        if !errors.isEmpty { throw .partialFailure(errors) }
+    }
+}
+
+extension CloudDatabase {
+    /// Creates zones (saving an existing one changes nothing) and deletes
+    /// others, leaving a tombstone with the reason and deleting their records.
+    public func modifyZones(
+        saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason = .deleted
+    ) throws(CloudError) -> ZoneModifyResult {
+        try cloud.perform { request in
+            var result = ZoneModifyResult()
+            for zone in saving {
+                result.saveResults[zone] = Result { () throws(CloudError) in try save(zone, &request) }
+            }
+            for zone in deleting {
+                result.deleteResults[zone] = Result { () throws(CloudError) in
+                    try delete(zone, reason: reason, &request)
+                    return reason
+                }
+            }
+            return result
+        }
+    }
+
+    /// Creates a zone; idempotent.
+    @discardableResult
+    public func save(zone: ZoneID) throws(CloudError) -> ZoneID {
+        let result = try modifyZones(saving: [zone], deleting: [])
+        return try result.saveResults[zone]!.get()
+    }
+
+    public func delete(zone: ZoneID, reason: ZoneDeletionReason = .deleted) throws(CloudError) {
+        let result = try modifyZones(saving: [], deleting: [zone], reason: reason)
+        _ = try result.deleteResults[zone]!.get()
+    }
+
+    /// The zone, if it exists and the caller may see it.
+    public func fetchZone(_ zone: ZoneID) throws(CloudError) -> ZoneID {
+        let id = try normalize(zone)
+        return try cloud.performRead { db in
+            _ = try liveZone(db, id)
+            return id
+        }
+    }
+
+    /// Every live zone the caller sees in this database, by name.
+    public func allZones() throws(CloudError) -> [ZoneID] {
+        try cloud.performRead { db in
+            guard scope != .shared, let database = try databaseID(db, create: false) else {
+                return scope == .public ? [ZoneID(name: ZoneID.defaultName)] : []
+            }
+            return try ZoneTable.live(db, database: database).map {
+                ZoneID(name: $0.name, owner: scope == .public ? ZoneID.defaultOwner : caller.id)
+            }
+        }
+    }
+
+    private func save(_ zone: ZoneID, _ request: inout Request) throws(CloudError) -> ZoneID {
+        let id = try normalize(zone)
+        guard scope == .private else { throw .permissionFailure("zones are created in the private database") }
+        try Self.validate(zoneName: id.name)
+        try wrapStorage {
+            let database = try databaseID(request.db, create: true)!
+            if let row = try ZoneTable.find(request.db, database: database, name: id.name), row.isLive { return }
+            let row = try ZoneTable.create(request.db, database: database, name: id.name, seq: request.nextSequence())
+            request.topics.formUnion(topics(for: row))
+        }
+        return id
+    }
+
+    private func delete(_ zone: ZoneID, reason: ZoneDeletionReason, _ request: inout Request) throws(CloudError) {
+        let id = try normalize(zone)
+        guard !id.isDefault else { throw .invalidArguments("the default zone cannot be deleted") }
+        guard scope == .private else { throw .permissionFailure("only the owner deletes a zone") }
+        try wrapStorage {
+            let row = try liveZone(id, for: &request)
+            try ZoneTable.delete(request.db, zone: row, reason: reason, seq: request.nextSequence(), now: request.now)
+            request.topics.formUnion(topics(for: row))
+        }
+    }
+
+    static func validate(zoneName name: String) throws(CloudError) {
+        guard !name.isEmpty, name.utf8.count <= 255, !name.hasPrefix("_") || name == ZoneID.defaultName else {
+            throw .invalidArguments("zone name '\(name)' must be 1 to 255 bytes and not start with '_'")
+        }
+    }
+}
+
+/// Runs storage code inside a request, keeping cloud errors typed.
+func wrapStorage<T>(_ body: () throws -> T) throws(CloudError) -> T {
+    do { return try body() } catch { throw CloudFile.translate(error) }
+}
+

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A person in the cloud.
+public struct Account: Hashable, Codable, Sendable, CustomStringConvertible {
+    /// The stable, random user record ID that owns zones and records.
+    public var id: String
+    public var name: String
+    public var email: String
+    public var createdAt: Date
+
+    public init(id: String, name: String, email: String, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.email = email
+        self.createdAt = createdAt
+    }
+
+    public var description: String { name }
+
+    /// Names are what people type after `--account`: short, no spaces.
+    static func validate(name: String) throws(CloudError) {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "._-"))
+        guard !name.isEmpty, name.count <= 64, name.unicodeScalars.allSatisfy(allowed.contains) else {
+            throw .invalidArguments("account name '\(name)' must be 1 to 64 letters, digits, '.', '_' or '-'")
+        }
+    }
+
+    static func validate(email: String) throws(CloudError) {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
+            throw .invalidArguments("'\(email)' is not an email address")
+        }
+    }
+}

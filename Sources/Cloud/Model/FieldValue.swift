@@ -1,0 +1,83 @@
+import Foundation
+
+/// A reference from one record to another in the same zone.
+public struct Reference: Hashable, Codable, Sendable {
+    /// What happens to the referring record when the target is deleted.
+    public enum Action: String, Codable, Sendable {
+        case none
+        /// The referring record is deleted with its target (CloudKit's `.deleteSelf`).
+        case deleteSelf
+    }
+
+    public var recordName: String
+    public var action: Action
+
+    public init(recordName: String, action: Action = .none) {
+        self.recordName = recordName
+        self.action = action
+    }
+}
+
+/// A typed value of a record field.
+public indirect enum FieldValue: Hashable, Sendable {
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case date(Date)
+    case bytes(Data)
+    case reference(Reference)
+    case list([FieldValue])
+
+    /// The type's name as the command line and JSON spell it.
+    public var typeName: String {
+        switch self {
+        case .string: "string"
+        case .int: "int"
+        case .double: "double"
+        case .bool: "bool"
+        case .date: "date"
+        case .bytes: "bytes"
+        case .reference(let ref): ref.action == .deleteSelf ? "ref-delete-self" : "ref"
+        case .list: "list"
+        }
+    }
+}
+
+extension FieldValue: Codable {
+    private enum CodingKeys: String, CodingKey { case type, value }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try c.decode(String.self, forKey: .type)
+        switch type {
+        case "string": self = .string(try c.decode(String.self, forKey: .value))
+        case "int": self = .int(try c.decode(Int64.self, forKey: .value))
+        case "double": self = .double(try c.decode(Double.self, forKey: .value))
+        case "bool": self = .bool(try c.decode(Bool.self, forKey: .value))
+        case "date": self = .date(Date(timeIntervalSince1970: try c.decode(Double.self, forKey: .value)))
+        case "bytes": self = .bytes(try c.decode(Data.self, forKey: .value))
+        case "ref": self = .reference(Reference(recordName: try c.decode(String.self, forKey: .value)))
+        case "ref-delete-self":
+            self = .reference(Reference(recordName: try c.decode(String.self, forKey: .value), action: .deleteSelf))
+        case "list": self = .list(try c.decode([FieldValue].self, forKey: .value))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown field type '\(type)'")
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(typeName, forKey: .type)
+        switch self {
+        case .string(let v): try c.encode(v, forKey: .value)
+        case .int(let v): try c.encode(v, forKey: .value)
+        case .double(let v): try c.encode(v, forKey: .value)
+        case .bool(let v): try c.encode(v, forKey: .value)
+        case .date(let v): try c.encode(v.timeIntervalSince1970, forKey: .value)
+        case .bytes(let v): try c.encode(v, forKey: .value)
+        case .reference(let v): try c.encode(v.recordName, forKey: .value)
+        case .list(let v): try c.encode(v, forKey: .value)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Calls a handler whenever the cloud posts to one of the given topics,
+/// from any process, until cancelled.
+///
+/// It watches the `notify` directory with inotify, so it costs nothing while
+/// nothing happens; if inotify is unavailable it polls the files' times
+/// every second. Bursts of posts may reach the handler as one call.
+public final class PushSubscription: @unchecked Sendable {
+    private let topics: Set<String>
+    private let directory: URL
+    private let handler: @Sendable (PushTopic) -> Void
+    private let queue = DispatchQueue(label: "cloudnotes.push")
+    private var source: (any DispatchSourceProtocol)?
+    private var stamps: [String: timespec] = [:]
+
+    init(directory: URL, topics: Set<PushTopic>, handler: @escaping @Sendable (PushTopic) -> Void) {
+        self.directory = directory
+        self.topics = Set(topics.map(\.fileName))
+        self.handler = handler
+        queue.sync { source = watchWithInotify() ?? pollSlowly() }
+    }
+
+    deinit { source?.cancel() }
+
+    public func cancel() {
+        queue.sync {
+            source?.cancel()
+            source = nil
+        }
+    }
+
+    private func watchWithInotify() -> (any DispatchSourceProtocol)? {
+        #if os(Linux)
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO)
+        guard inotify_add_watch(fd, directory.path, mask) >= 0 else {
+            close(fd)
+            return nil
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [weak self] in self?.drain(fd) }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+        return source
+        #else
+        return nil
+        #endif
+    }
+
+    #if os(Linux)
+    /// Reads every queued inotify event and reports each watched topic once.
+    private func drain(_ fd: Int32) {
+        var fired: Set<String> = []
+        let size = 16 * 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(fd, buffer, size)
+            guard count > 0 else { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                let nameStart = buffer + offset + MemoryLayout<inotify_event>.size
+                if event.len > 0 {
+                    let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
+                    if topics.contains(name) { fired.insert(name) }
+                }
+                offset += MemoryLayout<inotify_event>.size + Int(event.len)
+            }
+        }
+        for name in fired.sorted() { handler(PushTopic(fileName: name)) }
+    }
+    #endif
+
+    private func pollSlowly() -> any DispatchSourceProtocol {
+        for name in topics { stamps[name] = modificationTime(name) }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            for name in self.topics.sorted() {
+                let stamp = self.modificationTime(name)
+                let old = self.stamps[name]
+                if stamp.tv_sec != old?.tv_sec || stamp.tv_nsec != old?.tv_nsec {
+                    self.stamps[name] = stamp
+                    self.handler(PushTopic(fileName: name))
+                }
+            }
+        }
+        timer.resume()
+        return timer
+    }
+
+    private func modificationTime(_ name: String) -> timespec {
+        var info = stat()
+        guard stat(directory.appendingPathComponent(name).path, &info) == 0 else { return timespec() }
+        return info.st_mtim
+    }
+}

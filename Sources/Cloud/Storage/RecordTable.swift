@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+
+/// A record's row: the live record, or the tombstone a deletion left.
+struct StoredRecord {
+    let name: String
+    let type: String
+    let seq: Int64
+    let createdBy: String
+    /// Nil for a tombstone.
+    let record: Record?
+
+    var isDeleted: Bool { record == nil }
+}
+
+/// The part of a record kept as one encoded column.
+private struct RecordBody: Codable {
+    var fields: [String: FieldValue]
+    var encrypted: [String: Data]?
+}
+
+/// Queries on the `records` and `cascades` tables.
+enum RecordTable {
+    static func encodeBody(_ record: Record) throws -> Data {
+        let body = RecordBody(fields: record.fields, encrypted: record.encryptedFields.isEmpty ? nil : record.encryptedFields)
+        return try JSONEncoder().encode(body)
+    }
+
+    static func find(_ db: Database, zone: Int64, name: String, zoneID: ZoneID) throws -> StoredRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM records WHERE zone = ? AND name = ?", arguments: [zone, name])
+            .map { try stored(from: $0, zoneID: zoneID) }
+    }
+
+    /// Records changed after `sequence` (tombstones included), or every live
+    /// record when nil, in the order they changed.
+    static func changed(_ db: Database, zone: Int64, after sequence: Int64?, limit: Int, zoneID: ZoneID) throws -> [StoredRecord] {
+        let filter = sequence == nil ? "deleted = 0" : "seq > \(sequence!)"
+        return try Row.fetchAll(
+            db, sql: "SELECT * FROM records WHERE zone = ? AND \(filter) ORDER BY seq LIMIT ?",
+            arguments: [zone, limit]
+        ).map { try stored(from: $0, zoneID: zoneID) }
+    }
+
+    /// Writes the record as saved; `body` is its encoded fields.
+    static func write(_ db: Database, zone: Int64, record: Record, body: Data, seq: Int64) throws {
+        let system = record.system!
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO records(zone, name, type, body, parent, change_tag, created_at, created_by,
+                modified_at, modified_by, seq, deleted)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+            """, arguments: [
+                zone, record.id.name, record.type, body, record.parent, system.changeTag,
+                system.createdAt.timeIntervalSince1970, system.createdBy,
+                system.modifiedAt.timeIntervalSince1970, system.modifiedBy, seq,
+            ])
+        try db.execute(sql: "DELETE FROM cascades WHERE zone = ? AND source = ?", arguments: [zone, record.id.name])
+        for case .reference(let ref) in record.fields.values where ref.action == .deleteSelf {
+            try db.execute(sql: "INSERT OR IGNORE INTO cascades(zone, source, target) VALUES (?, ?, ?)",
+                           arguments: [zone, record.id.name, ref.recordName])
+        }
+    }
+
+    /// Replaces the record with a tombstone, then deletes the records that
+    /// asked to go with it (delete-self references), depth first.
+    /// Returns every name deleted.
+    static func delete(_ db: Database, zone: Int64, name: String, by account: String, now: Date,
+                       nextSequence: () -> Int64) throws -> [String] {
+        var deleted: [String] = []
+        var pending = [name]
+        while let next = pending.popLast() {
+            let changes = try tombstone(db, zone: zone, name: next, by: account, now: now, seq: nextSequence())
+            guard changes else { continue }
+            deleted.append(next)
+            pending += try String.fetchAll(db, sql: "SELECT source FROM cascades WHERE zone = ? AND target = ?",
+                                           arguments: [zone, next])
+            try db.execute(sql: "DELETE FROM cascades WHERE zone = ? AND (source = ? OR target = ?)",
+                           arguments: [zone, next, next])
+        }
+        return deleted
+    }
+
+    private static func tombstone(_ db: Database, zone: Int64, name: String, by account: String, now: Date, seq: Int64) throws -> Bool {
+        try db.execute(sql: """
+            UPDATE records SET deleted = 1, body = x'', seq = ?, modified_at = ?, modified_by = ?
+            WHERE zone = ? AND name = ? AND deleted = 0
+            """, arguments: [seq, now.timeIntervalSince1970, account, zone, name])
+        return db.changesCount > 0
+    }
+
+    private static func stored(from row: Row, zoneID: ZoneID) throws -> StoredRecord {
+        let name: String = row["name"]
+        let type: String = row["type"]
+        var record: Record?
+        if row["deleted"] as Int64 == 0 {
+            let body = try JSONDecoder().decode(RecordBody.self, from: row["body"] as Data)
+            let system = SystemFields(
+                changeTag: row["change_tag"],
+                createdAt: Date(timeIntervalSince1970: row["created_at"]), createdBy: row["created_by"],
+                modifiedAt: Date(timeIntervalSince1970: row["modified_at"]), modifiedBy: row["modified_by"])
+            record = Record(id: RecordID(name: name, zone: zoneID), type: type, fields: body.fields,
+                            encryptedFields: body.encrypted ?? [:], parent: row["parent"], system: system)
+        }
+        return StoredRecord(name: name, type: type, seq: row["seq"], createdBy: row["created_by"], record: record)
+    }
+}

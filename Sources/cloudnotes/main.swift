@@ -1,0 +1,1 @@
+import Cloud; import ArgumentParser; print("hi")
