@@ -3,9 +3,10 @@ import GRDB
 
 /// How a save treats the server's copy of a record (CloudKit's `CKModifyRecordsOperation.RecordSavePolicy`).
 public enum SavePolicy: String, Codable, Sendable, CaseIterable {
-    /// Saves only if the record's change tag is the server's; else *server record changed*.
+    /// Saves the changed keys only if the record's change tag is the server's;
+    /// else *server record changed*, with the server's record.
     case ifServerRecordUnchanged
-    /// Writes only the keys the client changed over the server's record, whatever its tag.
+    /// Saves the changed keys over the server's record, whatever its tag.
     case changedKeys
     /// Replaces every key of the server's record, whatever its tag.
     case allKeys
@@ -128,12 +129,11 @@ extension CloudDatabase {
                     throw CloudError.invalidArguments("record \(record.id.name) is a \(live.type), not a \(record.type)")
                 }
                 try checkWrite(existing)
-                switch policy {
-                case .ifServerRecordUnchanged:
-                    guard record.changeTag == live.changeTag else { throw CloudError.serverRecordChanged(server: live) }
-                case .allKeys:
-                    break
-                case .changedKeys:
+                if policy == .ifServerRecordUnchanged && record.changeTag != live.changeTag {
+                    throw CloudError.serverRecordChanged(server: live)
+                }
+                // As in CloudKit, only the keys the client changed travel, unless it asks for all.
+                if policy != .allKeys {
                     content = live
                     for key in record.changedKeys { content.copyKey(key, from: record) }
                     body = try RecordTable.encodeBody(content)

@@ -9,6 +9,14 @@ public struct SystemFields: Hashable, Codable, Sendable {
     public var createdBy: String
     public var modifiedAt: Date
     public var modifiedBy: String
+
+    public init(changeTag: String, createdAt: Date, createdBy: String, modifiedAt: Date, modifiedBy: String) {
+        self.changeTag = changeTag
+        self.createdAt = createdAt
+        self.createdBy = createdBy
+        self.modifiedAt = modifiedAt
+        self.modifiedBy = modifiedBy
+    }
 }
 
 /// A record: typed fields, opaque encrypted fields, an optional parent,
@@ -102,6 +110,12 @@ public struct Record: Hashable, Codable, Sendable {
         copy.system = system
         copy.changedKeys = []
         return copy
+    }
+
+    /// Puts back system fields archived from an earlier fetch, as
+    /// `CKRecord(coder:)` does, so a save names that fetch's change tag.
+    public mutating func restoreSystemFields(_ system: SystemFields?) {
+        self.system = system
     }
 
     /// Clears the change tracking, as a fresh fetch would.

@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+/// Everything a cloud holds, for inspection (`cloudnotes cloud dump`).
+/// Encrypted fields appear only as the bytes the clients sealed.
+public struct CloudDump: Codable, Sendable {
+    public struct Database: Codable, Sendable {
+        public var container: String
+        public var scope: DatabaseScope
+        /// The owning account's name; nil for the public database.
+        public var owner: String?
+        public var zones: [Zone]
+    }
+
+    public struct Zone: Codable, Sendable {
+        public var name: String
+        public var deleted: ZoneDeletionReason?
+        public var records: [Record]
+        public var tombstones: [String]
+    }
+
+    public var accounts: [Account]
+    public var databases: [Database]
+}
+
+extension Cloud {
+    /// A consistent snapshot of the whole cloud, read in one transaction.
+    public func dump() throws(CloudError) -> CloudDump {
+        let accounts = try self.accounts()
+        let names = Dictionary(uniqueKeysWithValues: accounts.map { ($0.id, $0.name) })
+        return try file.read { db in
+            var databases: [CloudDump.Database] = []
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM databases ORDER BY container, scope, owner") {
+                let scope = DatabaseScope(rawValue: row["scope"]) ?? .private
+                let owner: String = row["owner"]
+                var zones: [CloudDump.Zone] = []
+                let zoneRows = try Row.fetchAll(db, sql: "SELECT * FROM zones WHERE database = ? ORDER BY name", arguments: [row["id"]])
+                for zone in zoneRows.map(ZoneRow.init) {
+                    let zoneID = ZoneID(name: zone.name, owner: scope == .public ? ZoneID.defaultOwner : owner)
+                    let stored = try RecordTable.changed(db, zone: zone.id, after: 0, limit: Int.max, zoneID: zoneID)
+                    zones.append(CloudDump.Zone(
+                        name: zone.name, deleted: zone.deletionReason,
+                        records: stored.compactMap(\.record).sorted { $0.id.name < $1.id.name },
+                        tombstones: stored.filter(\.isDeleted).map(\.name).sorted()))
+                }
+                databases.append(CloudDump.Database(
+                    container: row["container"], scope: scope, owner: owner.isEmpty ? nil : names[owner] ?? owner, zones: zones))
+            }
+            return CloudDump(accounts: accounts, databases: databases)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Cloud
+
+struct CreateAccount: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Register an account (name, email, a random user record ID).")
+
+    @OptionGroup var cloud: CloudOptions
+    @Argument(help: "The account's name, as typed after --account.") var name: String
+    @Option(help: "The account's email (default: NAME@example.com).") var email: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let account = try cloud.open().createAccount(name: name, email: email)
+        if json { try Output.json(account) } else { Output.line("created account \(account.name) <\(account.email)> \(account.id)") }
+    }
+}
+
+struct Accounts: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the cloud's accounts.")
+
+    @OptionGroup var cloud: CloudOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let accounts = try cloud.open().accounts()
+        if json { return try Output.json(accounts) }
+        if accounts.isEmpty { return Output.line("no accounts (create one with 'cloudnotes cloud create-account NAME')") }
+        Output.table([["NAME", "EMAIL", "USER RECORD ID"]] + accounts.map { [$0.name, $0.email, $0.id] })
+    }
+}

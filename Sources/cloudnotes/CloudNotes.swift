@@ -1,0 +1,23 @@
+import ArgumentParser
+
+struct CloudNotes: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cloudnotes",
+        abstract: "Collaborative notes for the terminal, synced and shared through a CloudKit-like cloud.",
+        subcommands: [CloudCommand.self]
+    )
+}
+
+/// `cloudnotes cloud …`: a window into the cloud, like Apple's cktool and CloudKit Console.
+struct CloudCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cloud",
+        abstract: "Inspect and change the cloud directly: accounts, zones, records, changes, faults.",
+        subcommands: [
+            CreateAccount.self, Accounts.self,
+            CreateZone.self, DeleteZone.self, Zones.self,
+            SaveRecord.self, GetRecord.self, DeleteRecord.self,
+            Changes.self, Dump.self, Faults.self, Purge.self, Check.self,
+        ]
+    )
+}

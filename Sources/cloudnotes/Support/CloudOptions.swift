@@ -1,0 +1,51 @@
+import ArgumentParser
+import Cloud
+import Foundation
+
+/// Where the cloud lives: `--cloud DIR`, else `$CLOUDNOTES_CLOUD`, else
+/// `$XDG_DATA_HOME/cloudnotes/cloud` (`~/.local/share` when unset).
+struct CloudOptions: ParsableArguments {
+    @Option(name: .customLong("cloud"), help: ArgumentHelp("The cloud directory.", valueName: "DIR"))
+    var directory: String?
+
+    var url: URL {
+        let env = ProcessInfo.processInfo.environment
+        if let directory { return URL(fileURLWithPath: directory) }
+        if let path = env["CLOUDNOTES_CLOUD"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        return Self.dataHome(env).appendingPathComponent("cloudnotes/cloud")
+    }
+
+    static func dataHome(_ env: [String: String]) -> URL {
+        if let xdg = env["XDG_DATA_HOME"], !xdg.isEmpty { return URL(fileURLWithPath: xdg) }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+    }
+
+    func open() throws -> Cloud { try Cloud(directory: url) }
+}
+
+/// Who asks, and which of their databases and zones they address.
+struct DatabaseOptions: ParsableArguments {
+    @OptionGroup var cloud: CloudOptions
+
+    @Option(help: "The account making the request.")
+    var account: String
+
+    @Option(help: "private, shared or public.")
+    var database: DatabaseScope = .private
+
+    @Option(help: "The zone (default: the default zone).")
+    var zone: String = ZoneID.defaultName
+
+    /// Opens the cloud and returns the caller's view of the database.
+    func open() throws -> (cloud: Cloud, database: CloudDatabase) {
+        let cloud = try cloud.open()
+        let caller = try cloud.account(named: account)
+        return (cloud, cloud.database(database, as: caller))
+    }
+
+    var zoneID: ZoneID { ZoneID(name: zone) }
+}
+
+extension DatabaseScope: ExpressibleByArgument {}
+extension ZoneDeletionReason: ExpressibleByArgument {}
+extension SavePolicy: ExpressibleByArgument {}
