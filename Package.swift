@@ -24,9 +24,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "CloudTests", dependencies: ["Cloud"]),
+        // Temporary directories, seeded clouds and a process runner for every test target.
+        .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
+        .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         // Drives the built `cloudnotes` executable as separate OS processes.
-        .testTarget(name: "CLITests", dependencies: ["cloudnotes", "Cloud"]),
+        .testTarget(name: "CLITests", dependencies: ["cloudnotes", "Cloud", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,11 @@ import GRDB
 public struct PurgeSummary: Equatable, Sendable {
     public var records: Int
     public var zones: Int
+
+    public init(records: Int, zones: Int) {
+        self.records = records
+        self.zones = zones
+    }
 }
 
 extension Cloud {

@@ -5,12 +5,22 @@ import GRDB
 public struct ZoneDeletion: Hashable, Sendable {
     public var zone: ZoneID
     public var reason: ZoneDeletionReason
+
+    public init(zone: ZoneID, reason: ZoneDeletionReason) {
+        self.zone = zone
+        self.reason = reason
+    }
 }
 
 /// A record that went away, and what type it was.
 public struct RecordDeletion: Hashable, Sendable {
     public var id: RecordID
     public var type: String
+
+    public init(id: RecordID, type: String) {
+        self.id = id
+        self.type = type
+    }
 }
 
 /// One batch of a database's history: which zones changed or went away.

@@ -99,7 +99,7 @@ extension CloudDatabase {
                     let stored = try wrapStorage {
                         try liveZone(db, zoneID).flatMap { try RecordTable.find(db, zone: $0.id, name: id.name, zoneID: zoneID) }
                     }
-                    guard let record = stored?.record else { throw .unknownItem(id) }
+                    guard let record = stored?.record else { throw .unknownItem(RecordID(name: id.name, zone: zoneID)) }
                     return record
                 }
             }
@@ -140,7 +140,7 @@ extension CloudDatabase {
                 }
                 created = (live.system!.createdAt, live.system!.createdBy)
             } else if policy == .ifServerRecordUnchanged && record.changeTag != nil {
-                throw CloudError.unknownItem(record.id)  // it was deleted on the server since the client fetched it
+                throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // it was deleted on the server since the client fetched it
             }
             let seq = request.nextSequence()
             let system = SystemFields(
@@ -161,7 +161,7 @@ extension CloudDatabase {
         try wrapStorage {
             let zone = try liveZone(zoneID, for: &request)
             guard let existing = try RecordTable.find(request.db, zone: zone.id, name: id.name, zoneID: zoneID),
-                  !existing.isDeleted else { throw CloudError.unknownItem(id) }
+                  !existing.isDeleted else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
             try checkWrite(existing)
             _ = try RecordTable.delete(request.db, zone: zone.id, name: id.name, by: caller.id, now: request.now) {
                 request.nextSequence()

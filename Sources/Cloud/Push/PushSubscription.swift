@@ -17,12 +17,18 @@ public final class PushSubscription: @unchecked Sendable {
     private var source: (any DispatchSourceProtocol)?
     private var stamps: [String: timespec] = [:]
 
-    init(directory: URL, topics: Set<PushTopic>, handler: @escaping @Sendable (PushTopic) -> Void) {
+    /// - Parameter polling: whether to fall back to a slow poll when inotify
+    ///   is unavailable (tests turn it off to prove inotify alone delivers).
+    init(directory: URL, topics: Set<PushTopic>, polling: Bool = true,
+         handler: @escaping @Sendable (PushTopic) -> Void) {
         self.directory = directory
         self.topics = Set(topics.map(\.fileName))
         self.handler = handler
-        queue.sync { source = watchWithInotify() ?? pollSlowly() }
+        queue.sync { source = watchWithInotify() ?? (polling ? pollSlowly() : nil) }
     }
+
+    /// Whether inotify, rather than the slow poll, is watching.
+    var isEventDriven: Bool { queue.sync { source is any DispatchSourceRead } }
 
     deinit { source?.cancel() }
 

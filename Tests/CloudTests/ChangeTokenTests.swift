@@ -1,0 +1,107 @@
+import Cloud
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct ChangeTokenTests {
+    @Test func zoneChangesComeInBatchesUntilNoMoreAreComing() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        try db.modifyRecords(saving: (0..<10).map { Record.make("r\($0)", in: zone) }).throwIfFailed()
+
+        var token: ChangeToken?
+        var batches: [[String]] = []
+        var more = true
+        while more {
+            let batch = try db.zoneChanges(in: zone, since: token, limit: 4)
+            batches.append(batch.modified.map(\.id.name))
+            token = batch.token
+            more = batch.moreComing
+        }
+
+        #expect(batches.map(\.count) == [4, 4, 2])
+        #expect(Set(batches.joined()).count == 10)
+        #expect(try db.zoneChanges(in: zone, since: token).modified.isEmpty)
+    }
+
+    @Test func aTokenYieldsOnlyWhatChangedAfterIt() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        let r1 = try db.save(.make("r1", in: zone)), r2 = try db.save(.make("r2", in: zone))
+        let token = try db.zoneChanges(in: zone, since: nil).token
+
+        var edit = r1
+        edit["title"] = .string("new")
+        try db.save(edit)
+        try db.delete(r2.id)
+        try db.save(.make("r3", in: zone))
+
+        let changes = try db.zoneChanges(in: zone, since: token)
+        #expect(changes.modified.map(\.id.name) == ["r1", "r3"])
+        #expect(changes.deleted.map(\.id.name) == ["r2"])
+        #expect(!changes.moreComing)
+    }
+
+    @Test func databaseChangesListZonesChangedSinceTheToken() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let a = try db.save(zone: ZoneID(name: "A")), b = try db.save(zone: ZoneID(name: "B"))
+        try db.save(zone: ZoneID(name: "C"))
+        #expect(try db.databaseChanges(since: nil).modified.map(\.name) == ["A", "B", "C"])
+        let token = try db.databaseChanges(since: nil).token
+
+        try db.save(.make("r", in: b))
+        try db.delete(zone: a)
+
+        let changes = try db.databaseChanges(since: token)
+        #expect(changes.modified == [b])
+        #expect(changes.deleted == [ZoneDeletion(zone: a, reason: .deleted)])
+
+        let firstBatch = try db.databaseChanges(since: nil, limit: 1)
+        #expect(firstBatch.moreComing && firstBatch.modified.count == 1)
+    }
+
+    @Test func purgedTombstonesExpireOlderTokens() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        let r1 = try db.save(.make("r1", in: zone))
+        let oldToken = try db.zoneChanges(in: zone, since: nil).token
+        try db.delete(r1.id)
+        let afterDelete = try db.zoneChanges(in: zone, since: oldToken).token
+        test.clock.advance(by: 3600)
+
+        #expect(try test.cloud.purgeTombstones(olderThan: 60) == PurgeSummary(records: 1, zones: 0))
+
+        #expect(throws: CloudError.changeTokenExpired) { try db.zoneChanges(in: zone, since: oldToken) }
+        #expect(try db.zoneChanges(in: zone, since: afterDelete).deleted.isEmpty)
+        #expect(try db.zoneChanges(in: zone, since: nil).modified.isEmpty)
+    }
+
+    @Test func purgedZoneTombstonesExpireOlderDatabaseTokens() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Old"))
+        let oldToken = try db.databaseChanges(since: nil).token
+        try db.delete(zone: zone)
+        test.clock.advance(by: 10)
+        #expect(try test.cloud.purgeTombstones(olderThan: 60) == PurgeSummary(records: 0, zones: 0), "young tombstones stay")
+        test.clock.advance(by: 100)
+
+        #expect(try test.cloud.purgeTombstones(olderThan: 60).zones == 1)
+        #expect(throws: CloudError.changeTokenExpired) { try db.databaseChanges(since: oldToken) }
+    }
+
+    @Test func tokensPrintAndParseAndRejectGarbage() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        try db.save(zone: ZoneID(name: "A"))
+        let token = try db.databaseChanges(since: nil).token
+        #expect(try ChangeToken(parsing: token.description) == token)
+        for bad in ["", "ct1-", "ct2-5", "ct1-!!", "5"] {
+            #expect(throws: CloudError.self) { try ChangeToken(parsing: bad) }
+        }
+    }
+}

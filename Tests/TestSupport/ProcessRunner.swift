@@ -1,0 +1,74 @@
+import Foundation
+
+/// What a finished process left behind.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs the built `cloudnotes` executable as a separate OS process.
+public enum CloudNotesBinary {
+    /// The executable sits beside the test bundle in the build directory.
+    public static var url: URL {
+        if let path = ProcessInfo.processInfo.environment["CLOUDNOTES_BINARY"] { return URL(fileURLWithPath: path) }
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var dir = bundle.deletingLastPathComponent()
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent("cloudnotes")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        fatalError("cannot find the cloudnotes executable near \(bundle.path); set CLOUDNOTES_BINARY")
+    }
+
+    /// Starts the process; call `finish` on the result to wait for it.
+    public static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> RunningProcess {
+        try RunningProcess(url: url, arguments: arguments, environment: environment)
+    }
+
+    /// Runs to the end and returns status and output.
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        try start(arguments, environment: environment).finish()
+    }
+}
+
+public final class RunningProcess: @unchecked Sendable {
+    private let process = Process()
+    private let out = Pipe()
+    private let err = Pipe()
+
+    init(url: URL, arguments: [String], environment: [String: String]) throws {
+        process.executableURL = url
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["CLOUDNOTES_FAULTS"] = nil
+        env["CLOUDNOTES_CLOUD"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    public func finish() -> ProcessResult {
+        // Read before waiting, so a full pipe cannot stall the child.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus,
+                             stdout: String(decoding: stdout, as: UTF8.self),
+                             stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// Waits until `condition` holds or `timeout` passes; true if it held.
+public func eventually(timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date() + timeout
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return try condition()
+}

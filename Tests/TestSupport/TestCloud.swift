@@ -1,0 +1,40 @@
+import Cloud
+import Foundation
+
+/// A cloud in a temporary directory with a manual clock and seeded randomness.
+public final class TestCloud: Sendable {
+    public let directory: TemporaryDirectory
+    public let clock: ManualClock
+    public let cloud: Cloud
+
+    public init(limits: CloudLimits = CloudLimits(), faults: FaultPlan? = .off, seed: UInt64 = 1) throws {
+        directory = TemporaryDirectory("cloud")
+        clock = ManualClock()
+        cloud = try Cloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed),
+                          limits: limits, faults: faults, environment: [:])
+    }
+
+    /// Another connection to the same directory, as another process would open it.
+    public func reopen(faults: FaultPlan? = .off, seed: UInt64 = 2) throws -> Cloud {
+        try Cloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed), faults: faults, environment: [:])
+    }
+
+    /// An account and its private database.
+    public func privateDatabase(_ name: String) throws -> CloudDatabase {
+        cloud.database(.private, as: try cloud.accountCreatingIfNeeded(name: name))
+    }
+}
+
+extension Record {
+    /// A record with string fields, for brevity in tests.
+    public static func make(_ name: String, in zone: ZoneID, type: String = "Post", _ fields: [String: String] = [:]) -> Record {
+        var record = Record(type: type, id: RecordID(name: name, zone: zone))
+        for (key, value) in fields { record[key] = .string(value) }
+        return record
+    }
+
+    public func string(_ key: String) -> String? {
+        if case .string(let s) = self[key] { return s }
+        return nil
+    }
+}
