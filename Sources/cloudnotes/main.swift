@@ -12,5 +12,8 @@ do {
 } catch let error as CLIError {
     Output.fail(error.message, code: error.exitCode)
 } catch {
-    CloudNotes.exit(withError: error)
+    let code = CloudNotes.exitCode(for: error)
+    if code == .success { CloudNotes.exit(withError: error) }  // --help and friends print in full
+    let message = CloudNotes.message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+    Output.fail("\(message) (see 'cloudnotes --help')", code: code.rawValue)
 }
