@@ -62,3 +62,16 @@ import TestSupport
         #expect(throws: CloudError.zoneNotFound(notes)) { try maryShared.save(.make("x", in: notes)) }
     }
 }
+
+@Suite struct ContainerTests {
+    @Test func containersInOneDirectoryKeepTheirDatabasesApart() throws {
+        let test = try TestCloud()
+        let heather = try test.cloud.createAccount(name: "heather")
+        let other = try Cloud(directory: test.directory.url, container: "iCloud.other", faults: .off, environment: [:])
+        try test.cloud.database(.private, as: heather).save(zone: ZoneID(name: "Notes"))
+
+        #expect(test.cloud.container == "iCloud.cloudnotes")
+        #expect(try other.database(.private, as: heather).allZones().isEmpty)
+        #expect(try other.account(named: "heather") == heather, "accounts span containers, as iCloud accounts do")
+    }
+}
