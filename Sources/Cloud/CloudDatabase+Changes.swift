@@ -45,27 +45,38 @@ extension CloudDatabase {
     /// The zones changed or deleted since `token`, oldest first, at most
     /// `limit` of them (the cloud's batch size by default). No token means
     /// every live zone. The default zone is not reported, as in CloudKit.
+    ///
+    /// In the shared database, a zone appears when the caller accepts a share
+    /// in it, and is reported deleted when they lose it: removed, left, the
+    /// share stopped, or the zone deleted.
     public func databaseChanges(since token: ChangeToken?, limit: Int? = nil) throws(CloudError) -> DatabaseChanges {
         guard scope != .public else { throw .invalidArguments("the public database keeps no database change history") }
         let limit = max(1, limit ?? cloud.limits.fetchBatchSize)
         return try cloud.performRead { db in
             let now = try currentSequence(db)
-            guard scope == .private, let database = try databaseID(db, create: false) else {
-                return DatabaseChanges(token: ChangeToken(now), moreComing: false)
+            var entries: [(id: ZoneID, seq: Int64, deletion: ZoneDeletionReason?)]
+            if scope == .shared {
+                entries = try SharedDatabase.entries(db, of: caller.id, container: cloud.container)
+                    .filter { token == nil ? $0.isLive : $0.seq > token!.sequence }
+                    .map { ($0.id, $0.seq, $0.isLive ? nil : $0.zone.deletionReason ?? .deleted) }
+            } else {
+                guard let database = try databaseID(db, owner: caller.id, create: false) else {
+                    return DatabaseChanges(token: ChangeToken(now), moreComing: false)
+                }
+                if let token, token.sequence < (try ZoneTable.purgedThrough(db, database: database)) {
+                    throw CloudError.changeTokenExpired
+                }
+                entries = try ZoneTable.changed(db, database: database, after: token?.sequence, limit: limit + 1)
+                    .map { (ZoneID(name: $0.name, owner: caller.id), $0.seq, $0.deletionReason) }
             }
-            if let token, token.sequence < (try ZoneTable.purgedThrough(db, database: database)) {
-                throw CloudError.changeTokenExpired
-            }
-            var rows = try ZoneTable.changed(db, database: database, after: token?.sequence, limit: limit + 1)
-            let moreComing = rows.count > limit
-            if moreComing { rows.removeLast() }
-            var changes = DatabaseChanges(token: ChangeToken(moreComing ? rows.last!.seq : now), moreComing: moreComing)
-            for row in rows {
-                let id = ZoneID(name: row.name, owner: caller.id)
-                if let reason = row.deletionReason {
-                    changes.deleted.append(ZoneDeletion(zone: id, reason: reason))
+            let moreComing = entries.count > limit
+            entries = Array(entries.prefix(limit))
+            var changes = DatabaseChanges(token: ChangeToken(moreComing ? entries.last!.seq : now), moreComing: moreComing)
+            for entry in entries {
+                if let reason = entry.deletion {
+                    changes.deleted.append(ZoneDeletion(zone: entry.id, reason: reason))
                 } else {
-                    changes.modified.append(id)
+                    changes.modified.append(entry.id)
                 }
             }
             return changes
@@ -74,16 +85,33 @@ extension CloudDatabase {
 
     /// The records saved or deleted in a zone since `token`, in the order
     /// they changed, at most `limit` of them. No token means every live record.
+    ///
+    /// A participant of hierarchical shares sees only the shared hierarchies.
+    /// When their part in the zone changes (a share accepted, removed, a new
+    /// permission), older tokens expire, so they fetch what they now see afresh.
     public func zoneChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int? = nil) throws(CloudError) -> ZoneChanges {
         let zoneID = try normalize(zone)
         let limit = max(1, limit ?? cloud.limits.fetchBatchSize)
         return try cloud.performRead { db in
             let now = try currentSequence(db)
-            guard let row = try liveZone(db, zoneID) else {
+            guard let access = try access(db, zoneID) else {
                 return ZoneChanges(token: ChangeToken(now), moreComing: false)
             }
-            if let token, token.sequence < row.purgedThrough { throw CloudError.changeTokenExpired }
-            var stored = try RecordTable.changed(db, zone: row.id, after: token?.sequence, limit: limit + 1, zoneID: zoneID)
+            if let token {
+                var horizon = access.zone.purgedThrough
+                if scope == .shared {
+                    horizon = max(horizon, try ShareTable.lastGrantChange(db, zone: access.zone.id, account: caller.id))
+                }
+                if token.sequence < horizon { throw CloudError.changeTokenExpired }
+            }
+            var stored: [StoredRecord]
+            if let visible = try access.visibleNames(db) {
+                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: Int.max, zoneID: zoneID)
+                    .filter { visible.contains($0.name) }
+                stored = Array(stored.prefix(limit + 1))
+            } else {
+                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: limit + 1, zoneID: zoneID)
+            }
             let moreComing = stored.count > limit
             if moreComing { stored.removeLast() }
             var changes = ZoneChanges(token: ChangeToken(moreComing ? stored.last!.seq : now), moreComing: moreComing)

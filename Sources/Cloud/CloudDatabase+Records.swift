@@ -90,16 +90,18 @@ extension CloudDatabase {
     }
 
     /// Fetches records by ID; each is there, or *unknown item*, or refused.
+    /// A record the caller may not see is unknown to them.
     public func records(_ ids: [RecordID]) throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
         try cloud.performRead { db in
             var out: [RecordID: Result<Record, CloudError>] = [:]
             for id in ids {
                 out[id] = Result { () throws(CloudError) in
                     let zoneID = try normalize(id.zone)
-                    let stored = try wrapStorage {
-                        try liveZone(db, zoneID).flatMap { try RecordTable.find(db, zone: $0.id, name: id.name, zoneID: zoneID) }
+                    let record = try wrapStorage { () -> Record? in
+                        guard let access = try access(db, zoneID), try access.canRead(db, name: id.name) else { return nil }
+                        return try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID)?.record
                     }
-                    guard let record = stored?.record else { throw .unknownItem(RecordID(name: id.name, zone: zoneID)) }
+                    guard let record else { throw .unknownItem(RecordID(name: id.name, zone: zoneID)) }
                     return record
                 }
             }
@@ -114,13 +116,24 @@ extension CloudDatabase {
     // MARK: Items
 
     private func save(_ record: Record, body: Data, policy: SavePolicy, _ request: inout Request) throws(CloudError) -> Record {
+        guard record.type != Share.recordType else {
+            throw .invalidArguments("shares are saved with saveShare, not as plain records")
+        }
         let zoneID = try normalize(record.id.zone)
+        let zoneAccess = try wrapStorage { try self.access(zoneID, for: &request) }
+        return try save(record, body: body, policy: policy, access: zoneAccess, &request)
+    }
+
+    /// Saves one record into a zone the caller reached, checking the policy and their rights.
+    func save(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess,
+              _ request: inout Request) throws(CloudError) -> Record {
+        let zoneID = access.zoneID
         if let parent = record.parent, parent.isEmpty || parent == record.id.name {
             throw .invalidArguments("record \(record.id.name) cannot be its own parent")
         }
         return try wrapStorage {
-            let zone = try liveZone(zoneID, for: &request)
-            let existing = try RecordTable.find(request.db, zone: zone.id, name: record.id.name, zoneID: zoneID)
+            let db = request.db
+            let existing = try RecordTable.find(db, zone: access.zone.id, name: record.id.name, zoneID: zoneID)
             var content = record
             var body = body
             var created = (at: request.now, by: caller.id)
@@ -128,7 +141,7 @@ extension CloudDatabase {
                 guard live.type == record.type else {
                     throw CloudError.invalidArguments("record \(record.id.name) is a \(live.type), not a \(record.type)")
                 }
-                try checkWrite(existing)
+                guard try access.canRead(db, name: live.id.name) else { throw CloudError.unknownItem(live.id) }
                 if policy == .ifServerRecordUnchanged && record.changeTag != live.changeTag {
                     throw CloudError.serverRecordChanged(server: live)
                 }
@@ -140,7 +153,11 @@ extension CloudDatabase {
                 }
                 created = (live.system!.createdAt, live.system!.createdBy)
             } else if policy == .ifServerRecordUnchanged && record.changeTag != nil {
-                throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // it was deleted on the server since the client fetched it
+                throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // deleted since the client fetched it
+            }
+            try access.checkSave(db, name: record.id.name, parent: content.parent, existing: existing)
+            if content.parent != existing?.record?.parent {
+                try SharedHierarchy.checkMove(db, zone: access.zone.id, zoneID: zoneID, name: record.id.name, newParent: content.parent)
             }
             let seq = request.nextSequence()
             let system = SystemFields(
@@ -149,31 +166,46 @@ extension CloudDatabase {
             let saved = Record(id: RecordID(name: record.id.name, zone: zoneID), type: record.type,
                                fields: content.fields, encryptedFields: content.encryptedFields,
                                parent: content.parent, system: system)
-            try RecordTable.write(request.db, zone: zone.id, record: saved, body: body, seq: seq)
-            try ZoneTable.touch(request.db, zone: zone.id, seq: seq)
-            request.topics.formUnion(topics(for: zone))
+            try RecordTable.write(db, zone: access.zone.id, record: saved, body: body, seq: seq)
+            try ZoneTable.touch(db, zone: access.zone.id, seq: seq)
+            try request.notify(access)
             return saved
         }
     }
 
+    /// Deletes one record. Deleting a share's record ends the share (its
+    /// owner) or leaves it (a participant); deleting a share's root ends it too.
     private func delete(_ id: RecordID, _ request: inout Request) throws(CloudError) {
         let zoneID = try normalize(id.zone)
         try wrapStorage {
-            let zone = try liveZone(zoneID, for: &request)
-            guard let existing = try RecordTable.find(request.db, zone: zone.id, name: id.name, zoneID: zoneID),
-                  !existing.isDeleted else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
-            try checkWrite(existing)
-            _ = try RecordTable.delete(request.db, zone: zone.id, name: id.name, by: caller.id, now: request.now) {
+            let access = try access(zoneID, for: &request)
+            let db = request.db
+            guard let existing = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID),
+                  !existing.isDeleted, try access.canRead(db, name: id.name)
+            else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
+            if existing.type == Share.recordType {
+                guard let share = try ShareTable.find(db, zone: access.zone.id, name: id.name) else {
+                    throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID))
+                }
+                return access.isOwner ? try endShare(share, access: access, &request) : try leave(share, access: access, &request)
+            }
+            try access.checkDelete(db, existing)
+            try request.notify(access)
+            let deleted = try RecordTable.delete(db, zone: access.zone.id, name: id.name, by: caller.id, now: request.now) {
                 request.nextSequence()
             }
-            try ZoneTable.touch(request.db, zone: zone.id, seq: request.sequence)
-            request.topics.formUnion(topics(for: zone))
+            for name in deleted {
+                if let share = try ShareTable.rooted(db, zone: access.zone.id, at: name) {
+                    try endShare(share, access: access, &request)
+                }
+            }
+            try ZoneTable.touch(db, zone: access.zone.id, seq: request.sequence)
         }
     }
 
     /// Refuses a request over the limits before it touches the cloud, and
     /// returns each saved record's encoded body.
-    private func checkLimits(saving: [Record], deleting: [RecordID]) throws(CloudError) -> [Data] {
+    func checkLimits(saving: [Record], deleting: [RecordID]) throws(CloudError) -> [Data] {
         let limits = cloud.limits
         let items = saving.count + deleting.count
         guard items <= limits.maxItemsPerRequest else {

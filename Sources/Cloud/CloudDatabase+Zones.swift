@@ -52,7 +52,7 @@ extension CloudDatabase {
     public func fetchZone(_ zone: ZoneID) throws(CloudError) -> ZoneID {
         let id = try normalize(zone)
         return try cloud.performRead { db in
-            _ = try liveZone(db, id)
+            _ = try access(db, id)
             return id
         }
     }
@@ -60,36 +60,44 @@ extension CloudDatabase {
     /// Every live zone the caller sees in this database, by name.
     public func allZones() throws(CloudError) -> [ZoneID] {
         try cloud.performRead { db in
-            guard scope != .shared, let database = try databaseID(db, create: false) else {
-                return scope == .public ? [ZoneID(name: ZoneID.defaultName)] : []
-            }
-            return try ZoneTable.live(db, database: database).map {
-                ZoneID(name: $0.name, owner: scope == .public ? ZoneID.defaultOwner : caller.id)
+            switch scope {
+            case .public:
+                return [ZoneID(name: ZoneID.defaultName)]
+            case .private:
+                guard let database = try databaseID(db, owner: caller.id, create: false) else { return [] }
+                return try ZoneTable.live(db, database: database).map { ZoneID(name: $0.name, owner: caller.id) }
+            case .shared:
+                return try SharedDatabase.liveZones(db, of: caller.id, container: cloud.container).map(\.id)
             }
         }
     }
 
     private func save(_ zone: ZoneID, _ request: inout Request) throws(CloudError) -> ZoneID {
-        let id = try normalize(zone)
         guard scope == .private else { throw .permissionFailure("zones are created in the private database") }
+        let id = try normalize(zone)
         try Self.validate(zoneName: id.name)
         try wrapStorage {
-            let database = try databaseID(request.db, create: true)!
+            let database = try databaseID(request.db, owner: caller.id, create: true)!
             if let row = try ZoneTable.find(request.db, database: database, name: id.name), row.isLive { return }
-            let row = try ZoneTable.create(request.db, database: database, name: id.name, seq: request.nextSequence())
-            request.topics.formUnion(topics(for: row))
+            _ = try ZoneTable.create(request.db, database: database, name: id.name, seq: request.nextSequence())
+            request.topics.insert(.database(.private, of: caller.id))
         }
         return id
     }
 
+    /// Deletes a zone, ending its shares: every participant loses it.
     private func delete(_ zone: ZoneID, reason: ZoneDeletionReason, _ request: inout Request) throws(CloudError) {
+        guard scope == .private else { throw .permissionFailure("only the owner deletes a zone") }
         let id = try normalize(zone)
         guard !id.isDefault else { throw .invalidArguments("the default zone cannot be deleted") }
-        guard scope == .private else { throw .permissionFailure("only the owner deletes a zone") }
         try wrapStorage {
-            let row = try liveZone(id, for: &request)
-            try ZoneTable.delete(request.db, zone: row, reason: reason, seq: request.nextSequence(), now: request.now)
-            request.topics.formUnion(topics(for: row))
+            let access = try access(id, for: &request)
+            try request.notify(access)  // the audience before the shares end
+            let seq = request.nextSequence()
+            for share in try ShareTable.live(request.db, zone: access.zone.id) {
+                try ShareTable.delete(request.db, share: share.id, seq: seq)
+            }
+            try ZoneTable.delete(request.db, zone: access.zone, reason: reason, seq: seq, now: request.now)
         }
     }
 

@@ -7,7 +7,9 @@ import GRDB
 /// - Private: only its owner reads or writes it.
 /// - Public: everyone reads, any account creates, only a record's creator
 ///   changes or deletes it. It has only the default zone.
-/// - Shared: the zones other accounts shared with the caller.
+/// - Shared: the zones other accounts shared with the caller, named with
+///   their owner's user record ID; what the caller sees and may change
+///   there follows the shares they accepted.
 public struct CloudDatabase: Sendable {
     public let cloud: Cloud
     public let scope: DatabaseScope
@@ -36,45 +38,67 @@ public struct CloudDatabase: Sendable {
             guard zone.isDefault else { throw .invalidArguments("the public database has only the default zone") }
             return ZoneID(name: zone.name, owner: ZoneID.defaultOwner)
         case .shared:
-            // Zones appear here only once shared with the caller.
-            throw .zoneNotFound(zone)
+            // Your own zones are in your private database, not here.
+            guard zone.owner != ZoneID.defaultOwner, zone.owner != caller.id, !zone.isDefault else {
+                throw .zoneNotFound(zone)
+            }
+            return zone
         }
     }
 
-    /// The owner of the stored database this view reads and writes.
-    private var storedOwner: String { scope == .public ? "" : caller.id }
-
-    func databaseID(_ db: Database, create: Bool) throws -> Int64? {
-        let id = try ZoneTable.databaseID(db, container: cloud.container, scope: scope, owner: storedOwner, create: create)
-        return id
-    }
-
-    /// The live zone a read addresses; nil for a default zone never written to.
-    func liveZone(_ db: Database, _ zoneID: ZoneID) throws -> ZoneRow? {
-        if let database = try databaseID(db, create: false),
-           let row = try ZoneTable.find(db, database: database, name: zoneID.name), row.isLive {
-            return row
-        }
-        guard zoneID.isDefault else { throw CloudError.zoneNotFound(zoneID) }
-        return nil
-    }
-
-    /// The live zone a write addresses; the default zone springs into being on first write.
-    func liveZone(_ zoneID: ZoneID, for request: inout Request) throws -> ZoneRow {
-        if let row = try liveZone(request.db, zoneID) { return row }
-        let database = try databaseID(request.db, create: true)!
-        return try ZoneTable.create(request.db, database: database, name: zoneID.name, seq: request.nextSequence())
-    }
-
-    /// Whether the caller may change or delete an existing record.
-    func checkWrite(_ existing: StoredRecord) throws(CloudError) {
-        if scope == .public && existing.createdBy != caller.id {
-            throw .permissionFailure("only its creator changes a record in the public database")
+    /// The owner of the stored database that holds a (normalized) zone.
+    private func storedOwner(of zone: ZoneID) -> String {
+        switch scope {
+        case .private: caller.id
+        case .public: ""
+        case .shared: zone.owner
         }
     }
 
-    /// Who hears of a change in this zone.
-    func topics(for zone: ZoneRow) -> Set<PushTopic> { [pushTopic] }
+    func databaseID(_ db: Database, owner: String, create: Bool) throws -> Int64? {
+        try ZoneTable.databaseID(db, container: cloud.container, scope: owner.isEmpty ? .public : .private,
+                                 owner: owner, create: create)
+    }
+
+    /// The caller's access to a live zone for a read; nil for a default zone
+    /// never written to (nothing is in it).
+    func access(_ db: Database, _ zoneID: ZoneID) throws -> ZoneAccess? {
+        let owner = storedOwner(of: zoneID)
+        guard let database = try databaseID(db, owner: owner, create: false),
+              let row = try ZoneTable.find(db, database: database, name: zoneID.name), row.isLive else {
+            guard zoneID.isDefault, scope != .shared else { throw CloudError.zoneNotFound(zoneID) }
+            return nil
+        }
+        return try access(db, zoneID, row: row, owner: owner)
+    }
+
+    /// The caller's access to a live zone for a write; the default zone
+    /// springs into being on first write.
+    func access(_ zoneID: ZoneID, for request: inout Request) throws -> ZoneAccess {
+        if let access = try access(request.db, zoneID) { return access }
+        let owner = storedOwner(of: zoneID)
+        let database = try databaseID(request.db, owner: owner, create: true)!
+        let row = try ZoneTable.create(request.db, database: database, name: zoneID.name, seq: request.nextSequence())
+        return try access(request.db, zoneID, row: row, owner: owner)
+    }
+
+    private func access(_ db: Database, _ zoneID: ZoneID, row: ZoneRow, owner: String) throws -> ZoneAccess {
+        let grant: ZoneAccess.Grant
+        switch scope {
+        case .private: grant = .owner
+        case .public: grant = .publicDatabase
+        case .shared:
+            let grants = try ShareTable.grants(db, zone: row.id, account: caller.id)
+            if let zoneWide = grants.first(where: { $0.share.root == nil }) {
+                grant = .zoneWide(zoneWide.share, zoneWide.participant)
+            } else if !grants.isEmpty {
+                grant = .hierarchies(grants)
+            } else {
+                throw CloudError.zoneNotFound(zoneID)  // not shared with the caller: nothing to learn here
+            }
+        }
+        return ZoneAccess(zone: row, zoneID: zoneID, ownerID: owner, callerID: caller.id, grant: grant)
+    }
 
     func currentSequence(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT value FROM sequence WHERE id = 1") ?? 0

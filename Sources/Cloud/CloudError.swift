@@ -14,6 +14,8 @@ public enum CloudError: Error, Equatable, Sendable {
     case participantNeedsVerification(String)
     case participantNotInvited(String)
     case alreadyShared(RecordID)
+    /// No share has this link: it was stopped, or the link is mistyped or tampered with.
+    case unknownShare
     case tooManyParticipants(limit: Int)
     /// The token predates the purge horizon: reset it and fetch everything.
     case changeTokenExpired
@@ -43,6 +45,7 @@ public enum CloudError: Error, Equatable, Sendable {
         case .participantNeedsVerification: "participantNeedsVerification"
         case .participantNotInvited: "participantNotInvited"
         case .alreadyShared: "alreadyShared"
+        case .unknownShare: "unknownShare"
         case .tooManyParticipants: "tooManyParticipants"
         case .changeTokenExpired: "changeTokenExpired"
         case .partialFailure: "partialFailure"
@@ -89,6 +92,7 @@ extension CloudError: CustomStringConvertible {
         case .participantNeedsVerification(let email): "participant needs verification: no account has the email \(email)"
         case .participantNotInvited(let why): "not invited: \(why)"
         case .alreadyShared(let id): "already shared: \(id.name) belongs to another share"
+        case .unknownShare: "unknown share: no share has this link (it may have been stopped, or the link is mistyped)"
         case .tooManyParticipants(let limit): "too many participants: a share holds at most \(limit)"
         case .changeTokenExpired: "change token expired: fetch again without a token"
         case .partialFailure(let errors):

@@ -41,6 +41,32 @@ enum RecordTable {
         ).map { try stored(from: $0, zoneID: zoneID) }
     }
 
+    /// The record's name and its ancestors' names, nearest first, following
+    /// stored parents (a cycle or a very deep chain stops the walk).
+    static func chain(_ db: Database, zone: Int64, from name: String) throws -> [String] {
+        try String.fetchAll(db, sql: """
+            WITH RECURSIVE up(name, depth) AS (
+                SELECT ?, 0
+                UNION
+                SELECT r.parent, up.depth + 1 FROM records r JOIN up ON r.zone = ? AND r.name = up.name
+                WHERE r.parent IS NOT NULL AND up.depth < 256)
+            SELECT name FROM up ORDER BY depth
+            """, arguments: [name, zone])
+    }
+
+    /// The given records and every record below them, tombstones included.
+    static func descendants(_ db: Database, zone: Int64, of roots: [String]) throws -> Set<String> {
+        guard !roots.isEmpty else { return [] }
+        let json = String(decoding: try JSONEncoder().encode(roots), as: UTF8.self)
+        return Set(try String.fetchAll(db, sql: """
+            WITH RECURSIVE down(name) AS (
+                SELECT value FROM json_each(?)
+                UNION
+                SELECT r.name FROM records r JOIN down ON r.zone = ? AND r.parent = down.name)
+            SELECT name FROM down
+            """, arguments: [json, zone]))
+    }
+
     /// Writes the record as saved; `body` is its encoded fields.
     static func write(_ db: Database, zone: Int64, record: Record, body: Data, seq: Int64) throws {
         let system = record.system!

@@ -58,6 +58,36 @@ enum Schema {
             target TEXT NOT NULL,
             PRIMARY KEY(zone, target, source)) WITHOUT ROWID;
         """,
+        // v2: shares, their participants (who may reach which zone), access requests.
+        """
+        CREATE TABLE shares(
+            id INTEGER PRIMARY KEY,
+            zone INTEGER NOT NULL REFERENCES zones(id),
+            name TEXT NOT NULL,
+            root TEXT,
+            token_hash BLOB NOT NULL UNIQUE,
+            public_permission TEXT NOT NULL,
+            deleted INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX shares_by_zone ON shares(zone, deleted);
+        CREATE TABLE participants(
+            id INTEGER PRIMARY KEY,
+            share INTEGER NOT NULL REFERENCES shares(id),
+            account TEXT,
+            role TEXT NOT NULL,
+            permission TEXT NOT NULL,
+            status TEXT NOT NULL,
+            one_time_id TEXT,
+            one_time_hash BLOB UNIQUE,
+            seq INTEGER NOT NULL,
+            UNIQUE(share, account));
+        CREATE INDEX participants_by_account ON participants(account);
+        CREATE TABLE access_requests(
+            share INTEGER NOT NULL REFERENCES shares(id),
+            account TEXT NOT NULL,
+            status TEXT NOT NULL,
+            requested_at REAL NOT NULL,
+            PRIMARY KEY(share, account)) WITHOUT ROWID;
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+
+/// What one caller may do in one zone, worked out once per request.
+///
+/// The owner and the public database follow their own rules; a participant
+/// reaches a zone through the shares they accepted: a zone-wide share covers
+/// every record, a hierarchical share its root and every record whose parent
+/// chain reaches that root.
+struct ZoneAccess {
+    enum Grant {
+        case owner
+        case publicDatabase
+        case zoneWide(ShareRow, ParticipantRow)
+        case hierarchies([(share: ShareRow, participant: ParticipantRow)])
+    }
+
+    let zone: ZoneRow
+    /// The zone ID as the caller names it.
+    let zoneID: ZoneID
+    /// The owning account's user record ID; empty for the public database.
+    let ownerID: String
+    let callerID: String
+    let grant: Grant
+
+    var isOwner: Bool { if case .owner = grant { true } else { false } }
+
+    /// The caller's grant on the share with this record name, if they have one.
+    func grant(forShareNamed name: String) -> (share: ShareRow, participant: ParticipantRow)? {
+        switch grant {
+        case .zoneWide(let share, let participant): share.name == name ? (share, participant) : nil
+        case .hierarchies(let grants): grants.first { $0.share.name == name }
+        case .owner, .publicDatabase: nil
+        }
+    }
+
+    /// The grant covering a record whose ancestry (itself first) is `chain`.
+    private func covering(_ chain: [String], in grants: [(share: ShareRow, participant: ParticipantRow)])
+        -> (share: ShareRow, participant: ParticipantRow)? {
+        for name in chain {
+            if let grant = grants.first(where: { $0.share.root == name }) { return grant }
+        }
+        return nil
+    }
+
+    /// Whether the caller sees the record (or share record) with this name.
+    func canRead(_ db: Database, name: String) throws -> Bool {
+        guard case .hierarchies(let grants) = grant else { return true }
+        if grants.contains(where: { $0.share.name == name }) { return true }
+        return covering(try RecordTable.chain(db, zone: zone.id, from: name), in: grants) != nil
+    }
+
+    /// The names a hierarchical participant sees, tombstones included; nil means everything.
+    func visibleNames(_ db: Database) throws -> Set<String>? {
+        guard case .hierarchies(let grants) = grant else { return nil }
+        let roots = grants.compactMap(\.share.root)
+        return try RecordTable.descendants(db, zone: zone.id, of: roots).union(grants.map(\.share.name))
+    }
+
+    /// Refuses a save the caller may not make.
+    ///
+    /// - Parameters:
+    ///   - parent: the record's parent after the save.
+    ///   - existing: the record's row before the save; nil when new.
+    func checkSave(_ db: Database, name: String, parent: String?, existing: StoredRecord?) throws {
+        switch grant {
+        case .owner:
+            return
+        case .publicDatabase:
+            if let existing, existing.createdBy != callerID {
+                throw CloudError.permissionFailure("only its creator changes a record in the public database")
+            }
+        case .zoneWide(_, let participant):
+            try requireWritable(db, participant)
+        case .hierarchies(let grants):
+            var chains = [[name] + (try parent.map { try RecordTable.chain(db, zone: zone.id, from: $0) } ?? [])]
+            if existing?.isDeleted == false { chains.append(try RecordTable.chain(db, zone: zone.id, from: name)) }
+            for chain in chains {
+                guard let covering = covering(chain, in: grants) else {
+                    throw CloudError.permissionFailure(existing?.isDeleted == false
+                        ? "record \(name) is outside what is shared with you"
+                        : "a new record must sit inside the shared hierarchy")
+                }
+                try requireWritable(db, covering.participant)
+            }
+        }
+    }
+
+    /// Refuses a deletion the caller may not make.
+    func checkDelete(_ db: Database, _ existing: StoredRecord) throws {
+        if case .owner = grant { return }
+        if try ShareTable.rooted(db, zone: zone.id, at: existing.name) != nil {
+            throw CloudError.permissionFailure("only the owner deletes the root of a share")
+        }
+        try checkSave(db, name: existing.name, parent: existing.record?.parent, existing: existing)
+    }
+
+    private func requireWritable(_ db: Database, _ participant: ParticipantRow) throws {
+        guard participant.permission == .readWrite else {
+            let owner = try Cloud.fetchAccount(db, column: "id", value: ownerID)?.name ?? "its owner"
+            throw CloudError.permissionFailure("read-only: shared by \(owner)")
+        }
+    }
+}
+
+extension Request {
+    /// Tells the zone's owner and every account that sees it that it changed.
+    mutating func notify(_ access: ZoneAccess) throws {
+        if access.ownerID.isEmpty {
+            topics.insert(.publicDatabase)
+            return
+        }
+        topics.insert(.database(.private, of: access.ownerID))
+        for account in try ShareTable.audience(db, zone: access.zone.id) {
+            topics.insert(.database(.shared, of: account))
+        }
+    }
+}
