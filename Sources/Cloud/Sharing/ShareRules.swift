@@ -35,11 +35,14 @@ enum ShareRules {
 
         for d in desired.participants where d.role != .owner {
             guard let k = key(d) else { throw .invalidArguments("a participant must be looked up before it is added") }
-            if d.role == .administrator && callerRole != .owner {
+            let existing = result.participants.firstIndex { key($0) == k }
+            let wasAdministrator = existing.map { result.participants[$0].role == .administrator && result.participants[$0].status != .removed }
+            if d.role == .administrator && wasAdministrator != true && callerRole != .owner {
                 throw .permissionFailure("only the owner makes administrators")
             }
-            if let i = result.participants.firstIndex(where: { key($0) == k }) {
+            if let i = existing {
                 guard result.participants[i].role != .owner else { continue }
+                if result.participants[i].status == .removed { try requirePrivate(result) }
                 try update(&result.participants[i], to: d, callerRole: callerRole)
             } else {
                 guard d.userRecordID != nil else {

@@ -73,14 +73,17 @@ struct ZoneAccess {
         case .zoneWide(_, let participant):
             try requireWritable(db, participant)
         case .hierarchies(let grants):
-            var chains = [[name] + (try parent.map { try RecordTable.chain(db, zone: zone.id, from: $0) } ?? [])]
-            if existing?.isDeleted == false { chains.append(try RecordTable.chain(db, zone: zone.id, from: name)) }
-            for chain in chains {
-                guard let covering = covering(chain, in: grants) else {
-                    throw CloudError.permissionFailure(existing?.isDeleted == false
-                        ? "record \(name) is outside what is shared with you"
-                        : "a new record must sit inside the shared hierarchy")
-                }
+            let isNew = existing?.isDeleted != false
+            // Where the record sits now (if it exists) and where it will sit: both must be shared, writably.
+            var chains: [(chain: [String], refusal: String)] = []
+            if !isNew {
+                chains.append((try RecordTable.chain(db, zone: zone.id, from: name), "record \(name) is outside what is shared with you"))
+            }
+            chains.append(([name] + (try parent.map { try RecordTable.chain(db, zone: zone.id, from: $0) } ?? []),
+                           isNew ? "a new record must sit inside the shared hierarchy"
+                                 : "record \(name) cannot move outside what is shared with you"))
+            for (chain, refusal) in chains {
+                guard let covering = covering(chain, in: grants) else { throw CloudError.permissionFailure(refusal) }
                 try requireWritable(db, covering.participant)
             }
         }

@@ -1,0 +1,122 @@
+import Cloud
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct SharedDatabaseTests {
+    @Test func aReadWriteParticipantCreatesChangesAndDeletesInsideTheShare() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let heather = f.shared(f.heather)
+
+        var reply = Record.make("c2", in: f.notes, type: "Comment", ["text": "from heather"])
+        reply.setParent("p1")
+        let created = try heather.save(reply)
+        var post = try heather.record(f.id("p1"))
+        post["title"] = .string("Edited by heather")
+        try heather.save(post)
+        try heather.delete(f.id("c1"))
+
+        #expect(created.system?.createdBy == f.heather.id)
+        #expect(try f.owner.record(f.post.id).string("title") == "Edited by heather")
+        #expect(try f.owner.record(f.post.id).system?.modifiedBy == f.heather.id)
+        #expect(try f.owner.record(reply.id).string("text") == "from heather")
+        #expect(throws: CloudError.unknownItem(f.comment.id)) { try f.owner.record(f.comment.id) }
+    }
+
+    @Test func aNewRecordMustSitInsideTheSharedHierarchy() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let heather = f.shared(f.heather)
+        let outside = CloudError.permissionFailure("a new record must sit inside the shared hierarchy")
+
+        #expect(throws: outside) { try heather.save(.make("loose", in: f.notes)) }
+        var underPrivate = Record.make("sneaky", in: f.notes)
+        underPrivate.setParent("p2")
+        #expect(throws: outside) { try heather.save(underPrivate) }
+        var moved = try heather.record(f.id("c1"))
+        moved.setParent("p2")
+        #expect(throws: CloudError.permissionFailure("record c1 cannot move outside what is shared with you")) { try heather.save(moved) }
+        #expect(try f.owner.record(f.comment.id).parent == "p1")
+    }
+
+    @Test func aReadOnlyParticipantsWritesAreRefusedByTheCloud() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.mary, .readOnly)]).url!, as: f.mary)
+        let mary = f.shared(f.mary)
+        let readOnly = CloudError.permissionFailure("read-only: shared by jermaine")
+
+        var post = try mary.record(f.id("p1"))
+        post["title"] = .string("defaced")
+        #expect(throws: readOnly) { try mary.save(post) }
+        #expect(throws: readOnly) { try mary.save(post, policy: .allKeys) }
+        #expect(throws: readOnly) { try mary.delete(f.id("c1")) }
+        var reply = Record.make("c2", in: f.notes, type: "Comment")
+        reply.setParent("p1")
+        #expect(throws: readOnly) { try mary.save(reply) }
+        #expect(try f.owner.record(f.post.id).string("title") == "Sharing demo is great")
+    }
+
+    @Test func onlyTheOwnerDeletesTheRootChangesTheShareOrDeletesTheZone() throws {
+        let f = try SharingFixture()
+        let saved = try f.sharePost(inviting: [(f.heather, .readWrite)])
+        try f.cloud.acceptShare(saved.url!, as: f.heather)
+        let heather = f.shared(f.heather)
+
+        #expect(throws: CloudError.permissionFailure("only the owner deletes the root of a share")) { try heather.delete(f.id("p1")) }
+        var share = try heather.fetchShare(saved.share.id)
+        share.title = "mine now"
+        #expect(throws: CloudError.permissionFailure("only the owner or an administrator changes a share")) { try heather.saveShare(share) }
+        #expect(throws: CloudError.self) { try heather.delete(zone: f.notes) }
+        #expect(throws: CloudError.self) { try heather.save(zone: ZoneID(name: "Mine", owner: f.jermaine.id)) }
+        var forged = try heather.record(saved.share.id)
+        forged["publicPermission"] = .string("readWrite")
+        #expect(throws: CloudError.invalidArguments("shares are saved with saveShare, not as plain records")) {
+            try heather.save(forged, policy: .allKeys)
+        }
+        #expect(try f.owner.fetchShare(saved.share.id).title == "Sharing demo is great")
+    }
+
+    @Test func theOwnerDeletingTheRootEndsTheShare() throws {
+        let f = try SharingFixture()
+        let saved = try f.sharePost(inviting: [(f.heather, .readWrite)])
+        try f.cloud.acceptShare(saved.url!, as: f.heather)
+
+        try f.owner.delete(f.post.id)
+
+        #expect(try f.shared(f.heather).allZones().isEmpty)
+        #expect(try f.owner.shares(in: f.notes).isEmpty)
+        #expect(throws: CloudError.unknownShare) { try f.cloud.fetchShareMetadata(saved.url!, as: f.heather) }
+    }
+
+    @Test func aParticipantsZoneTokenExpiresWhenWhatTheySeeChanges() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+        let second = try f.owner.saveShare(
+            { var s = Share(rootRecord: f.otherPost.id, title: "p2"); s.addParticipant(try f.owner.lookUpParticipant(email: f.heather.email), permission: .readOnly); return s }(),
+            rootRecord: try f.owner.record(f.otherPost.id))
+
+        try f.cloud.acceptShare(second.url!, as: f.heather)
+
+        #expect(throws: CloudError.changeTokenExpired) { try f.shared(f.heather).zoneChanges(in: f.notes, since: token) }
+        #expect(try f.visible(to: f.heather) == ["p1", "c1", "p2", "share-p1", "share-p2"])
+    }
+
+    @Test func theSharedDatabaseListsZonesFromSeveralOwners() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        let mary = f.cloud.database(.private, as: f.mary)
+        let marysZone = try mary.save(zone: ZoneID(name: "Recipes"))
+        var share = Share(zoneWide: marysZone, title: "Recipes")
+        share.addParticipant(try mary.lookUpParticipant(accountName: "heather"), permission: .readWrite)
+        try f.cloud.acceptShare(try mary.saveShare(share).url!, as: f.heather)
+
+        let zones = try f.shared(f.heather).allZones()
+        #expect(Set(zones) == [f.notes, marysZone])
+        #expect(Set(try f.shared(f.heather).databaseChanges(since: nil).modified) == [f.notes, marysZone])
+        #expect(throws: CloudError.zoneNotFound(ZoneID(name: "Notes", owner: f.heather.id))) {
+            try f.shared(f.heather).zoneChanges(in: ZoneID(name: "Notes", owner: f.heather.id), since: nil)
+        }
+    }
+}
