@@ -10,7 +10,7 @@ import TestSupport
     static let all: [CloudError] = [
         .serverRecordChanged(server: server), .zoneNotFound(zone), .unknownItem(RecordID(name: "r", zone: zone)),
         .unknownAccount("x"), .permissionFailure("no"), .participantNeedsVerification("a@b.c"),
-        .participantNotInvited("no"), .alreadyShared(RecordID(name: "r", zone: zone)), .tooManyParticipants(limit: 100),
+        .participantNotInvited("no"), .alreadyShared(RecordID(name: "r", zone: zone)), .unknownShare, .tooManyParticipants(limit: 100),
         .changeTokenExpired, .partialFailure([.zone(zone): .quotaExceeded]), .batchRequestFailed,
         .limitExceeded("big"), .quotaExceeded, .invalidArguments("bad"), .networkUnavailable, .networkFailure,
         .serviceUnavailable(retryAfter: 3), .requestRateLimited(retryAfter: 4), .zoneBusy(retryAfter: 5), .storage("disk"),

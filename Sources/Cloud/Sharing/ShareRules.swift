@@ -2,7 +2,9 @@
 /// it, and what happens to invitations when a share turns public or private.
 ///
 /// Pure: the stored share and the client's desired share in, the share to
-/// store out. Statuses are the cloud's to set; a client's are ignored.
+/// store out. Statuses are the cloud's to set: a client's are ignored, but
+/// for *removed*, which means "not wanted" (a fetched share lists its removed
+/// participants, and saving it back must not invite them again).
 enum ShareRules {
     /// Identifies a participant across versions of a share.
     static func key(_ participant: ShareParticipant) -> String? {
@@ -23,7 +25,8 @@ enum ShareRules {
             result.publicPermission = desired.publicPermission
         }
 
-        let wanted = Set(desired.participants.compactMap(key))
+        let wantedParticipants = desired.participants.filter { $0.status != .removed }
+        let wanted = Set(wantedParticipants.compactMap(key))
         for i in result.participants.indices {
             let p = result.participants[i]
             guard p.role != .owner, p.status != .removed, let k = key(p), !wanted.contains(k) else { continue }
@@ -33,7 +36,7 @@ enum ShareRules {
             result.participants[i].status = .removed
         }
 
-        for d in desired.participants where d.role != .owner {
+        for d in wantedParticipants where d.role != .owner {
             guard let k = key(d) else { throw .invalidArguments("a participant must be looked up before it is added") }
             let existing = result.participants.firstIndex { key($0) == k }
             let wasAdministrator = existing.map { result.participants[$0].role == .administrator && result.participants[$0].status != .removed }
