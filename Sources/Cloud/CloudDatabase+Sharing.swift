@@ -42,6 +42,9 @@ extension CloudDatabase {
         return try cloud.perform { request in
             let access = try access(zoneID, for: &request)
             if let row = try ShareTable.find(request.db, zone: access.zone.id, name: share.id.name) {
+                guard share.changeTag != nil else {  // a new share for what is shared already
+                    throw CloudError.alreadyShared(RecordID(name: row.root ?? row.name, zone: access.zoneID))
+                }
                 let savedRoot = try rootRecord.map { try save($0, body: rootBody!, policy: policy, access: access, &request) }
                 return SavedShare(share: try update(share, row: row, access: access, &request), rootRecord: savedRoot, url: nil)
             }

@@ -12,12 +12,16 @@ struct CloudNotes: ParsableCommand {
 struct CloudCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloud",
-        abstract: "Inspect and change the cloud directly: accounts, zones, records, changes, faults.",
+        abstract: "Inspect and change the cloud directly: accounts, zones, records, changes, shares, faults.",
         subcommands: [
             CreateAccount.self, Accounts.self,
             CreateZone.self, DeleteZone.self, Zones.self,
             SaveRecord.self, GetRecord.self, DeleteRecord.self,
-            Changes.self, Dump.self, Faults.self, Purge.self, Check.self,
+            Changes.self,
+            ShareRecord.self, Shares.self, Invite.self, Metadata.self, Accept.self, Participants.self,
+            RemoveParticipant.self, SetPermission.self, SetPublic.self, StopSharing.self, Leave.self,
+            OneTimeLink.self, RequestAccess.self, AccessRequests.self, Approve.self, Deny.self, Block.self,
+            Dump.self, Faults.self, Purge.self, Check.self,
         ]
     )
 }

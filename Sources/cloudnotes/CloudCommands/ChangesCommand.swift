@@ -9,6 +9,7 @@ struct Changes: ParsableCommand {
     @Option(help: "The account asking.") var account: String
     @Option(help: "private, shared or public.") var database: DatabaseScope = .private
     @Option(help: "The zone whose record changes to fetch.") var zone: String?
+    @Option(help: "With --database shared: the zone's owner.") var owner: String?
     @Option(help: "The token a previous fetch printed (none: everything).") var token: String?
     @Option(help: "At most this many changes in the batch.") var limit: Int?
     @Flag(help: "Print JSON.") var json = false
@@ -34,7 +35,8 @@ struct Changes: ParsableCommand {
         let db = cloud.database(database, as: try cloud.account(named: account))
         let names = try AccountNames(cloud)
         if let zone {
-            let changes = try db.zoneChanges(in: ZoneID(name: zone), since: since, limit: limit)
+            let zoneID = try owner.map { ZoneID(name: zone, owner: try cloud.account(named: $0).id) } ?? ZoneID(name: zone)
+            let changes = try db.zoneChanges(in: zoneID, since: since, limit: limit)
             if json {
                 return try Output.json(ZoneChangesView(
                     modified: changes.modified.map { RecordView($0, names: names) },
@@ -51,7 +53,7 @@ struct Changes: ParsableCommand {
                     deleted: changes.deleted.map { ["zone": $0.zone.name, "reason": $0.reason.rawValue] },
                     token: changes.token.description, moreComing: changes.moreComing))
             }
-            Output.table(changes.modified.map { ["changed", "zone", $0.name] }
+            Output.table(changes.modified.map { ["changed", "zone", $0.name + (database == .shared ? " of \(names($0.owner))" : "")] }
                 + changes.deleted.map { ["deleted", "zone", "\($0.zone.name) (\($0.reason.rawValue))"] })
             footer(changes.token, changes.moreComing)
         }

@@ -31,9 +31,9 @@ struct SaveRecord: ParsableCommand {
         if ifTag != nil, let policy, policy != .ifServerRecordUnchanged {
             throw CLIError.usage("--if-tag goes with the ifServerRecordUnchanged policy only")
         }
-        let (cloud, database) = try target.open()
+        let (cloud, database, zone) = try target.open()
         let names = try AccountNames(cloud)
-        let id = RecordID(name: name, zone: target.zoneID)
+        let id = RecordID(name: name, zone: zone)
 
         var record = try existing(id, in: database) ?? Record(type: type, id: id)
         if let ifTag {
@@ -79,8 +79,8 @@ struct GetRecord: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let (cloud, database) = try target.open()
-        let view = RecordView(try database.record(RecordID(name: name, zone: target.zoneID)), names: try AccountNames(cloud))
+        let (cloud, database, zone) = try target.open()
+        let view = RecordView(try database.record(RecordID(name: name, zone: zone)), names: try AccountNames(cloud))
         if json { try Output.json(view) } else { view.printText() }
     }
 }
@@ -93,7 +93,8 @@ struct DeleteRecord: ParsableCommand {
     @Argument(help: "The record name.") var name: String
 
     func run() throws {
-        try target.open().database.delete(RecordID(name: name, zone: target.zoneID))
+        let (_, database, zone) = try target.open()
+        try database.delete(RecordID(name: name, zone: zone))
         Output.line("deleted \(name) from zone \(target.zone)")
     }
 }

@@ -36,16 +36,57 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "The zone (default: the default zone).")
     var zone: String = ZoneID.defaultName
 
-    /// Opens the cloud and returns the caller's view of the database.
-    func open() throws -> (cloud: Cloud, database: CloudDatabase) {
-        let cloud = try cloud.open()
-        let caller = try cloud.account(named: account)
-        return (cloud, cloud.database(database, as: caller))
+    @Option(help: "With --database shared: the account that owns the zone.")
+    var owner: String?
+
+    func validate() throws {
+        if database == .shared && owner == nil { throw ValidationError("--database shared needs --owner, the zone's owner") }
+        if database != .shared && owner != nil { throw ValidationError("--owner goes with --database shared") }
     }
 
-    var zoneID: ZoneID { ZoneID(name: zone) }
+    /// Opens the cloud and returns the caller's view of the database, and the zone as it names it.
+    func open() throws -> (cloud: Cloud, database: CloudDatabase, zone: ZoneID) {
+        let cloud = try cloud.open()
+        let caller = try cloud.account(named: account)
+        let zoneID = try owner.map { ZoneID(name: zone, owner: try cloud.account(named: $0).id) } ?? ZoneID(name: zone)
+        return (cloud, cloud.database(database, as: caller), zoneID)
+    }
 }
 
 extension DatabaseScope: ExpressibleByArgument {}
 extension ZoneDeletionReason: ExpressibleByArgument {}
 extension SavePolicy: ExpressibleByArgument {}
+
+/// Permissions as people type them: read-only, read-write, none.
+extension SharePermission: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case "none": self = .none
+        case "read-only", "readonly": self = .readOnly
+        case "read-write", "readwrite": self = .readWrite
+        default: return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { ["none", "read-only", "read-write"] }
+
+    /// How a person reads it.
+    var text: String {
+        switch self {
+        case .none: "none"
+        case .readOnly: "read-only"
+        case .readWrite: "read-write"
+        }
+    }
+}
+
+extension ShareRole {
+    var text: String {
+        switch self {
+        case .owner: "owner"
+        case .administrator: "administrator"
+        case .privateUser: "private user"
+        case .publicUser: "public user"
+        }
+    }
+}

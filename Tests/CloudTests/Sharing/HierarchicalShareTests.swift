@@ -90,3 +90,14 @@ import TestSupport
         #expect(try f.visible(to: f.heather).contains("c2"))
     }
 }
+
+@Suite struct RepeatedShareTests {
+    @Test func sharingTheSameRootOrZoneTwiceIsAlreadyShared() throws {
+        let f = try SharingFixture()
+        _ = try f.sharePost()
+        #expect(throws: CloudError.alreadyShared(f.post.id)) { try f.sharePost() }
+        let g = try SharingFixture()
+        _ = try g.shareZone()
+        #expect(throws: CloudError.alreadyShared(RecordID(name: Share.zoneWideRecordName, zone: g.notes))) { try g.shareZone() }
+    }
+}
