@@ -6,7 +6,9 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "cloudnotes", targets: ["cloudnotes"]),
+        .executable(name: "cloudnotes-sim", targets: ["cloudnotes-sim"]),
         .library(name: "Cloud", targets: ["Cloud"]),
+        .library(name: "Sync", targets: ["Sync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -21,6 +23,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(name: "Sync", dependencies: ["Cloud"]),
+        // An in-memory app over the sync core, and a seeded simulation of many devices.
+        .target(name: "SyncSimulation", dependencies: ["Sync", "Cloud"]),
+        .executableTarget(
+            name: "cloudnotes-sim",
+            dependencies: ["SyncSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "cloudnotes",
             dependencies: [
@@ -31,6 +40,7 @@ let package = Package(
         // Temporary directories, seeded clouds and a process runner for every test target.
         .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
         // Drives the built `cloudnotes` executable as separate OS processes.
         .testTarget(name: "CLITests", dependencies: ["cloudnotes", "Cloud", "TestSupport"]),
     ],

@@ -17,6 +17,8 @@ public struct ModifyResult: Sendable {
     public var saveResults: [RecordID: Result<Record, CloudError>] = [:]
     public var deleteResults: [RecordID: Result<Void, CloudError>] = [:]
 
+    public init() {}
+
     /// Every item that failed, with its error.
     public var failures: [ItemID: CloudError] {
         var errors: [ItemID: CloudError] = [:]

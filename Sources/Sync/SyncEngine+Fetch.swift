@@ -1,0 +1,98 @@
+import Cloud
+import Foundation
+
+extension SyncEngine {
+    /// Fetches what changed: the database's changes, then each changed zone,
+    /// batch by batch from the saved tokens. With a zone scope, only those
+    /// zones are fetched. A transient error stops the fetch and is thrown;
+    /// the tokens saved so far stay, so the next fetch goes on from there.
+    public func fetchChanges(_ zoneScope: ZoneScope = .all) throws {
+        try exclusively { database in
+            post(.willFetchChanges)
+            defer { post(.didFetchChanges) }
+            let zones: [ZoneID]
+            switch zoneScope {
+            case .all: zones = try fetchDatabaseChanges(database)
+            case .zones(let set): zones = set.sorted { $0.description < $1.description }
+            }
+            for zone in zones { try fetchZone(zone, database) }
+        }
+    }
+
+    /// Returns the zones that changed, in order.
+    private func fetchDatabaseChanges(_ database: CloudDatabase) throws -> [ZoneID] {
+        var changed: [ZoneID] = []
+        var moreComing = true
+        while moreComing {
+            let token = state.withLock { $0.databaseToken }
+            let batch: DatabaseChanges
+            do {
+                batch = try request("databaseChanges", "token=\(token?.description ?? "nil")") {
+                    try database.databaseChanges(since: token)
+                }
+            } catch CloudError.changeTokenExpired {
+                state.withLock { $0.databaseToken = nil }
+                continue
+            }
+            state.withLock { state in
+                for deletion in batch.deleted { state.zoneTokens[deletion.zone] = nil }
+                state.databaseToken = batch.token
+            }
+            if !batch.modified.isEmpty || !batch.deleted.isEmpty {
+                post(.fetchedDatabaseChanges(modifications: batch.modified, deletions: batch.deleted))
+            }
+            postStateUpdate()
+            changed.removeAll { batch.deleted.map(\.zone).contains($0) }
+            changed += batch.modified.filter { !changed.contains($0) }
+            moreComing = batch.moreComing
+        }
+        return changed
+    }
+
+    /// Fetches one zone's changes. A fetch from scratch (no token) keeps its
+    /// token to itself until it completes, so an interrupted one starts over
+    /// and the app sees every from-scratch fetch whole.
+    private func fetchZone(_ zone: ZoneID, _ database: CloudDatabase) throws {
+        var token = state.withLock { $0.zoneTokens[zone] }
+        let fromScratch = token == nil
+        post(.willFetchRecordZoneChanges(zone, fromScratch: fromScratch))
+        do {
+            var moreComing = true
+            while moreComing {
+                let since = token
+                let batch = try request("zoneChanges", "\(zone) token=\(since?.description ?? "nil")") {
+                    try database.zoneChanges(in: zone, since: since)
+                }
+                if !batch.modified.isEmpty || !batch.deleted.isEmpty {
+                    post(.fetchedRecordZoneChanges(modifications: batch.modified, deletions: batch.deleted))
+                }
+                token = batch.token
+                if !fromScratch {
+                    state.withLock { $0.zoneTokens[zone] = batch.token }
+                    postStateUpdate()
+                }
+                moreComing = batch.moreComing
+            }
+            if fromScratch {
+                state.withLock { $0.zoneTokens[zone] = token }
+                postStateUpdate()
+            }
+            post(.didFetchRecordZoneChanges(zone, error: nil))
+        } catch let error as CloudError {
+            switch error {
+            case .changeTokenExpired:
+                state.withLock { $0.zoneTokens[zone] = nil }
+                post(.didFetchRecordZoneChanges(zone, error: error))
+                try fetchZone(zone, database)  // again, from scratch
+            case let transient where transient.isTransient:
+                post(.didFetchRecordZoneChanges(zone, error: error))
+                throw error
+            default:
+                // Gone or out of reach (deleted, access lost): the app hears why; other zones go on.
+                state.withLock { $0.zoneTokens[zone] = nil }
+                post(.didFetchRecordZoneChanges(zone, error: error))
+                postStateUpdate()
+            }
+        }
+    }
+}

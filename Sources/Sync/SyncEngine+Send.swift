@@ -1,0 +1,147 @@
+import Cloud
+import Foundation
+
+extension SyncEngine {
+    /// Sends pending changes: zones first, then records in batches the
+    /// delegate builds, until nothing in scope is pending. Every change sent
+    /// comes back in an event, saved or failed; a failed one is no longer
+    /// pending and the app decides what to do. A transient error stops the
+    /// send and is thrown; what it did not send stays pending.
+    public func sendChanges(_ zoneScope: ZoneScope = .all) throws {
+        try exclusively { database in
+            post(.willSendChanges(zoneScope))
+            defer { post(.didSendChanges(zoneScope)) }
+            try sendDatabaseChanges(database, zoneScope)
+            try sendRecordChanges(database, zoneScope)
+        }
+    }
+
+    private func sendDatabaseChanges(_ database: CloudDatabase, _ zoneScope: ZoneScope) throws {
+        let pending = state.pendingDatabaseChanges.filter { zoneScope.contains($0.zoneID) }
+        guard !pending.isEmpty else { return }
+        var saves: [ZoneID] = [], deletes: [ZoneID] = []
+        for change in pending {
+            switch change {
+            case .saveZone(let id): saves.append(id)
+            case .deleteZone(let id): deletes.append(id)
+            }
+        }
+        let result = try request("modifyZones", "save=\(saves) delete=\(deletes)") {
+            try database.modifyZones(saving: saves, deleting: deletes)
+        }
+        var sent = SentDatabaseChanges()
+        for id in saves {
+            switch result.saveResults[id]! {
+            case .success(let zone): sent.savedZones.append(zone)
+            case .failure(let error): sent.failedZoneSaves.append((id, error))
+            }
+        }
+        for id in deletes {
+            switch result.deleteResults[id]! {
+            case .success: sent.deletedZones.append(id)
+            case .failure(.zoneNotFound): sent.deletedZones.append(id)  // already gone: what was asked
+            case .failure(let error): sent.failedZoneDeletes[id] = error
+            }
+        }
+        state.removeSent(pending)
+        post(.sentDatabaseChanges(sent))
+        postStateUpdate()
+    }
+
+    /// Each pending change is attempted at most once per send: what the app
+    /// adds again while handling the results (a merge, a zone re-created)
+    /// goes out with the next send, so a change that keeps failing cannot spin.
+    private func sendRecordChanges(_ database: CloudDatabase, _ zoneScope: ZoneScope) throws {
+        let context = SendChangesContext(scope: zoneScope)
+        var attempted = Set<PendingRecordZoneChange>()
+        while hasPendingRecordChanges(in: zoneScope), var batch = batch(context) {
+            batch.recordsToSave.removeAll { attempted.contains(.saveRecord($0.id)) }
+            batch.recordIDsToDelete.removeAll { attempted.contains(.deleteRecord($0)) }
+            guard !batch.isEmpty else { break }
+            let changes = batch.recordsToSave.map { PendingRecordZoneChange.saveRecord($0.id) }
+                + batch.recordIDsToDelete.map { PendingRecordZoneChange.deleteRecord($0) }
+            attempted.formUnion(changes)
+            let versions = changes.map { ($0, state.recordVersion($0)) }
+            var result = ModifyResult()
+            var failure: (any Error)?
+            do {
+                try modify(database, batch.recordsToSave, batch.recordIDsToDelete, atomically: batch.atomicByZone, into: &result)
+            } catch {
+                failure = error  // report what did go through, then stop
+            }
+            let (sent, settled) = report(batch, result)
+            state.removeSent(versions.filter { settled.contains($0.0) })
+            if !settled.isEmpty {
+                post(.sentRecordZoneChanges(sent))
+                postStateUpdate()
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    private func hasPendingRecordChanges(in zoneScope: ZoneScope) -> Bool {
+        state.pendingRecordZoneChanges.contains { zoneScope.contains($0.recordID.zone) }
+    }
+
+    /// Sends one batch; a request over the cloud's limits is split in halves
+    /// and each half sent, down to single items.
+    private func modify(_ database: CloudDatabase, _ saves: [Record], _ deletes: [RecordID], atomically: Bool,
+                        into result: inout ModifyResult) throws {
+        do {
+            let part = try request("modifyRecords", "save=\(saves.map { "\($0.id)#\($0.changeTag ?? "new")" }) delete=\(deletes)") {
+                try database.modifyRecords(saving: saves, deleting: deletes, policy: .ifServerRecordUnchanged, atomically: atomically)
+            }
+            result.saveResults.merge(part.saveResults) { $1 }
+            result.deleteResults.merge(part.deleteResults) { $1 }
+        } catch CloudError.limitExceeded(let why) {
+            let count = saves.count + deletes.count
+            guard count > 1 else {
+                // One item alone is too big: that item fails, the send goes on.
+                for record in saves { result.saveResults[record.id] = .failure(.limitExceeded(why)) }
+                for id in deletes { result.deleteResults[id] = .failure(.limitExceeded(why)) }
+                return
+            }
+            let half = count / 2
+            let firstSaves = Array(saves.prefix(half))
+            let firstDeletes = Array(deletes.prefix(max(0, half - saves.count)))
+            try modify(database, firstSaves, firstDeletes, atomically: atomically, into: &result)
+            try modify(database, Array(saves.dropFirst(firstSaves.count)), Array(deletes.dropFirst(firstDeletes.count)),
+                       atomically: atomically, into: &result)
+        }
+    }
+
+    /// Sorts a batch's results into the event, and returns the changes that
+    /// are settled (no longer pending): saved, deleted, or failed for a
+    /// reason the app must decide. Items rolled back with their zone, or
+    /// never sent, stay pending.
+    private func report(_ batch: RecordZoneChangeBatch, _ result: ModifyResult)
+        -> (SentRecordZoneChanges, Set<PendingRecordZoneChange>) {
+        var sent = SentRecordZoneChanges()
+        var settled = Set<PendingRecordZoneChange>()
+        for record in batch.recordsToSave {
+            switch result.saveResults[record.id] {
+            case .success(let saved)?:
+                sent.savedRecords.append(saved)
+                settled.insert(.saveRecord(record.id))
+            case .failure(let error)? where error != .batchRequestFailed && !error.isTransient:
+                sent.failedRecordSaves.append((record, error))
+                settled.insert(.saveRecord(record.id))
+            default:
+                break
+            }
+        }
+        for id in batch.recordIDsToDelete {
+            switch result.deleteResults[id] {
+            case .success?, .failure(.unknownItem)?:
+                sent.deletedRecordIDs.append(id)  // already gone is what was asked
+                settled.insert(.deleteRecord(id))
+            case .failure(let error)? where error != .batchRequestFailed && !error.isTransient:
+                sent.failedRecordDeletes[id] = error
+                settled.insert(.deleteRecord(id))
+            default:
+                break
+            }
+        }
+        return (sent, settled)
+    }
+}

@@ -1,0 +1,159 @@
+import Cloud
+import Foundation
+
+/// Keeps one database of one device in step with the cloud, with the
+/// semantics of CloudKit's CKSyncEngine: the app tells the engine what
+/// changed; the engine decides when to talk to the cloud, asks the app for
+/// batches of records, and reports everything back as events.
+///
+///     let engine = try SyncEngine(SyncEngine.Configuration(
+///         database: cloud.database(.private, as: heather), stateSerialization: saved, delegate: store))
+///     engine.state.add(pendingRecordZoneChanges: [.saveRecord(post.id)])
+///     try engine.sendChanges()   // or let automatic sync do it
+public final class SyncEngine: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var cloud: Cloud
+        public var scope: DatabaseScope
+        /// Which account the device is signed into, asked before each sync.
+        public var account: any AccountSource
+        /// What the previous engine's last state update said; nil on first launch.
+        public var stateSerialization: SyncState.Serialization?
+        public weak var delegate: (any SyncEngineDelegate)?
+        /// Send soon after changes are added, fetch on push, retry by itself.
+        public var automaticallySync: Bool
+        public var deviceName: String
+        public var log: SyncLog?
+        public var timing: SyncTiming
+        /// For back-off jitter, so a run replays from its seed.
+        public var random: any RandomSource
+
+        public init(database: CloudDatabase, stateSerialization: SyncState.Serialization?,
+                    delegate: any SyncEngineDelegate, automaticallySync: Bool = true, deviceName: String = "device",
+                    log: SyncLog? = nil, timing: SyncTiming = SyncTiming(), random: any RandomSource = SystemRandom()) {
+            self.init(cloud: database.cloud, scope: database.scope, account: FixedAccount(database.caller),
+                      stateSerialization: stateSerialization, delegate: delegate, automaticallySync: automaticallySync,
+                      deviceName: deviceName, log: log, timing: timing, random: random)
+        }
+
+        public init(cloud: Cloud, scope: DatabaseScope, account: any AccountSource,
+                    stateSerialization: SyncState.Serialization?, delegate: any SyncEngineDelegate,
+                    automaticallySync: Bool = true, deviceName: String = "device", log: SyncLog? = nil,
+                    timing: SyncTiming = SyncTiming(), random: any RandomSource = SystemRandom()) {
+            self.cloud = cloud
+            self.scope = scope
+            self.account = account
+            self.stateSerialization = stateSerialization
+            self.delegate = delegate
+            self.automaticallySync = automaticallySync
+            self.deviceName = deviceName
+            self.log = log
+            self.timing = timing
+            self.random = random
+        }
+    }
+
+    public let state: SyncState
+    public let scope: DatabaseScope
+    let cloud: Cloud
+    let accountSource: any AccountSource
+    let log: SyncLog?
+    private weak var delegate: (any SyncEngineDelegate)?
+    /// One fetch or send at a time.
+    private let syncLock = NSLock()
+    private var events: EventQueue<SyncEvent>!
+    private var driver: SyncDriver?
+
+    /// - Throws: `SyncError.malformedState` when the saved state cannot be read.
+    public init(_ configuration: Configuration) throws(SyncError) {
+        state = try configuration.stateSerialization.map { s throws(SyncError) in try SyncState(s) } ?? SyncState()
+        scope = configuration.scope
+        cloud = configuration.cloud
+        accountSource = configuration.account
+        log = configuration.log
+        delegate = configuration.delegate
+        events = EventQueue { [weak self] event in
+            guard let self, let delegate = self.delegate else { return }
+            self.log?.event(self.scope, event)
+            delegate.handleEvent(event, engine: self)
+        }
+        state.onChange = { [weak self] in self?.pendingChangesChanged() }
+        if configuration.automaticallySync {
+            driver = SyncDriver(engine: self, timing: configuration.timing, random: configuration.random)
+            driver?.start()
+        }
+    }
+
+    deinit { driver?.stop() }
+
+    /// Stops automatic sync; a sync under way finishes first.
+    public func stop() {
+        driver?.stop()
+        driver = nil
+    }
+
+    /// Whether a fetch or send is running now.
+    public var isSyncing: Bool {
+        guard syncLock.try() else { return true }
+        syncLock.unlock()
+        return false
+    }
+
+    func post(_ event: SyncEvent) { events.post(event) }
+
+    func postStateUpdate() { post(.stateUpdate(state.serialization)) }
+
+    private func pendingChangesChanged() {
+        postStateUpdate()
+        driver?.changesAdded()
+    }
+
+    func batch(_ context: SendChangesContext) -> RecordZoneChangeBatch? {
+        delegate?.nextRecordZoneChangeBatch(context, engine: self)
+    }
+
+    /// Runs one fetch or send with the lock held, after checking the account.
+    func exclusively<T>(_ body: (CloudDatabase) throws -> T) throws -> T {
+        try syncLock.withLock { try body(try currentDatabase()) }
+    }
+
+    /// The database of the account the device is signed into now. An account
+    /// change is posted before anything else, and the state of the previous
+    /// account is forgotten so its data never reaches another account.
+    private func currentDatabase() throws -> CloudDatabase {
+        let current = accountSource.currentAccount()
+        let known = state.withLock { $0.accountID }
+        switch (known, current) {
+        case (nil, nil):
+            throw SyncError.signedOut
+        case (nil, let account?):
+            state.withLock { $0.accountID = account.id }  // first sign-in keeps what the app already added
+            post(.accountChange(.signIn(current: account)))
+            postStateUpdate()
+            driver?.accountChanged(to: account)
+        case (let previous?, nil):
+            state.reset(accountID: nil)
+            post(.accountChange(.signOut(previous: previous)))
+            postStateUpdate()
+            throw SyncError.signedOut
+        case (let previous?, let account?) where previous != account.id:
+            state.reset(accountID: account.id)
+            post(.accountChange(.switchAccounts(previous: previous, current: account)))
+            postStateUpdate()
+            driver?.accountChanged(to: account)
+        default:
+            break
+        }
+        return cloud.database(scope, as: current!)
+    }
+
+    /// Runs a cloud request, logging it with the IDs it names.
+    func request<T>(_ what: String, _ ids: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        log?.write(scope, "request", "\(what) \(ids())")
+        do {
+            return try body()
+        } catch {
+            log?.write(scope, "error", "\(what) \((error as? CloudError)?.code ?? "\(error)")")
+            throw error
+        }
+    }
+}

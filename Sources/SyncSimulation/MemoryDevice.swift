@@ -1,0 +1,238 @@
+import Cloud
+import Foundation
+import Sync
+
+/// An app's data on one device, kept in memory: items of string fields,
+/// each with the last record the cloud confirmed. It drives a private and a
+/// shared engine the way Apple's sample app drives CKSyncEngine, and
+/// "persists" a snapshot of itself with every state update, so a crash can
+/// throw away everything after the last one.
+public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
+    public struct Item: Equatable, Sendable {
+        public var id: RecordID
+        public var type: String
+        public var fields: [String: String]
+        public var parent: String?
+        /// The cloud's copy as last seen; nil until first saved.
+        public var lastKnown: Record?
+    }
+
+    /// What the device would find on disk after a crash.
+    struct Snapshot {
+        var items: [DatabaseScope: [RecordID: Item]]
+        var states: [DatabaseScope: SyncState.Serialization]
+    }
+
+    public let name: String
+    public let cloud: Cloud
+    public let account: SwitchableAccount
+    private let lock = NSLock()
+    private var items: [DatabaseScope: [RecordID: Item]] = [.private: [:], .shared: [:]]
+    private var states: [DatabaseScope: SyncState.Serialization] = [:]
+    private var saved: Snapshot
+    private var engines: [DatabaseScope: SyncEngine] = [:]
+    private var seen: [ZoneID: Set<RecordID>] = [:]
+    private let log: SyncLog?
+    /// Writes the cloud acknowledged: (record, change tag), for checks.
+    public private(set) var acknowledged: [(RecordID, String)] = []
+    /// Refusals reported by the engine, for checks and tests.
+    public private(set) var refusals: [(RecordID, CloudError)] = []
+    /// While set, events are ignored: the process is "dead".
+    private var crashed = false
+
+    public init(name: String, cloud: Cloud, account: Account, log: SyncLog? = nil) throws {
+        self.name = name
+        self.cloud = cloud
+        self.account = SwitchableAccount(account)
+        self.log = log
+        saved = Snapshot(items: [.private: [:], .shared: [:]], states: [:])
+        try startEngines()
+    }
+
+    // MARK: Engines
+
+    public func engine(_ scope: DatabaseScope) -> SyncEngine { lock.withLock { engines[scope]! } }
+
+    private func startEngines() throws {
+        for scope in [DatabaseScope.private, .shared] {
+            let config = SyncEngine.Configuration(
+                cloud: cloud, scope: scope, account: account, stateSerialization: saved.states[scope], delegate: self,
+                automaticallySync: false, deviceName: name, log: log)
+            let engine = try SyncEngine(config)
+            lock.withLock { engines[scope] = engine }
+        }
+    }
+
+    /// The process dies: everything since the last persisted state is lost,
+    /// and new engines start from that state.
+    public func crashAndRestart() throws {
+        lock.withLock {
+            items = saved.items
+            states = saved.states
+            crashed = false
+            seen = [:]
+        }
+        try startEngines()
+    }
+
+    /// From now until `crashAndRestart`, the device hears nothing: it died mid-request.
+    public func die() { lock.withLock { crashed = true } }
+
+    // MARK: The app's own changes
+
+    public func items(_ scope: DatabaseScope) -> [RecordID: Item] { lock.withLock { items[scope]! } }
+
+    public func item(_ id: RecordID, in scope: DatabaseScope) -> Item? { lock.withLock { items[scope]![id] } }
+
+    /// Creates or edits an item and marks it for sending, as a user edit would.
+    public func write(_ id: RecordID, type: String = "Item", fields: [String: String], parent: String? = nil, in scope: DatabaseScope) {
+        lock.withLock {
+            var item = items[scope]![id] ?? Item(id: id, type: type, fields: [:], parent: parent, lastKnown: nil)
+            for (key, value) in fields { item.fields[key] = value }
+            if parent != nil { item.parent = parent }
+            items[scope]![id] = item
+        }
+        engine(scope).state.add(pendingRecordZoneChanges: [.saveRecord(id)])
+    }
+
+    public func delete(_ id: RecordID, in scope: DatabaseScope) {
+        _ = lock.withLock { items[scope]!.removeValue(forKey: id) }
+        engine(scope).state.add(pendingRecordZoneChanges: [.deleteRecord(id)])
+    }
+
+    public func createZone(_ zone: ZoneID) {
+        engine(.private).state.add(pendingDatabaseChanges: [.saveZone(zone)])
+    }
+
+    public func deleteZone(_ zone: ZoneID) {
+        lock.withLock { items[.private] = items[.private]!.filter { $0.key.zone != zone } }
+        engine(.private).state.add(pendingDatabaseChanges: [.deleteZone(zone)])
+    }
+
+    /// The record to send for an item: its last known record with the local fields over it.
+    private func record(for id: RecordID, in scope: DatabaseScope) -> Record? {
+        guard let item = lock.withLock({ items[scope]![id] }) else { return nil }
+        var record = item.lastKnown ?? Record(type: item.type, id: id)
+        for (key, value) in item.fields where record[key] != .string(value) { record[key] = .string(value) }
+        if item.parent != record.parent { record.setParent(item.parent) }
+        return record
+    }
+
+    // MARK: SyncEngineDelegate
+
+    public func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) -> RecordZoneChangeBatch? {
+        let pending = engine.state.pendingRecordZoneChanges.filter { context.scope.contains($0.recordID.zone) }
+        return RecordZoneChangeBatch(pendingChanges: pending) { record(for: $0, in: engine.scope) }
+    }
+
+    public func handleEvent(_ event: SyncEvent, engine: SyncEngine) {
+        if lock.withLock({ crashed }) { return }
+        let scope = engine.scope
+        switch event {
+        case .stateUpdate(let serialization):
+            lock.withLock {
+                states[scope] = serialization
+                saved = Snapshot(items: items, states: states)
+            }
+        case .accountChange(let change):
+            if case .signIn = change { return }
+            lock.withLock { items[scope] = [:] }  // the previous account's data is no longer shown
+        case .fetchedDatabaseChanges(_, let deletions):
+            let gone = Set(deletions.map(\.zone))
+            lock.withLock { items[scope] = items[scope]!.filter { !gone.contains($0.key.zone) } }
+            engine.state.remove(pendingRecordZoneChanges: engine.state.pendingRecordZoneChanges.filter { gone.contains($0.recordID.zone) })
+            engine.state.remove(pendingDatabaseChanges: engine.state.pendingDatabaseChanges.filter { gone.contains($0.zoneID) && scope == .shared })
+        case .fetchedRecordZoneChanges(let modifications, let deletions):
+            applyFetched(modifications, deletions, scope: scope, engine: engine)
+        case .willFetchRecordZoneChanges(let zone, let fromScratch):
+            lock.withLock { seen[zone] = fromScratch ? [] : nil }
+        case .didFetchRecordZoneChanges(let zone, let error):
+            finishZoneFetch(zone, error: error, scope: scope, engine: engine)
+        case .sentDatabaseChanges(let sent):
+            // A zone that cannot be created here is not ours to keep.
+            for (zone, _) in sent.failedZoneSaves { lock.withLock { items[scope] = items[scope]!.filter { $0.key.zone != zone } } }
+        case .sentRecordZoneChanges(let sent):
+            applySent(sent, scope: scope, engine: engine)
+        case .willFetchChanges, .didFetchChanges, .willSendChanges, .didSendChanges:
+            break
+        }
+    }
+
+    private func applyFetched(_ modifications: [Record], _ deletions: [RecordDeletion], scope: DatabaseScope, engine: SyncEngine) {
+        let pending = Set(engine.state.pendingRecordZoneChanges)
+        lock.withLock {
+            for record in modifications where record.type != Share.recordType {
+                seen[record.id.zone]?.insert(record.id)
+                var item = items[scope]![record.id]
+                    ?? Item(id: record.id, type: record.type, fields: [:], parent: record.parent, lastKnown: nil)
+                if pending.contains(.deleteRecord(record.id)) { continue }  // deleted here, not yet sent
+                if !pending.contains(.saveRecord(record.id)) {
+                    item.fields = Self.strings(record)  // no local edit waiting: take the cloud's
+                    item.parent = record.parent
+                }
+                item.lastKnown = record
+                items[scope]![record.id] = item
+            }
+            for deletion in deletions { items[scope]![deletion.id] = nil }
+        }
+        let dropped = deletions.map { PendingRecordZoneChange.saveRecord($0.id) }.filter(pending.contains)
+        if !dropped.isEmpty { engine.state.remove(pendingRecordZoneChanges: dropped) }
+    }
+
+    /// After a from-scratch fetch, what did not arrive is no longer there.
+    private func finishZoneFetch(_ zone: ZoneID, error: CloudError?, scope: DatabaseScope, engine: SyncEngine) {
+        let pending = Set(engine.state.pendingRecordZoneChanges.map(\.recordID))
+        lock.withLock {
+            defer { seen[zone] = nil }
+            if let error {
+                guard error == .zoneNotFound(zone) || error.code == "permissionFailure", scope == .shared else { return }
+                items[scope] = items[scope]!.filter { $0.key.zone != zone }  // access to the zone ended
+                return
+            }
+            guard let arrived = seen[zone] else { return }
+            items[scope] = items[scope]!.filter { $0.key.zone != zone || arrived.contains($0.key) || pending.contains($0.key) }
+        }
+    }
+
+    private func applySent(_ sent: SentRecordZoneChanges, scope: DatabaseScope, engine: SyncEngine) {
+        var resend: [PendingRecordZoneChange] = []
+        var zonesToCreate: [PendingDatabaseChange] = []
+        lock.withLock {
+            for record in sent.savedRecords {
+                acknowledged.append((record.id, record.changeTag ?? ""))
+                items[scope]![record.id]?.lastKnown = record
+            }
+            for (record, error) in sent.failedRecordSaves {
+                refusals.append((record.id, error))
+                switch error {
+                case .serverRecordChanged(let server):
+                    // Keep the local edit over the cloud's newer record, and send it again.
+                    items[scope]![record.id]?.lastKnown = server
+                    if items[scope]![record.id] != nil { resend.append(.saveRecord(record.id)) }
+                case .zoneNotFound where scope == .private:
+                    zonesToCreate.append(.saveZone(record.id.zone))
+                    items[scope]![record.id]?.lastKnown = nil
+                    resend.append(.saveRecord(record.id))
+                case .unknownItem:
+                    items[scope]![record.id] = nil  // deleted elsewhere meanwhile: the deletion wins
+                default:
+                    // Refused (read-only, out of reach): go back to the cloud's version.
+                    if let known = items[scope]![record.id]?.lastKnown {
+                        items[scope]![record.id]?.fields = Self.strings(known)
+                        items[scope]![record.id]?.parent = known.parent
+                    } else {
+                        items[scope]![record.id] = nil
+                    }
+                }
+            }
+        }
+        if !zonesToCreate.isEmpty { engine.state.add(pendingDatabaseChanges: zonesToCreate) }
+        if !resend.isEmpty { engine.state.add(pendingRecordZoneChanges: resend) }
+    }
+
+    static func strings(_ record: Record) -> [String: String] {
+        var out: [String: String] = [:]
+        for (key, value) in record.fields { if case .string(let s) = value { out[key] = s } }
+        return out
+    }
+}

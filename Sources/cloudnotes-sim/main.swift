@@ -1,0 +1,1 @@
+print("cloudnotes-sim: under construction")
