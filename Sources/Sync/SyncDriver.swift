@@ -66,16 +66,20 @@ final class SyncDriver: @unchecked Sendable {
         }
     }
 
+    /// Fetches, then sends, even when the fetch failed (the send may still
+    /// get through); the outcome is the first error's.
     private func run(fetch: Bool, send: Bool) -> SyncScheduler.Outcome {
         guard let engine else { return .failure }
-        do {
-            if fetch { try engine.fetchChanges() }
-            if send { try engine.sendChanges() }
-            return .success
-        } catch let error as CloudError where error.isTransient {
-            return .transient(retryAfter: error.retryAfter)
-        } catch {
-            return .failure
+        var outcome = SyncScheduler.Outcome.success
+        for (wanted, work) in [(fetch, engine.fetchChanges), (send, engine.sendChanges)] where wanted {
+            do {
+                try work(.all)
+            } catch let error as CloudError where error.isTransient {
+                if outcome == .success { outcome = .transient(retryAfter: error.retryAfter) }
+            } catch {
+                if outcome == .success { outcome = .failure }
+            }
         }
+        return outcome
     }
 }

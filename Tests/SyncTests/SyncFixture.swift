@@ -13,7 +13,7 @@ struct SyncFixture {
     let log = MemoryLogSink()
 
     init(limits: CloudLimits = CloudLimits()) throws {
-        test = try TestCloud(limits: limits)
+        test = try TestCloud(limits: limits, faults: nil)  // faults follow the directory's switch
         heather = try test.cloud.createAccount(name: "heather")
         a = try MemoryDevice(name: "heather/A", cloud: test.cloud, account: heather, log: SyncLog(sink: log, device: "heather/A"))
         b = try MemoryDevice(name: "heather/B", cloud: test.cloud, account: heather, log: SyncLog(sink: log, device: "heather/B"))
