@@ -87,8 +87,9 @@ extension CloudDatabase {
     /// they changed, at most `limit` of them. No token means every live record.
     ///
     /// A participant of hierarchical shares sees only the shared hierarchies.
-    /// When their part in the zone changes (a share accepted, removed, a new
-    /// permission), older tokens expire, so they fetch what they now see afresh.
+    /// When what they see may have shrunk (their part in the zone changed, or
+    /// a record moved to another parent), older tokens expire, so they fetch
+    /// what they now see afresh.
     public func zoneChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int? = nil) throws(CloudError) -> ZoneChanges {
         let zoneID = try normalize(zone)
         let limit = max(1, limit ?? cloud.limits.fetchBatchSize)
@@ -101,6 +102,7 @@ extension CloudDatabase {
                 var horizon = access.zone.purgedThrough
                 if scope == .shared {
                     horizon = max(horizon, try ShareTable.lastGrantChange(db, zone: access.zone.id, account: caller.id))
+                    if case .hierarchies = access.grant { horizon = max(horizon, access.zone.hierarchySeq) }
                 }
                 if token.sequence < horizon { throw CloudError.changeTokenExpired }
             }

@@ -170,6 +170,10 @@ extension CloudDatabase {
                                parent: content.parent, system: system)
             try RecordTable.write(db, zone: access.zone.id, record: saved, body: body, seq: seq)
             try ZoneTable.touch(db, zone: access.zone.id, seq: seq)
+            if let existing, !existing.isDeleted, content.parent != existing.record?.parent,
+               try ShareTable.live(db, zone: access.zone.id).contains(where: { $0.root != nil }) {
+                try ZoneTable.moved(db, zone: access.zone.id, seq: seq)  // participants must look again
+            }
             try request.notify(access)
             return saved
         }

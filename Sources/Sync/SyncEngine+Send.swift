@@ -58,6 +58,13 @@ extension SyncEngine {
             batch.recordsToSave.removeAll { attempted.contains(.saveRecord($0.id)) }
             batch.recordIDsToDelete.removeAll { attempted.contains(.deleteRecord($0)) }
             guard !batch.isEmpty else { break }
+            if !batch.recordIDsWithoutRecords.isEmpty {
+                let gone = batch.recordIDsWithoutRecords.map { PendingRecordZoneChange.saveRecord($0) }
+                attempted.formUnion(gone)
+                state.removeSent(gone.map { ($0, state.recordVersion($0)) })
+                postStateUpdate()
+                if batch.recordsToSave.isEmpty && batch.recordIDsToDelete.isEmpty { continue }
+            }
             let changes = batch.recordsToSave.map { PendingRecordZoneChange.saveRecord($0.id) }
                 + batch.recordIDsToDelete.map { PendingRecordZoneChange.deleteRecord($0) }
             attempted.formUnion(changes)

@@ -76,6 +76,9 @@ public struct RecordZoneChangeBatch: Sendable {
     public var recordsToSave: [Record]
     public var recordIDsToDelete: [RecordID]
     public var atomicByZone: Bool
+    /// Saves the record provider had no record for: the record is gone, so
+    /// the engine drops those pending changes.
+    public var recordIDsWithoutRecords: [RecordID] = []
 
     public init(recordsToSave: [Record], recordIDsToDelete: [RecordID], atomicByZone: Bool = false) {
         self.recordsToSave = recordsToSave
@@ -85,24 +88,27 @@ public struct RecordZoneChangeBatch: Sendable {
 
     /// Takes pending changes in order, up to `maxItems`, asking `recordProvider`
     /// for each record to save only then. A save whose record no longer
-    /// exists (the provider returns nil) is left out. Nil when nothing is left.
+    /// exists (the provider returns nil) is left out, and the engine drops it.
+    /// Nil when nothing is pending.
     public init?(pendingChanges: [PendingRecordZoneChange], maxItems: Int = 400, atomicByZone: Bool = false,
                  recordProvider: (RecordID) -> Record?) {
         var saves: [Record] = []
         var deletes: [RecordID] = []
+        var missing: [RecordID] = []
         for change in pendingChanges where saves.count + deletes.count < maxItems {
             switch change {
             case .saveRecord(let id):
-                if let record = recordProvider(id) { saves.append(record) }
+                if let record = recordProvider(id) { saves.append(record) } else { missing.append(id) }
             case .deleteRecord(let id):
                 deletes.append(id)
             }
         }
-        guard !saves.isEmpty || !deletes.isEmpty else { return nil }
+        guard !saves.isEmpty || !deletes.isEmpty || !missing.isEmpty else { return nil }
         self.init(recordsToSave: saves, recordIDsToDelete: deletes, atomicByZone: atomicByZone)
+        recordIDsWithoutRecords = missing
     }
 
-    var isEmpty: Bool { recordsToSave.isEmpty && recordIDsToDelete.isEmpty }
+    var isEmpty: Bool { recordsToSave.isEmpty && recordIDsToDelete.isEmpty && recordIDsWithoutRecords.isEmpty }
 }
 
 /// The app's side of the engine (CKSyncEngineDelegate). Both methods are

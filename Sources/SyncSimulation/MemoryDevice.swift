@@ -106,7 +106,9 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
 
     public func deleteZone(_ zone: ZoneID) {
         lock.withLock { items[.private] = items[.private]!.filter { $0.key.zone != zone } }
-        engine(.private).state.add(pendingDatabaseChanges: [.deleteZone(zone)])
+        let state = engine(.private).state
+        state.remove(pendingRecordZoneChanges: state.pendingRecordZoneChanges.filter { $0.recordID.zone == zone })
+        state.add(pendingDatabaseChanges: [.deleteZone(zone)])
     }
 
     /// The record to send for an item: its last known record with the local fields over it.
@@ -215,6 +217,8 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
                     resend.append(.saveRecord(record.id))
                 case .unknownItem:
                     items[scope]![record.id] = nil  // deleted elsewhere meanwhile: the deletion wins
+                case .zoneNotFound(let zone) where scope == .shared:
+                    items[scope] = items[scope]!.filter { $0.key.zone != zone }  // access to the zone ended
                 default:
                     // Refused (read-only, out of reach): go back to the cloud's version.
                     if let known = items[scope]![record.id]?.lastKnown {

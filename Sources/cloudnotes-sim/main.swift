@@ -1,1 +1,56 @@
-print("cloudnotes-sim: under construction")
+import ArgumentParser
+import Foundation
+import Sync
+import SyncSimulation
+
+/// `cloudnotes-sim`: runs the seeded multi-device simulation and says whether it held.
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cloudnotes-sim",
+        abstract: "Run devices of several accounts against one cloud from a seed, with faults, and check they converge.",
+        discussion: "Prints one line per seed: the seed, what happened, and ok or the first violation. Exits 1 on any violation.")
+
+    @Option(help: "The first seed.") var seed: UInt64 = 1
+    @Option(help: "How many consecutive seeds to run.") var seeds: Int = 1
+    @Option(help: "Devices, spread over the accounts.") var devices: Int = 4
+    @Option(help: "Accounts.") var accounts: Int = 2
+    @Option(help: "Steps per run.") var steps: Int = 2_000
+    @Option(name: .customLong("fault-rate"), help: "Share of requests failing transiently, 0 to 1.") var faultRate: Double = 0.2
+    @Option(help: "Write every event and request to this file.") var log: String?
+
+    func validate() throws {
+        guard devices >= 1, accounts >= 1, steps >= 0, seeds >= 1 else {
+            throw ValidationError("--devices, --accounts and --seeds must be at least 1, --steps at least 0")
+        }
+        guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be from 0 to 1") }
+    }
+
+    func run() throws {
+        let sink = try log.map { try FileLogSink(path: $0) }
+        var failed = 0
+        for offset in 0..<seeds {
+            let options = SimulationOptions(seed: seed + UInt64(offset), devices: devices, accounts: accounts,
+                                            steps: steps, faultRate: faultRate)
+            let directory = Self.scratch()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let report = try Simulation(options, directory: directory, log: sink).run()
+            print(report.summary)
+            if !report.passed {
+                failed += 1
+                for violation in report.violations.prefix(20) { print("  \(violation)") }
+            }
+        }
+        if seeds > 1 { print("\(seeds - failed) passed, \(failed) failed") }
+        if failed > 0 { throw ExitCode.failure }
+    }
+
+    /// A fresh cloud directory, in memory where the machine has /dev/shm:
+    /// durability means nothing to a simulation, and fsync would dominate.
+    static func scratch() -> URL {
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm")
+            : FileManager.default.temporaryDirectory
+        return base.appendingPathComponent("cloudnotes-sim-\(UUID().uuidString.prefix(8))")
+    }
+}
+
+SimulateCommand.main()

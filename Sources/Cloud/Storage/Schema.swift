@@ -88,6 +88,10 @@ enum Schema {
             requested_at REAL NOT NULL,
             PRIMARY KEY(share, account)) WITHOUT ROWID;
         """,
+        // v3: when a record last moved within a zone that has hierarchical shares.
+        """
+        ALTER TABLE zones ADD COLUMN hierarchy_seq INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

@@ -11,6 +11,9 @@ struct ZoneRow {
     let deletionReason: ZoneDeletionReason?
     /// Tokens below this have missed purged tombstones.
     let purgedThrough: Int64
+    /// When a record last moved to another parent while the zone had
+    /// hierarchical shares: what participants see may have shrunk.
+    let hierarchySeq: Int64
 
     var isLive: Bool { deletionReason == nil }
 
@@ -21,6 +24,7 @@ struct ZoneRow {
         seq = row["seq"]
         deletionReason = (row["deleted_reason"] as String?).flatMap(ZoneDeletionReason.init(rawValue:))
         purgedThrough = row["purged_through"]
+        hierarchySeq = row["hierarchy_seq"]
     }
 }
 
@@ -80,6 +84,10 @@ enum ZoneTable {
                        arguments: [seq, reason.rawValue, now.timeIntervalSince1970, zone.id])
         try db.execute(sql: "DELETE FROM records WHERE zone = ?", arguments: [zone.id])
         try db.execute(sql: "DELETE FROM cascades WHERE zone = ?", arguments: [zone.id])
+    }
+
+    static func moved(_ db: Database, zone: Int64, seq: Int64) throws {
+        try db.execute(sql: "UPDATE zones SET hierarchy_seq = ? WHERE id = ?", arguments: [seq, zone])
     }
 
     /// Marks the zone changed, so database change fetches report it.

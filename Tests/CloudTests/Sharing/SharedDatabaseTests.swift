@@ -120,3 +120,18 @@ import TestSupport
         }
     }
 }
+
+@Suite struct HierarchyMoveTests {
+    @Test func aRecordMovedOutOfASharedHierarchyMakesParticipantsLookAgain() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+
+        var comment = try f.owner.record(f.comment.id)
+        comment.setParent("p2")
+        try f.owner.save(comment)
+
+        #expect(throws: CloudError.changeTokenExpired) { try f.shared(f.heather).zoneChanges(in: f.notes, since: token) }
+        #expect(!(try f.visible(to: f.heather)).contains("c1"))
+    }
+}

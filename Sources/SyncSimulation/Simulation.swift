@@ -1,0 +1,271 @@
+import Cloud
+import Foundation
+import Sync
+
+/// Several devices of several accounts working against one cloud, in steps
+/// drawn from a seed: writes, edits, deletes, zones, shares, accepts,
+/// removals, sends and fetches in random interleavings, with transient
+/// faults, zones deleted behind the engines' backs, and crashes between
+/// the cloud applying a request and the device saving its state. At the end
+/// every device settles and `SimulationCheck` looks for violations.
+///
+/// Everything random comes from the seed (the cloud's faults and IDs too,
+/// and the clock is manual), so the same options replay the same run.
+public final class Simulation {
+    let options: SimulationOptions
+    let random: SeededRandom
+    let clock = ManualClock()
+    let cloud: Cloud
+    public private(set) var accounts: [Account] = []
+    public private(set) var devices: [MemoryDevice] = []
+    var counts: [String: Int] = [:]
+    var violations: [String] = []
+
+    /// What the simulation did, for the checks.
+    struct Model {
+        struct SharedItem {
+            var url: ShareURL
+            var id: RecordID
+            var owner: Account
+        }
+        var shares: [SharedItem] = []
+        /// Accounts that were ever allowed to write in a zone.
+        var writers: [ZoneID: Set<String>] = [:]
+        var deletedRecords: Set<RecordID> = []
+        var deletedZones: Set<ZoneID> = []
+    }
+    var model = Model()
+
+    public init(_ options: SimulationOptions, directory: URL, log: (any SyncLogSink)? = nil) throws {
+        self.options = options
+        random = SeededRandom(seed: options.seed)
+        cloud = try Cloud(directory: directory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
+                          faults: nil, environment: [:])
+        for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }
+        for d in 0..<max(1, options.devices) {
+            let account = accounts[d % accounts.count]
+            let name = "\(account.name)/d\(d)"
+            devices.append(try MemoryDevice(name: name, cloud: cloud, account: account,
+                                            log: log.map { SyncLog(sink: $0, device: name, clock: clock) }))
+        }
+        for account in accounts {
+            for z in 0..<3 { model.writers[ZoneID(name: "Z\(z)", owner: account.id), default: []].insert(account.id) }
+        }
+    }
+
+    public func run() -> SimulationReport {
+        do {
+            try cloud.setFaultPlan(FaultPlan(rate: options.faultRate, errors: TransientFault.allCases, retryAfter: 0))
+            for step in 0..<options.steps {
+                clock.advance(by: 1)
+                try perform(step)
+            }
+            try cloud.setFaultPlan(.off)
+            try settle()
+            violations += try SimulationCheck(simulation: self).run()
+        } catch {
+            violations.append("the simulation itself failed: \(error)")
+        }
+        return SimulationReport(seed: options.seed, steps: options.steps, counts: counts, violations: violations)
+    }
+
+    // MARK: Steps
+
+    private func perform(_ step: Int) throws {
+        let harsh = options.faultRate
+        let choices: [(Double, String)] = [
+            (25, "write"), (10, "writeShared"), (6, "delete"), (2, "createZone"), (1, "deleteZone"),
+            (15, "send"), (15, "fetch"), (3, "share"), (4, "accept"), (1, "removeParticipant"),
+            (1, "setPermission"), (1, "leave"), (0.5, "stopSharing"), (2, "rogueWrite"),
+            (3 * harsh, "zoneDeletedBehindBack"), (5 * harsh, "crash"),
+        ]
+        var pick = random.unit() * choices.map(\.0).reduce(0, +)
+        var action = choices.last!.1
+        for (weight, name) in choices {
+            if pick < weight { action = name; break }
+            pick -= weight
+        }
+        counts[action, default: 0] += 1
+        let device = devices[random.below(devices.count)]
+        let account = device.account.currentAccount()!
+        switch action {
+        case "write": write(on: device, account: account, step: step)
+        case "writeShared": writeShared(on: device, step: step)
+        case "delete": delete(on: device)
+        case "createZone": device.createZone(zone(of: account))
+        case "deleteZone":
+            let zone = zone(of: account)
+            model.deletedZones.insert(zone)
+            device.deleteZone(zone)
+        case "send": attempt { try device.engine(scope()).sendChanges() }
+        case "fetch": attempt { try device.engine(scope()).fetchChanges() }
+        case "share": share(by: account)
+        case "accept": accept(as: account)
+        case "removeParticipant", "setPermission", "leave", "stopSharing": changeShare(action, as: account)
+        case "rogueWrite": rogueWrite(as: account)
+        case "zoneDeletedBehindBack":
+            let zone = zone(of: account)
+            if attempt({ try cloud.database(.private, as: account).delete(zone: zone) }) { model.deletedZones.insert(zone) }
+        case "crash":
+            device.die()
+            attempt { try device.engine(scope()).sendChanges() }
+            try device.crashAndRestart()
+        default: break
+        }
+    }
+
+    /// Runs a cloud call that may fail; true when it went through.
+    @discardableResult
+    func attempt(_ body: () throws -> Void) -> Bool {
+        do {
+            try body()
+            return true
+        } catch {
+            counts["refused", default: 0] += 1
+            return false
+        }
+    }
+
+    private func scope() -> DatabaseScope { random.below(3) == 0 ? .shared : .private }
+
+    private func zone(of account: Account) -> ZoneID { ZoneID(name: "Z\(random.below(3))", owner: account.id) }
+
+    private func write(on device: MemoryDevice, account: Account, step: Int) {
+        let zone = zone(of: account)
+        let number = random.below(8)
+        // Parents point to lower numbers only, so hierarchies never loop.
+        let parent = number > 0 && random.below(3) == 0 ? "r\(random.below(number))" : nil
+        device.write(RecordID(name: "r\(number)", zone: zone), fields: ["v": "\(device.name)#\(step)"], parent: parent, in: .private)
+    }
+
+    private func writeShared(on device: MemoryDevice, step: Int) {
+        let shared = device.items(.shared).values.sorted { $0.id.description < $1.id.description }
+        guard !shared.isEmpty else { return }
+        let target = shared[random.below(shared.count)]
+        if random.below(2) == 0 {
+            device.write(target.id, fields: ["v": "\(device.name)#\(step)"], in: .shared)
+        } else {
+            let child = RecordID(name: "s\(random.below(6))", zone: target.id.zone)
+            device.write(child, fields: ["v": "\(device.name)#\(step)"], parent: target.id.name, in: .shared)
+        }
+    }
+
+    private func delete(on device: MemoryDevice) {
+        let scope = scope()
+        let items = device.items(scope).keys.sorted { $0.description < $1.description }
+        guard !items.isEmpty else { return }
+        let id = items[random.below(items.count)]
+        model.deletedRecords.insert(id)
+        device.delete(id, in: scope)
+    }
+
+    // MARK: Sharing, done online as apps do
+
+    private func others(than account: Account) -> [Account] { accounts.filter { $0.id != account.id } }
+
+    private func share(by owner: Account) {
+        let db = cloud.database(.private, as: owner)
+        let zone = zone(of: owner)
+        let permissions: [SharePermission] = [.readOnly, .readWrite]
+        attempt {
+            var share: Share
+            var root: Record?
+            let records = try db.zoneChanges(in: zone, since: nil).modified.filter { $0.type != Share.recordType }
+            if random.below(3) == 0 || records.isEmpty {
+                share = Share(zoneWide: zone, title: zone.name)
+            } else {
+                root = records[random.below(records.count)]
+                share = Share(rootRecord: root!.id, title: root!.id.name)
+            }
+            if random.below(5) == 0 {
+                share.publicPermission = permissions[random.below(2)]
+            } else {
+                for other in others(than: owner) where random.below(2) == 0 {
+                    share.addParticipant(try db.lookUpParticipant(accountName: other.name), permission: permissions[random.below(2)])
+                }
+            }
+            let saved = try db.saveShare(share, rootRecord: root)
+            let writers = share.publicPermission == .readWrite ? Set(accounts.map(\.id))
+                : Set(share.participants.filter { $0.permission == .readWrite }.compactMap(\.userRecordID))
+            model.writers[zone, default: []].formUnion(writers)
+            model.shares.append(Model.SharedItem(url: saved.url!, id: saved.share.id, owner: owner))
+        }
+    }
+
+    private func accept(as account: Account) {
+        let candidates = model.shares.filter { $0.owner.id != account.id }
+        guard !candidates.isEmpty else { return }
+        let share = candidates[random.below(candidates.count)]
+        attempt { try cloud.acceptShare(share.url, as: account) }
+    }
+
+    private func changeShare(_ action: String, as account: Account) {
+        guard !model.shares.isEmpty else { return }
+        let share = model.shares[random.below(model.shares.count)]
+        let owner = cloud.database(.private, as: share.owner)
+        let other = others(than: share.owner).isEmpty ? nil : others(than: share.owner)[random.below(others(than: share.owner).count)]
+        attempt {
+            switch action {
+            case "removeParticipant":
+                if let other { try owner.removeParticipant(other.id, from: share.id) }
+            case "setPermission":
+                if let other {
+                    let permission: SharePermission = random.below(2) == 0 ? .readOnly : .readWrite
+                    try owner.setPermission(permission, for: other.id, on: share.id)
+                    if permission == .readWrite { model.writers[share.id.zone, default: []].insert(other.id) }
+                }
+            case "leave":
+                if let other { try cloud.database(.shared, as: other).deleteShare(share.id) }
+            default:
+                try owner.deleteShare(share.id)
+            }
+        }
+    }
+
+    /// An account bypasses its app and writes to a share it may only read:
+    /// the cloud must refuse.
+    private func rogueWrite(as account: Account) {
+        for share in model.shares where share.owner.id != account.id {
+            guard let current = try? cloud.database(.private, as: share.owner).fetchShare(share.id),
+                  let me = current.participant(account.id), me.status == .accepted, me.permission == .readOnly
+            else { continue }
+            let shared = cloud.database(.shared, as: account)
+            guard let records = try? shared.zoneChanges(in: share.id.zone, since: nil).modified,
+                  var target = records.first(where: { $0.type != Share.recordType }) else { continue }
+            target["v"] = .string("rogue \(account.name)")
+            do {
+                try shared.save(target)
+                violations.append("\(account.name) wrote \(target.id) through a read-only share")
+            } catch CloudError.permissionFailure {
+                counts["rogueRefused", default: 0] += 1
+            } catch {
+                counts["refused", default: 0] += 1
+            }
+            return
+        }
+    }
+
+    // MARK: Settling
+
+    /// With faults off, every device sends and fetches until nothing is
+    /// pending anywhere, then fetches once more.
+    private func settle() throws {
+        for _ in 0..<40 {
+            for device in devices {
+                for scope in [DatabaseScope.private, .shared] {
+                    try? device.engine(scope).sendChanges()
+                    try? device.engine(scope).fetchChanges()
+                }
+            }
+            let pending = devices.contains { device in
+                [DatabaseScope.private, .shared].contains {
+                    !device.engine($0).state.pendingRecordZoneChanges.isEmpty || !device.engine($0).state.pendingDatabaseChanges.isEmpty
+                }
+            }
+            if !pending { break }
+        }
+        for device in devices {
+            for scope in [DatabaseScope.private, .shared] { try device.engine(scope).fetchChanges() }
+        }
+    }
+}
