@@ -99,7 +99,8 @@ extension CloudDatabase {
                 return ZoneChanges(token: ChangeToken(now), moreComing: false)
             }
             if let token {
-                var horizon = access.zone.purgedThrough
+                // A token from before the zone was (re)created, or from before purged tombstones, has expired.
+                var horizon = max(access.zone.purgedThrough, access.zone.createdSeq)
                 if scope == .shared {
                     horizon = max(horizon, try ShareTable.lastGrantChange(db, zone: access.zone.id, account: caller.id))
                     if case .hierarchies = access.grant { horizon = max(horizon, access.zone.hierarchySeq) }

@@ -12,16 +12,19 @@ extension SyncEngine {
             defer { post(.didFetchChanges) }
             let zones: [ZoneID]
             switch zoneScope {
-            case .all: zones = try fetchDatabaseChanges(database)
-            case .zones(let set): zones = set.sorted { $0.description < $1.description }
+            case .all:
+                try fetchDatabaseChanges(database)
+                zones = state.withLock { $0.zonesToFetch }
+            case .zones(let set):
+                zones = set.sorted { $0.description < $1.description }
             }
             for zone in zones { try fetchZone(zone, database) }
         }
     }
 
-    /// Returns the zones that changed, in order.
-    private func fetchDatabaseChanges(_ database: CloudDatabase) throws -> [ZoneID] {
-        var changed: [ZoneID] = []
+    /// Fetches the database's changes, noting each changed zone as one to
+    /// fetch before the token moves past it.
+    private func fetchDatabaseChanges(_ database: CloudDatabase) throws {
         var moreComing = true
         while moreComing {
             let token = state.withLock { $0.databaseToken }
@@ -34,19 +37,19 @@ extension SyncEngine {
                 state.withLock { $0.databaseToken = nil }
                 continue
             }
-            state.withLock { state in
-                for deletion in batch.deleted { state.zoneTokens[deletion.zone] = nil }
-                state.databaseToken = batch.token
-            }
             if !batch.modified.isEmpty || !batch.deleted.isEmpty {
                 post(.fetchedDatabaseChanges(modifications: batch.modified, deletions: batch.deleted))
             }
+            state.withLock { state in
+                let gone = Set(batch.deleted.map(\.zone))
+                for zone in gone { state.zoneTokens[zone] = nil }
+                state.zonesToFetch.removeAll(where: gone.contains)
+                state.zonesToFetch += batch.modified.filter { !state.zonesToFetch.contains($0) }
+                state.databaseToken = batch.token
+            }
             postStateUpdate()
-            changed.removeAll { batch.deleted.map(\.zone).contains($0) }
-            changed += batch.modified.filter { !changed.contains($0) }
             moreComing = batch.moreComing
         }
-        return changed
     }
 
     /// Fetches one zone's changes. A fetch from scratch (no token) keeps its
@@ -73,11 +76,14 @@ extension SyncEngine {
                 }
                 moreComing = batch.moreComing
             }
-            if fromScratch {
-                state.withLock { $0.zoneTokens[zone] = token }
-                postStateUpdate()
-            }
+            // The app finishes with the zone (a from-scratch fetch prunes what did not
+            // arrive) before the token that covers it is saved.
             post(.didFetchRecordZoneChanges(zone, error: nil))
+            state.withLock { state in
+                state.zoneTokens[zone] = token
+                state.zonesToFetch.removeAll { $0 == zone }
+            }
+            postStateUpdate()
         } catch let error as CloudError {
             switch error {
             case .changeTokenExpired:
@@ -89,7 +95,10 @@ extension SyncEngine {
                 throw error
             default:
                 // Gone or out of reach (deleted, access lost): the app hears why; other zones go on.
-                state.withLock { $0.zoneTokens[zone] = nil }
+                state.withLock { state in
+                    state.zoneTokens[zone] = nil
+                    state.zonesToFetch.removeAll { $0 == zone }
+                }
                 post(.didFetchRecordZoneChanges(zone, error: error))
                 postStateUpdate()
             }

@@ -20,6 +20,9 @@ public final class SyncState: @unchecked Sendable {
     var accountID: String?
     var databaseToken: ChangeToken?
     var zoneTokens: [ZoneID: ChangeToken] = [:]
+    /// Zones the database reported changed whose changes are not fetched yet:
+    /// the database token has moved past them, so they must not be forgotten.
+    var zonesToFetch: [ZoneID] = []
     /// Called (outside the lock) whenever the app changes pending changes.
     var onChange: (@Sendable () -> Void)?
 
@@ -71,6 +74,7 @@ public final class SyncState: @unchecked Sendable {
             self.accountID = accountID
             databaseToken = nil
             zoneTokens = [:]
+            zonesToFetch = []
             records = PendingList { $0.recordID }
             zones = PendingList { $0.zoneID }
         }
@@ -83,6 +87,7 @@ public final class SyncState: @unchecked Sendable {
         var accountID: String?
         var databaseToken: ChangeToken?
         var zoneTokens: [ZoneTokenEntry]
+        var zonesToFetch: [ZoneID]
         var pendingRecordZoneChanges: [PendingRecordZoneChange]
         var pendingDatabaseChanges: [PendingDatabaseChange]
     }
@@ -97,6 +102,7 @@ public final class SyncState: @unchecked Sendable {
             Stored(accountID: accountID, databaseToken: databaseToken,
                    zoneTokens: zoneTokens.map { ZoneTokenEntry(zone: $0.key, token: $0.value) }
                        .sorted { $0.zone.description < $1.zone.description },
+                   zonesToFetch: zonesToFetch,
                    pendingRecordZoneChanges: records.items, pendingDatabaseChanges: zones.items)
         }
         let encoder = JSONEncoder()
@@ -114,6 +120,7 @@ public final class SyncState: @unchecked Sendable {
         accountID = stored.accountID
         databaseToken = stored.databaseToken
         zoneTokens = Dictionary(stored.zoneTokens.map { ($0.zone, $0.token) }, uniquingKeysWith: { $1 })
+        zonesToFetch = stored.zonesToFetch
         records.add(stored.pendingRecordZoneChanges)
         zones.add(stored.pendingDatabaseChanges)
     }

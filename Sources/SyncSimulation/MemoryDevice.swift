@@ -15,6 +15,9 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         public var parent: String?
         /// The cloud's copy as last seen; nil until first saved.
         public var lastKnown: Record?
+        /// Deleted here, not yet confirmed by the cloud: hidden, but kept so a
+        /// refused deletion can bring it back.
+        public var isDeleted = false
     }
 
     /// What the device would find on disk after a crash.
@@ -80,14 +83,18 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
 
     // MARK: The app's own changes
 
-    public func items(_ scope: DatabaseScope) -> [RecordID: Item] { lock.withLock { items[scope]! } }
+    /// The items the user sees (not those deleted and awaiting confirmation).
+    public func items(_ scope: DatabaseScope) -> [RecordID: Item] { lock.withLock { items[scope]!.filter { !$0.value.isDeleted } } }
 
-    public func item(_ id: RecordID, in scope: DatabaseScope) -> Item? { lock.withLock { items[scope]![id] } }
+    public func item(_ id: RecordID, in scope: DatabaseScope) -> Item? {
+        lock.withLock { items[scope]![id].flatMap { $0.isDeleted ? nil : $0 } }
+    }
 
     /// Creates or edits an item and marks it for sending, as a user edit would.
     public func write(_ id: RecordID, type: String = "Item", fields: [String: String], parent: String? = nil, in scope: DatabaseScope) {
         lock.withLock {
             var item = items[scope]![id] ?? Item(id: id, type: type, fields: [:], parent: parent, lastKnown: nil)
+            item.isDeleted = false
             for (key, value) in fields { item.fields[key] = value }
             if parent != nil { item.parent = parent }
             items[scope]![id] = item
@@ -96,12 +103,23 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
     }
 
     public func delete(_ id: RecordID, in scope: DatabaseScope) {
-        _ = lock.withLock { items[scope]!.removeValue(forKey: id) }
+        lock.withLock {
+            if items[scope]![id]?.lastKnown == nil {
+                items[scope]![id] = nil  // never reached the cloud: nothing to confirm
+            } else {
+                items[scope]![id]?.isDeleted = true
+            }
+        }
         engine(scope).state.add(pendingRecordZoneChanges: [.deleteRecord(id)])
     }
 
+    /// Asks for a zone. One whose deletion is still to be sent waits: a save
+    /// would replace that intent, and the records dropped with it would stay
+    /// in the cloud, unseen here.
     public func createZone(_ zone: ZoneID) {
-        engine(.private).state.add(pendingDatabaseChanges: [.saveZone(zone)])
+        let state = engine(.private).state
+        guard !state.pendingDatabaseChanges.contains(.deleteZone(zone)) else { return }
+        state.add(pendingDatabaseChanges: [.saveZone(zone)])
     }
 
     public func deleteZone(_ zone: ZoneID) {
@@ -113,7 +131,7 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
 
     /// The record to send for an item: its last known record with the local fields over it.
     private func record(for id: RecordID, in scope: DatabaseScope) -> Record? {
-        guard let item = lock.withLock({ items[scope]![id] }) else { return nil }
+        guard let item = lock.withLock({ items[scope]![id] }), !item.isDeleted else { return nil }
         var record = item.lastKnown ?? Record(type: item.type, id: id)
         for (key, value) in item.fields where record[key] != .string(value) { record[key] = .string(value) }
         if item.parent != record.parent { record.setParent(item.parent) }
@@ -167,7 +185,10 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
                 seen[record.id.zone]?.insert(record.id)
                 var item = items[scope]![record.id]
                     ?? Item(id: record.id, type: record.type, fields: [:], parent: record.parent, lastKnown: nil)
-                if pending.contains(.deleteRecord(record.id)) { continue }  // deleted here, not yet sent
+                if pending.contains(.deleteRecord(record.id)) {  // deleted here, not yet sent
+                    items[scope]![record.id]?.lastKnown = record
+                    continue
+                }
                 if !pending.contains(.saveRecord(record.id)) {
                     item.fields = Self.strings(record)  // no local edit waiting: take the cloud's
                     item.parent = record.parent
@@ -203,6 +224,11 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
             for record in sent.savedRecords {
                 acknowledged.append((record.id, record.changeTag ?? ""))
                 items[scope]![record.id]?.lastKnown = record
+            }
+            for id in sent.deletedRecordIDs where items[scope]![id]?.isDeleted == true { items[scope]![id] = nil }
+            for (id, error) in sent.failedRecordDeletes {
+                refusals.append((id, error))
+                items[scope]![id]?.isDeleted = false  // refused (read-only, out of reach): it is still there
             }
             for (record, error) in sent.failedRecordSaves {
                 refusals.append((record.id, error))

@@ -229,9 +229,11 @@ public final class Simulation {
             guard let current = try? cloud.database(.private, as: share.owner).fetchShare(share.id),
                   let me = current.participant(account.id), me.status == .accepted, me.permission == .readOnly
             else { continue }
+            // A record this share alone covers: its root, or any record of a zone-wide share.
             let shared = cloud.database(.shared, as: account)
             guard let records = try? shared.zoneChanges(in: share.id.zone, since: nil).modified,
-                  var target = records.first(where: { $0.type != Share.recordType }) else { continue }
+                  var target = records.first(where: { $0.type != Share.recordType && (current.rootRecord ?? $0.id.name) == $0.id.name })
+            else { continue }
             target["v"] = .string("rogue \(account.name)")
             do {
                 try shared.save(target)

@@ -105,3 +105,20 @@ import TestSupport
         }
     }
 }
+
+@Suite struct RecreatedZoneTests {
+    @Test func aTokenFromBeforeAZoneWasDeletedAndCreatedAgainHasExpired() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        try db.save(.make("old", in: zone))
+        let token = try db.zoneChanges(in: zone, since: nil).token
+
+        try db.delete(zone: zone)
+        try db.save(zone: zone)
+        try db.save(.make("new", in: zone))
+
+        #expect(throws: CloudError.changeTokenExpired) { try db.zoneChanges(in: zone, since: token) }
+        #expect(try db.zoneChanges(in: zone, since: nil).modified.map(\.id.name) == ["new"])
+    }
+}

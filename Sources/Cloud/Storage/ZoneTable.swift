@@ -11,6 +11,8 @@ struct ZoneRow {
     let deletionReason: ZoneDeletionReason?
     /// Tokens below this have missed purged tombstones.
     let purgedThrough: Int64
+    /// When this incarnation of the zone was created; older tokens describe a zone that is gone.
+    let createdSeq: Int64
     /// When a record last moved to another parent while the zone had
     /// hierarchical shares: what participants see may have shrunk.
     let hierarchySeq: Int64
@@ -24,6 +26,7 @@ struct ZoneRow {
         seq = row["seq"]
         deletionReason = (row["deleted_reason"] as String?).flatMap(ZoneDeletionReason.init(rawValue:))
         purgedThrough = row["purged_through"]
+        createdSeq = row["created_seq"]
         hierarchySeq = row["hierarchy_seq"]
     }
 }
