@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
         // Drives the built `cloudnotes` executable as separate OS processes.
-        .testTarget(name: "CLITests", dependencies: ["cloudnotes", "Cloud", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

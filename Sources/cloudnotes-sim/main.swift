@@ -53,4 +53,14 @@ struct SimulateCommand: ParsableCommand {
     }
 }
 
-SimulateCommand.main()
+// One line on stderr for bad options (exit 64), as `cloudnotes` does.
+do {
+    var command = try SimulateCommand.parseAsRoot()
+    try command.run()
+} catch {
+    let code = SimulateCommand.exitCode(for: error)
+    if code == .success || error is ExitCode { SimulateCommand.exit(withError: error) }
+    let message = SimulateCommand.message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+    FileHandle.standardError.write(Data("cloudnotes-sim: \(message)\n".utf8))
+    exit(code.rawValue)
+}

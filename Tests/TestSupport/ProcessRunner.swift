@@ -9,27 +9,28 @@ public struct ProcessResult: Sendable {
 
 /// Runs the built `cloudnotes` executable as a separate OS process.
 public enum CloudNotesBinary {
-    /// The executable sits beside the test bundle in the build directory.
-    public static var url: URL {
-        if let path = ProcessInfo.processInfo.environment["CLOUDNOTES_BINARY"] { return URL(fileURLWithPath: path) }
+    public static var url: URL { built("cloudnotes") }
+
+    /// A built executable: it sits beside the test bundle in the build directory.
+    public static func built(_ name: String) -> URL {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var dir = bundle.deletingLastPathComponent()
         while dir.path != "/" {
-            let candidate = dir.appendingPathComponent("cloudnotes")
+            let candidate = dir.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
-        fatalError("cannot find the cloudnotes executable near \(bundle.path); set CLOUDNOTES_BINARY")
+        fatalError("cannot find the \(name) executable near \(bundle.path)")
     }
 
     /// Starts the process; call `finish` on the result to wait for it.
-    public static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> RunningProcess {
-        try RunningProcess(url: url, arguments: arguments, environment: environment)
+    public static func start(_ arguments: [String], environment: [String: String] = [:], executable: String = "cloudnotes") throws -> RunningProcess {
+        try RunningProcess(url: built(executable), arguments: arguments, environment: environment)
     }
 
     /// Runs to the end and returns status and output.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
-        try start(arguments, environment: environment).finish()
+    public static func run(_ arguments: [String], environment: [String: String] = [:], executable: String = "cloudnotes") throws -> ProcessResult {
+        try start(arguments, environment: environment, executable: executable).finish()
     }
 }
 
