@@ -132,10 +132,7 @@ struct RemoveParticipant: ParsableCommand {
 
     func run() throws {
         let context = try target.open()
-        guard let id = try context.participant(email: participant).userRecordID else {
-            throw CLIError(message: "\(participant) does not take part in this share")
-        }
-        try context.database.removeParticipant(id, from: context.metadata.share)
+        try context.database.removeParticipant(try context.participantID(email: participant), from: context.metadata.share)
         Output.line("removed \(participant)")
     }
 }
@@ -149,10 +146,7 @@ struct SetPermission: ParsableCommand {
 
     func run() throws {
         let context = try target.open()
-        guard let id = try context.participant(email: participant).userRecordID else {
-            throw CLIError(message: "\(participant) does not take part in this share")
-        }
-        try context.database.setPermission(permission, for: id, on: context.metadata.share)
+        try context.database.setPermission(permission, for: try context.participantID(email: participant), on: context.metadata.share)
         Output.line("\(participant) is now \(permission.text)")
     }
 }

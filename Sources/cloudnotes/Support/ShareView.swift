@@ -83,6 +83,14 @@ struct ShareContext {
         return try database.lookUpParticipant(email: email)
     }
 
+    /// The user record ID of someone who takes part in the share.
+    func participantID(email: String) throws -> String {
+        guard let id = try participant(email: email).userRecordID else {
+            throw CLIError(message: "\(email) does not take part in this share")
+        }
+        return id
+    }
+
     func show(_ share: Share, json: Bool) throws {
         let view = ShareView(share, names: try AccountNames(cloud))
         if json { try Output.json(view) } else { view.printText() }
