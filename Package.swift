@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "cloudnotes-sim", targets: ["cloudnotes-sim"]),
         .library(name: "Cloud", targets: ["Cloud"]),
         .library(name: "Sync", targets: ["Sync"]),
+        .library(name: "Notes", targets: ["Notes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -24,6 +25,10 @@ let package = Package(
             ]
         ),
         .target(name: "Sync", dependencies: ["Cloud"]),
+        .target(
+            name: "Notes",
+            dependencies: ["Sync", "Cloud", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // An in-memory app over the sync core, and a seeded simulation of many devices.
         .target(name: "SyncSimulation", dependencies: ["Sync", "Cloud"]),
         .executableTarget(
@@ -41,6 +46,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
+        .testTarget(name: "NotesTests", dependencies: ["Notes", "Sync", "Cloud", "TestSupport"]),
         // Drives the built `cloudnotes` executable as separate OS processes.
         .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "TestSupport"]),
     ],

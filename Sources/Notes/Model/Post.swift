@@ -1,0 +1,64 @@
+import Cloud
+import Foundation
+
+/// A post: a record of type `Post` in a notebook's zone.
+public struct Post: Equatable, Sendable {
+    public static let recordType = "Post"
+
+    /// The record name: a stable ID, unique in its zone.
+    public var id: String
+    public var zone: ZoneID
+    /// Which store holds it: the account's own (private) or one shared with it.
+    public var scope: DatabaseScope
+    public var title: String
+    public var content: String
+    public var tags: [String]
+    public var location: String?
+    public var createdAt: Date?
+    public var createdBy: String?
+    public var modifiedAt: Date?
+    public var modifiedBy: String?
+    /// Both sides edited the same text; both versions are in `content` until the user edits.
+    public var conflicted: Bool
+
+    public init(id: String, zone: ZoneID, scope: DatabaseScope = .private, title: String, content: String = "",
+                tags: [String] = [], location: String? = nil) {
+        self.id = id
+        self.zone = zone
+        self.scope = scope
+        self.title = title
+        self.content = content
+        self.tags = tags
+        self.location = location
+        conflicted = false
+    }
+
+    public var recordID: RecordID { RecordID(name: id, zone: zone) }
+}
+
+/// The fields of a post that sync, as one value the merge works on.
+public struct PostFields: Equatable, Sendable {
+    public var title: String
+    public var content: String
+    public var tags: [String]
+    public var location: String?
+
+    public init(title: String, content: String, tags: [String], location: String?) {
+        self.title = title
+        self.content = content
+        self.tags = tags
+        self.location = location
+    }
+}
+
+extension Post {
+    public var fields: PostFields {
+        get { PostFields(title: title, content: content, tags: tags, location: location) }
+        set {
+            title = newValue.title
+            content = newValue.content
+            tags = newValue.tags
+            location = newValue.location
+        }
+    }
+}
