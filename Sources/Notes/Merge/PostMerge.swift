@@ -26,11 +26,8 @@ public enum PostMerge {
                       conflicted: content.conflicted || !kept.isEmpty)
     }
 
-    private static func pick<T: Equatable>(_ base: T, _ local: T, _ server: T, losing kept: inout [String], label: String) -> T {
-        if local == base || local == server { return server }
-        if server == base { return local }
-        kept.append("\(label) on this device: \(local.map { "\($0)" } ?? "(none)")")
-        return server
+    private static func pick(_ base: String, _ local: String, _ server: String, losing kept: inout [String], label: String) -> String {
+        pick(Optional(base), Optional(local), Optional(server), losing: &kept, label: label)!
     }
 
     private static func pick(_ base: String?, _ local: String?, _ server: String?, losing kept: inout [String], label: String) -> String? {
