@@ -1,0 +1,164 @@
+import Cloud
+import Foundation
+import GRDB
+import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
+import Sync
+
+extension DeviceStore {
+    /// Applies fetched changes. A post with a local edit waiting is merged
+    /// three ways (against the record both started from), so neither the
+    /// cloud's edit nor the local one is lost; its pending save stays.
+    func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws {
+        try write { db in
+            for record in modifications {
+                guard record.type == Post.recordType else {
+                    try Self.remember(db, scope, record)  // shares and other records: kept for reference
+                    continue
+                }
+                let pending = try Self.pendingKind(db, scope, record.id)
+                if pending == "deleteRecord" {
+                    try Self.remember(db, scope, record)
+                    continue
+                }
+                var fetched = Post(record: record, scope: scope)
+                if pending == "saveRecord", let local = try Self.localPost(db, scope, record.id) {
+                    let base = try Self.lastKnown(db, scope, record.id).map(Post.fields(of:))
+                        ?? PostFields(title: "", content: "", tags: [], location: nil)
+                    let merged = PostMerge.merge(base: base, local: local.fields, server: Post.fields(of: record))
+                    fetched.fields = merged.fields
+                    fetched.location = local.location
+                    fetched.conflicted = merged.conflicted || local.conflicted
+                } else if let local = try Self.localPost(db, scope, record.id) {
+                    fetched.location = local.location
+                }
+                try Self.upsert(db, fetched)
+                try Self.remember(db, scope, record)
+            }
+            for deletion in deletions {
+                try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                               arguments: [deletion.id.zone.name, deletion.id.zone.owner, deletion.id.name])
+                try Self.forget(db, scope, deletion.id)
+                try Self.clearPending(db, scope, zone: deletion.id.zone, name: deletion.id.name)
+            }
+        }
+    }
+
+    /// Applies what a send did and returns the changes to send again.
+    func applySent(_ scope: DatabaseScope, _ sent: SentRecordZoneChanges) throws
+        -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [String]) {
+        try write { db in
+            var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [String] = []
+            for record in sent.savedRecords {
+                try Self.remember(db, scope, record)
+                // Done, unless the post was edited again meanwhile (by another process): then it goes out again.
+                if let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: Post.fields(of: record)) {
+                    try Self.clearPending(db, scope, zone: record.id.zone, name: record.id.name)
+                } else {
+                    again.append(.saveRecord(record.id))
+                }
+            }
+            for (record, error) in sent.failedRecordSaves {
+                let id = record.id
+                switch error {
+                case .serverRecordChanged(let server):
+                    if var local = try Self.localPost(db, scope, id) {
+                        let base = try Self.lastKnown(db, scope, id).map(Post.fields(of:)) ?? Post.fields(of: server)
+                        let merged = PostMerge.merge(base: base, local: local.fields, server: Post.fields(of: server))
+                        local.fields = PostFields(title: merged.fields.title, content: merged.fields.content,
+                                                  tags: merged.fields.tags, location: local.location)
+                        local.conflicted = local.conflicted || merged.conflicted
+                        try Self.upsert(db, local)
+                        again.append(.saveRecord(id))
+                    }
+                    try Self.remember(db, scope, server)
+                case .zoneNotFound where scope == .private:
+                    try Self.forget(db, scope, id)
+                    zones.append(.saveZone(id.zone))
+                    again.append(.saveRecord(id))
+                case .unknownItem:
+                    // Deleted elsewhere meanwhile: the deletion wins.
+                    try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                                   arguments: [id.zone.name, id.zone.owner, id.name])
+                    try Self.forget(db, scope, id)
+                    try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                default:
+                    // Refused (read-only, out of reach, too big): back to the cloud's version, and say why.
+                    refusals.append("\(id.name): \(error)")
+                    try restore(db, scope, id)
+                }
+            }
+            for id in sent.deletedRecordIDs {
+                try Self.forget(db, scope, id)
+                try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+            }
+            for (id, error) in sent.failedRecordDeletes {
+                refusals.append("\(id.name): \(error)")
+                try restore(db, scope, id)
+            }
+            return (again, zones, refusals)
+        }
+    }
+
+    private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+        try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+        if let known = try Self.lastKnown(db, scope, id) {
+            try Self.upsert(db, Post(record: known, scope: scope))
+        } else {
+            try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                           arguments: [id.zone.name, id.zone.owner, id.name])
+        }
+    }
+
+    func zonesSent(_ scope: DatabaseScope, _ sent: SentDatabaseChanges) throws {
+        try write { db in
+            for zone in sent.savedZones + sent.deletedZones { try Self.clearPending(db, scope, zone: zone, name: "") }
+            for (zone, _) in sent.failedZoneSaves { try Self.clearPending(db, scope, zone: zone, name: "") }
+        }
+    }
+
+    /// Forgets every row of zones the account no longer reaches.
+    func dropZones(_ scope: DatabaseScope, _ zones: [ZoneID]) throws {
+        try write { db in
+            for zone in zones {
+                for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
+                    try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ?",
+                                   arguments: [zone.name, zone.owner])
+                }
+            }
+        }
+    }
+
+    /// After a from-scratch fetch: posts that did not arrive (and wait for nothing) are gone.
+    func prune(_ scope: DatabaseScope, zone: ZoneID, keeping arrived: Set<String>) throws {
+        try write { db in
+            let names = try String.fetchAll(db, sql: """
+                SELECT id FROM \(Self.schema(scope)).posts p WHERE zone_name = ? AND zone_owner = ?
+                AND NOT EXISTS (SELECT 1 FROM \(Self.schema(scope)).pending q
+                                WHERE q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id)
+                """, arguments: [zone.name, zone.owner])
+            for name in names where !arrived.contains(name) {
+                try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                               arguments: [zone.name, zone.owner, name])
+                try Self.forget(db, scope, RecordID(name: name, zone: zone))
+            }
+        }
+    }
+
+    /// A new account on this device: the previous one's data is no longer shown.
+    func reset() throws {
+        try write { db in
+            for schema in ["main", "shared"] {
+                for table in ["posts", "comments", "server_records", "pending", "notebooks", "sync_state"] {
+                    try db.execute(sql: "DELETE FROM \(schema).\(table)")
+                }
+            }
+        }
+    }
+}
+
+extension PostFields {
+    /// Equal in what travels to the cloud (the location stays on the device for now).
+    func sameSynced(as other: PostFields) -> Bool {
+        title == other.title && content == other.content && tags == other.tags
+    }
+}

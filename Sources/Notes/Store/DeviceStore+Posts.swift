@@ -1,0 +1,156 @@
+import Cloud
+import Foundation
+import GRDB
+import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
+import Sync
+
+/// Why the store refused a request; one line each.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case unknownPost(String)
+    case ambiguousPost(String, [String])
+    case unknownNotebook(String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .unknownPost(let ref): "no post matches '\(ref)'"
+        case .ambiguousPost(let ref, let ids): "'\(ref)' matches several posts: \(ids.joined(separator: ", "))"
+        case .unknownNotebook(let name): "no notebook named '\(name)'"
+        case .invalid(let why): why
+        }
+    }
+}
+
+/// A notebook: one zone of posts.
+public struct Notebook: Equatable, Sendable {
+    public var zone: ZoneID
+    public var scope: DatabaseScope
+    public var title: String
+}
+
+extension DeviceStore {
+    // MARK: Reading
+
+    /// Every post of both stores, newest first, optionally of one notebook.
+    public func posts(notebook: String? = nil) throws -> [Post] {
+        try read { db in
+            try [DatabaseScope.private, .shared].flatMap { scope in
+                try Row.fetchAll(db, sql: "SELECT * FROM \(Self.schema(scope)).posts").map { Self.post(from: $0, scope: scope) }
+            }
+            .filter { notebook == nil || $0.zone.name == notebook }
+            .sorted { ($0.modifiedAt ?? .distantFuture, $0.id) > ($1.modifiedAt ?? .distantFuture, $1.id) }
+        }
+    }
+
+    /// The post a person means: its ID, an unambiguous ID prefix, or its exact title.
+    public func post(_ reference: String) throws -> Post {
+        let all = try posts()
+        if let exact = all.first(where: { $0.id == reference }) { return exact }
+        for candidates in [all.filter { $0.id.hasPrefix(reference) }, all.filter { $0.title == reference }] {
+            if candidates.count == 1 { return candidates[0] }
+            if candidates.count > 1 { throw StoreError.ambiguousPost(reference, candidates.map(\.id).sorted()) }
+        }
+        throw StoreError.unknownPost(reference)
+    }
+
+    public func notebooks() throws -> [Notebook] {
+        try read { db in
+            try [DatabaseScope.private, .shared].flatMap { scope in
+                try Row.fetchAll(db, sql: "SELECT * FROM \(Self.schema(scope)).notebooks ORDER BY title").map {
+                    Notebook(zone: ZoneID(name: $0["zone_name"], owner: $0["zone_owner"]), scope: scope, title: $0["title"])
+                }
+            }
+        }
+    }
+
+    /// How many changes wait to be sent.
+    public func pendingCount() throws -> Int {
+        try read { db in
+            try ["main", "shared"].reduce(0) { $0 + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \($1).pending") ?? 0) }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Creates a notebook (its zone is created in the cloud on the next send).
+    public func createNotebook(_ title: String, owner: String) throws -> Notebook {
+        let zone = ZoneID(name: title, owner: owner)
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO main.notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
+                           arguments: [zone.name, zone.owner, title])
+            try Self.markPending(db, .private, zone: zone, name: "", kind: "saveZone")
+        }
+        return Notebook(zone: zone, scope: .private, title: title)
+    }
+
+    /// Records notebooks the cloud reported (zones of this database).
+    func noteNotebooks(_ scope: DatabaseScope, _ zones: [ZoneID]) throws {
+        try write { db in
+            for zone in zones where !zone.isDefault {
+                try db.execute(sql: "INSERT OR IGNORE INTO \(Self.schema(scope)).notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
+                               arguments: [zone.name, zone.owner, zone.name])
+            }
+        }
+    }
+
+    /// Every account starts with a notebook named "Notes".
+    public func ensureDefaultNotebook(owner: String) throws -> Notebook {
+        if let notes = try notebooks().first(where: { $0.scope == .private && $0.title == "Notes" }) { return notes }
+        return try createNotebook("Notes", owner: owner)
+    }
+
+    /// Saves a new or edited post and marks it to be sent, in one transaction.
+    public func save(_ post: Post, by account: String, now: Date) throws {
+        try write { db in
+            var post = post
+            post.modifiedAt = now
+            post.modifiedBy = account
+            if post.createdAt == nil {
+                post.createdAt = now
+                post.createdBy = account
+            }
+            post.conflicted = false  // the user has looked at it
+            try Self.upsert(db, post)
+            try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "saveRecord")
+        }
+    }
+
+    public func delete(_ post: Post) throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM \(Self.schema(post.scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                           arguments: [post.zone.name, post.zone.owner, post.id])
+            try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "deleteRecord")
+        }
+    }
+
+    // MARK: Rows
+
+    static func upsert(_ db: Database, _ post: Post) throws {
+        let tags = String(decoding: try JSONEncoder().encode(post.tags), as: UTF8.self)
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO \(schema(post.scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
+                created_at, created_by, modified_at, modified_by, conflicted)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [post.id, post.zone.name, post.zone.owner, post.title, post.content, tags, post.location,
+                             post.createdAt?.timeIntervalSince1970, post.createdBy, post.modifiedAt?.timeIntervalSince1970,
+                             post.modifiedBy, post.conflicted])
+    }
+
+    static func post(from row: Row, scope: DatabaseScope) -> Post {
+        var post = Post(id: row["id"], zone: ZoneID(name: row["zone_name"], owner: row["zone_owner"]), scope: scope,
+                        title: row["title"], content: row["content"],
+                        tags: (try? JSONDecoder().decode([String].self, from: Data((row["tags"] as String).utf8))) ?? [],
+                        location: row["location"])
+        post.createdAt = (row["created_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        post.createdBy = row["created_by"]
+        post.modifiedAt = (row["modified_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        post.modifiedBy = row["modified_by"]
+        post.conflicted = row["conflicted"]
+        return post
+    }
+
+    static func markPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String, kind: String) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO \(schema(scope)).pending(zone_name, zone_owner, name, kind) VALUES (?, ?, ?, ?)",
+                       arguments: [zone.name, zone.owner, name, kind])
+    }
+}

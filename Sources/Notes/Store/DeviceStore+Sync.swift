@@ -1,0 +1,104 @@
+import Cloud
+import Foundation
+import GRDB
+import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
+import Sync
+
+/// The store's side of syncing: what is pending, the records to send, and
+/// applying what the engines report. The store's `pending` table is the
+/// truth (a command in another process may add to it); the engines' state
+/// mirrors it.
+extension DeviceStore {
+    func pending(_ scope: DatabaseScope) throws -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange]) {
+        try read { db in
+            var records: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = []
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM \(Self.schema(scope)).pending ORDER BY rowid") {
+                let zone = ZoneID(name: row["zone_name"], owner: row["zone_owner"])
+                let id = RecordID(name: row["name"], zone: zone)
+                switch row["kind"] as String {
+                case "saveRecord": records.append(.saveRecord(id))
+                case "deleteRecord": records.append(.deleteRecord(id))
+                case "saveZone": zones.append(.saveZone(zone))
+                default: zones.append(.deleteZone(zone))
+                }
+            }
+            return (records, zones)
+        }
+    }
+
+    func savedState(_ scope: DatabaseScope) throws -> SyncState.Serialization? {
+        try read { db in
+            try Data.fetchOne(db, sql: "SELECT serialization FROM \(Self.schema(scope)).sync_state WHERE id = 1")
+                .map(SyncState.Serialization.init(data:))
+        }
+    }
+
+    func saveState(_ scope: DatabaseScope, _ state: SyncState.Serialization) throws {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO \(Self.schema(scope)).sync_state(id, serialization) VALUES (1, ?)
+                ON CONFLICT(id) DO UPDATE SET serialization = excluded.serialization
+                """, arguments: [state.data])
+        }
+    }
+
+    /// When this device last synced, and the last error a sync met.
+    public func syncStatus() throws -> (lastSync: Date?, lastError: String?) {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT last_sync, last_error FROM main.sync_state WHERE id = 1")
+            return ((row?["last_sync"] as Double?).map(Date.init(timeIntervalSince1970:)), row?["last_error"])
+        }
+    }
+
+    func noteSync(at date: Date, error: String?) throws {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO main.sync_state(id, last_sync, last_error) VALUES (1, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET last_sync = excluded.last_sync, last_error = excluded.last_error
+                """, arguments: [date.timeIntervalSince1970, error])
+        }
+    }
+
+    // MARK: Records
+
+    static func lastKnown(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Record? {
+        try Data.fetchOne(db, sql: "SELECT record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?",
+                          arguments: [id.zone.name, id.zone.owner, id.name])
+            .flatMap { try? JSONDecoder().decode(Record.self, from: $0) }
+    }
+
+    static func remember(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record) VALUES (?, ?, ?, ?)",
+                       arguments: [record.id.zone.name, record.id.zone.owner, record.id.name, try JSONEncoder().encode(record)])
+    }
+
+    static func forget(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+        try db.execute(sql: "DELETE FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?",
+                       arguments: [id.zone.name, id.zone.owner, id.name])
+    }
+
+    static func localPost(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Post? {
+        try Row.fetchOne(db, sql: "SELECT * FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                         arguments: [id.zone.name, id.zone.owner, id.name]).map { post(from: $0, scope: scope) }
+    }
+
+    static func pendingKind(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT kind FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name = ?",
+                            arguments: [id.zone.name, id.zone.owner, id.name])
+    }
+
+    static func clearPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String) throws {
+        try db.execute(sql: "DELETE FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name = ?",
+                       arguments: [zone.name, zone.owner, name])
+    }
+
+    /// The record to send for a post: its last known record with the post's fields over it.
+    func record(for id: RecordID, in scope: DatabaseScope) throws -> Record? {
+        try read { db in
+            guard let post = try Self.localPost(db, scope, id) else { return nil }
+            var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)
+            post.apply(to: &record)
+            return record
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import GRDB
+import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
+
+/// The schema of a device's stores; `private.sqlite` and `shared.sqlite`
+/// have the same one, migrated each under its own `user_version`.
+enum StoreSchema {
+    static let migrations: [String] = [
+        // v1: the app's data, the cloud's last known records, pending changes, sync state.
+        """
+        CREATE TABLE IF NOT EXISTS SCHEMA.notebooks(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, title TEXT NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner));
+        CREATE TABLE IF NOT EXISTS SCHEMA.posts(
+            id TEXT NOT NULL, zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL,
+            title TEXT NOT NULL, content TEXT NOT NULL, tags TEXT NOT NULL, location TEXT,
+            created_at REAL, created_by TEXT, modified_at REAL, modified_by TEXT,
+            conflicted INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY(zone_name, zone_owner, id));
+        CREATE TABLE IF NOT EXISTS SCHEMA.comments(
+            id TEXT NOT NULL, zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, post_id TEXT NOT NULL,
+            text TEXT NOT NULL, created_at REAL, created_by TEXT,
+            PRIMARY KEY(zone_name, zone_owner, id));
+        CREATE TABLE IF NOT EXISTS SCHEMA.server_records(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, name TEXT NOT NULL, record BLOB NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner, name));
+        CREATE TABLE IF NOT EXISTS SCHEMA.pending(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner, name));
+        CREATE TABLE IF NOT EXISTS SCHEMA.sync_state(
+            id INTEGER PRIMARY KEY CHECK (id = 1), serialization BLOB, last_sync REAL, last_error TEXT);
+        """,
+    ]
+
+    /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
+    static func migrate(_ db: Database, schema: String) throws {
+        let version = try Int.fetchOne(db, sql: "PRAGMA \(schema).user_version") ?? 0
+        guard version < migrations.count else { return }
+        for step in migrations[version...] {
+            try db.execute(sql: step.replacingOccurrences(of: "SCHEMA.", with: "\(schema)."))
+        }
+        try db.execute(sql: "PRAGMA \(schema).user_version = \(migrations.count)")
+    }
+}

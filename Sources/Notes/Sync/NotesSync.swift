@@ -1,0 +1,107 @@
+import Cloud
+import Foundation
+import Sync
+
+/// Drives a device's two engines (private and shared) over its store, the
+/// way Core Data's cloud-mirroring container does: it loads the store's
+/// pending changes into the engines, builds records from rows, applies what
+/// they fetch, and handles every failure they report.
+public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
+    public let store: DeviceStore
+    public let cloud: Cloud
+    public let account: any AccountSource
+    private var engines: [DatabaseScope: SyncEngine] = [:]
+    private let lock = NSLock()
+    private var arrived: [ZoneID: Set<String>] = [:]
+    /// What the cloud refused and the user should hear about.
+    public private(set) var refusals: [String] = []
+
+    public init(store: DeviceStore, cloud: Cloud, account: any AccountSource, automaticallySync: Bool = false,
+                deviceName: String = "device", log: SyncLog? = nil) throws {
+        self.store = store
+        self.cloud = cloud
+        self.account = account
+        for scope in [DatabaseScope.private, .shared] {
+            let engine = try SyncEngine(.init(
+                cloud: cloud, scope: scope, account: account, stateSerialization: try? store.savedState(scope),
+                delegate: self, automaticallySync: automaticallySync, deviceName: deviceName, log: log))
+            lock.withLock { engines[scope] = engine }
+        }
+        try loadPending()
+    }
+
+    public func engine(_ scope: DatabaseScope) -> SyncEngine { lock.withLock { engines[scope]! } }
+
+    public func stop() { for scope in [DatabaseScope.private, .shared] { engine(scope).stop() } }
+
+    /// Hands the store's pending changes (some written by other processes) to the engines.
+    public func loadPending() throws {
+        for scope in [DatabaseScope.private, .shared] {
+            let (records, zones) = try store.pending(scope)
+            if !zones.isEmpty { engine(scope).state.add(pendingDatabaseChanges: zones) }
+            if !records.isEmpty { engine(scope).state.add(pendingRecordZoneChanges: records) }
+        }
+    }
+
+    /// Sends, then fetches, both databases; notes when and how it went.
+    public func syncNow() throws {
+        try loadPending()
+        var firstError: (any Error)?
+        for scope in [DatabaseScope.private, .shared] {
+            do {
+                try engine(scope).sendChanges()
+                try engine(scope).fetchChanges()
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        try store.noteSync(at: Date(), error: firstError.map { "\($0)" })
+        if let firstError { throw firstError }
+    }
+
+    // MARK: SyncEngineDelegate
+
+    public func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) -> RecordZoneChangeBatch? {
+        let pending = engine.state.pendingRecordZoneChanges.filter { context.scope.contains($0.recordID.zone) }
+        return RecordZoneChangeBatch(pendingChanges: pending) { try? store.record(for: $0, in: engine.scope) }
+    }
+
+    public func handleEvent(_ event: SyncEvent, engine: SyncEngine) {
+        let scope = engine.scope
+        do {
+            switch event {
+            case .stateUpdate(let state):
+                try store.saveState(scope, state)
+            case .accountChange(let change):
+                if case .signIn = change { return }
+                try store.reset()
+            case .fetchedDatabaseChanges(let modifications, let deletions):
+                try store.dropZones(scope, deletions.map(\.zone))
+                try store.noteNotebooks(scope, modifications)
+            case .fetchedRecordZoneChanges(let modifications, let deletions):
+                lock.withLock { for r in modifications { arrived[r.id.zone]?.insert(r.id.name) } }
+                try store.applyFetched(scope, modifications: modifications, deletions: deletions)
+            case .willFetchRecordZoneChanges(let zone, let fromScratch):
+                lock.withLock { arrived[zone] = fromScratch ? [] : nil }
+            case .didFetchRecordZoneChanges(let zone, let error):
+                let seen = lock.withLock { arrived.removeValue(forKey: zone) }
+                if let error, scope == .shared, error == .zoneNotFound(zone) || error.code == "permissionFailure" {
+                    try store.dropZones(scope, [zone])  // access to the zone ended
+                } else if error == nil, let seen {
+                    try store.prune(scope, zone: zone, keeping: seen)
+                }
+            case .sentDatabaseChanges(let sent):
+                try store.zonesSent(scope, sent)
+            case .sentRecordZoneChanges(let sent):
+                let (records, zones, refused) = try store.applySent(scope, sent)
+                lock.withLock { refusals += refused }
+                if !zones.isEmpty { engine.state.add(pendingDatabaseChanges: zones) }
+                if !records.isEmpty { engine.state.add(pendingRecordZoneChanges: records) }
+            case .willFetchChanges, .didFetchChanges, .willSendChanges, .didSendChanges:
+                break
+            }
+        } catch {
+            lock.withLock { refusals.append("the store could not apply \(event.name): \(error)") }
+        }
+    }
+}
