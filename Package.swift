@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes",
             dependencies: [
-                "Cloud",
+                "Cloud", "Sync", "Notes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -4,7 +4,11 @@ struct CloudNotes: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloudnotes",
         abstract: "Collaborative notes for the terminal, synced and shared through a CloudKit-like cloud.",
-        subcommands: [CloudCommand.self]
+        subcommands: [
+            NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, DeletePost.self,
+            Notebooks.self, NewNotebook.self, SyncNow.self, Status.self,
+            CloudCommand.self,
+        ]
     )
 }
 

@@ -1,0 +1,21 @@
+import Cloud
+import Foundation
+import GRDB
+import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
+
+extension DeviceStore {
+    /// The share covering a post, from the share records this device fetched:
+    /// one rooted at the post, or one of its whole notebook.
+    public func share(for post: Post) throws -> Share? {
+        try read { db in
+            let rows = try Data.fetchAll(db, sql: """
+                SELECT record FROM \(Self.schema(post.scope)).server_records
+                WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name = ?)
+                """, arguments: [post.zone.name, post.zone.owner, "share-" + post.id, Share.zoneWideRecordName])
+            return rows.compactMap { try? JSONDecoder().decode(Record.self, from: $0) }
+                .filter { $0.type == Share.recordType }
+                .compactMap { try? Share(record: $0) }
+                .first { $0.rootRecord == nil || $0.rootRecord == post.id }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Cloud
+import Foundation
+import Notes
+
+struct Notebooks: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List notebooks, yours and those shared with you.")
+
+    @OptionGroup var device: DeviceOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let session = try device.open(syncFirst: true)
+        let names = try AccountNames(session.cloud)
+        let books = try session.store.notebooks()
+        if json {
+            return try Output.json(books.map { ["title": $0.title, "owner": names($0.zone.owner), "store": $0.scope.rawValue] })
+        }
+        Output.table([["NOTEBOOK", "OWNER", "STORE"]] + books.map { [$0.title, names($0.zone.owner), $0.scope.rawValue] })
+    }
+}
+
+struct NewNotebook: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "new-notebook", abstract: "Create a notebook.")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "Its name.") var name: String
+
+    func run() throws {
+        do { try FieldAssignment.validate(key: name.replacingOccurrences(of: " ", with: "_")) } catch {
+            throw CLIError.usage("a notebook name starts with a letter and holds letters, digits, spaces and '_'")
+        }
+        let session = try device.open()
+        _ = try session.store.createNotebook(name, owner: session.account.id)
+        Output.line("created notebook \(name)")
+        if let note = session.sync() { Output.line(note) }
+    }
+}
+
+struct SyncNow: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Send what waits and fetch what changed, now.")
+
+    @OptionGroup var device: DeviceOptions
+
+    func run() throws {
+        let session = try device.open()
+        if let note = session.sync() { throw CLIError(message: note) }
+        Output.line("synced; \(try session.store.pendingCount()) changes waiting")
+    }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Account, device, changes waiting, last sync, last error.")
+
+    @OptionGroup var device: DeviceOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    private struct View: Encodable {
+        var account: String
+        var device: String
+        var pending: Int
+        var lastSync: Date?
+        var lastError: String?
+    }
+
+    func run() throws {
+        let session = try device.open(syncFirst: true)
+        let (lastSync, lastError) = try session.store.syncStatus()
+        let view = View(account: session.account.name, device: session.device, pending: try session.store.pendingCount(),
+                        lastSync: lastSync, lastError: lastError)
+        if json { return try Output.json(view) }
+        Output.table([["account", view.account], ["device", view.device], ["pending", String(view.pending)],
+                      ["last sync", lastSync.map(Output.date) ?? "never"], ["last error", lastError ?? "none"]])
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Cloud
+import Foundation
+import Notes
+
+struct NewPost: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "new", abstract: "Write a new post.")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The title.") var title: String
+    @Option(help: "The text.") var body: String = ""
+    @Option(help: "The notebook (default: Notes).") var notebook: String = "Notes"
+    @Option(help: "Where it was written; kept on this device for now.") var location: String?
+    @Option(help: "Tags, comma-separated.") var tags: String?
+
+    func run() throws {
+        guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("the title is empty") }
+        let session = try device.open()
+        guard let book = try session.store.notebooks().first(where: { $0.title == notebook && $0.scope == .private }) else {
+            throw CLIError(message: "no notebook named '\(notebook)' (create it with 'cloudnotes new-notebook \(notebook)')")
+        }
+        let id = "p" + SystemRandom().hex(bytes: 6)
+        let post = Post(id: id, zone: book.zone, title: title, content: body,
+                        tags: tags.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? [],
+                        location: location)
+        try session.store.save(post, by: session.account.id, now: Date())
+        Output.line("created \(id) \"\(title)\" in \(notebook)")
+        if let note = session.sync() { Output.line(note) }
+    }
+}
+
+struct ListPosts: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List posts of both stores, newest first.")
+
+    @OptionGroup var device: DeviceOptions
+    @Option(help: "Only this notebook.") var notebook: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let session = try device.open(syncFirst: true)
+        let names = try AccountNames(session.cloud)
+        let views = try session.store.posts(notebook: notebook).map {
+            PostView($0, share: try session.store.share(for: $0), me: session.account, names: names)
+        }
+        if json { return try Output.json(views) }
+        if views.isEmpty { return Output.line("no posts (write one with 'cloudnotes new TITLE')") }
+        Output.table([["ID", "NOTEBOOK", "TITLE", "MARKS"]] + views.map { [$0.id, $0.notebook, $0.title, $0.markers] })
+    }
+}
+
+struct ShowPost: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one post.")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let session = try device.open(syncFirst: true)
+        let found = try session.store.post(post)
+        let view = PostView(found, share: try session.store.share(for: found), me: session.account, names: try AccountNames(session.cloud))
+        if json { try Output.json(view) } else { view.printText() }
+    }
+}
+
+struct EditPost: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a post's title, text or location.")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
+    @Option(help: "The new title.") var title: String?
+    @Option(help: "The new text.") var body: String?
+    @Option(help: "The new location.") var location: String?
+
+    func validate() throws {
+        if title == nil && body == nil && location == nil { throw ValidationError("say what to change: --title, --body or --location") }
+    }
+
+    func run() throws {
+        let session = try device.open(syncFirst: true)
+        var found = try session.store.post(post)
+        try requireWritable(found, session)
+        if let title { found.title = title }
+        if let body { found.content = body }
+        if let location { found.location = location }
+        try session.store.save(found, by: session.account.id, now: Date())
+        Output.line("edited \(found.id) \"\(found.title)\"")
+        if let note = session.sync() { Output.line(note) }
+    }
+}
+
+struct DeletePost: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a post.")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
+    @Flag(help: "Do not ask.") var yes = false
+
+    func run() throws {
+        let session = try device.open(syncFirst: true)
+        let found = try session.store.post(post)
+        try requireWritable(found, session)
+        if !yes {
+            guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("deleting needs --yes when not asked at a terminal") }
+            FileHandle.standardError.write(Data("delete \"\(found.title)\"? [y/N] ".utf8))
+            guard readLine()?.lowercased().hasPrefix("y") == true else { return Output.line("kept") }
+        }
+        try session.store.delete(found)
+        Output.line("deleted \(found.id) \"\(found.title)\"")
+        if let note = session.sync() { Output.line(note) }
+    }
+}
+
+/// Refuses, before changing anything, a write the account may not make.
+func requireWritable(_ post: Post, _ session: DeviceSession) throws {
+    guard post.scope == .shared else { return }
+    let share = try session.store.share(for: post)
+    guard share?.participant(session.account.id)?.permission == .readWrite else {
+        let owner = try session.cloud.account(id: post.zone.owner)?.name ?? "its owner"
+        throw CLIError(message: "read-only: shared by \(owner)")
+    }
+}

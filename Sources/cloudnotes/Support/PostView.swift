@@ -1,0 +1,54 @@
+import Cloud
+import Foundation
+import Notes
+
+/// A post as the command line shows it.
+struct PostView: Encodable {
+    var id: String
+    var notebook: String
+    var owner: String
+    var title: String
+    var content: String
+    var tags: [String]
+    var location: String?
+    var created: RecordView.Stamp?
+    var modified: RecordView.Stamp?
+    var shared: Bool
+    var readOnly: Bool
+    var conflicted: Bool
+
+    init(_ post: Post, share: Share?, me: Account, names: AccountNames) {
+        id = post.id
+        notebook = post.zone.name
+        owner = names(post.zone.owner)
+        title = post.title
+        content = post.content
+        tags = post.tags
+        location = post.location
+        created = post.createdAt.map { RecordView.Stamp(at: $0, by: post.createdBy.map(names.callAsFunction) ?? "?") }
+        modified = post.modifiedAt.map { RecordView.Stamp(at: $0, by: post.modifiedBy.map(names.callAsFunction) ?? "?") }
+        shared = post.scope == .shared || share != nil
+        readOnly = post.scope == .shared && share?.participant(me.id)?.permission != .readWrite
+        conflicted = post.conflicted
+    }
+
+    var markers: String {
+        [shared ? "shared" : nil, readOnly ? "read-only" : nil, conflicted ? "conflict" : nil]
+            .compactMap { $0 }.joined(separator: ",")
+    }
+
+    func printText() {
+        Output.line(title)
+        var rows: [[String]] = [["  id", id], ["  notebook", "\(notebook) (\(owner))"]]
+        if !tags.isEmpty { rows.append(["  tags", tags.joined(separator: ", ")]) }
+        if let location { rows.append(["  location", location]) }
+        if let created { rows.append(["  created", "\(Output.date(created.at)) by \(created.by)"]) }
+        if let modified { rows.append(["  modified", "\(Output.date(modified.at)) by \(modified.by)"]) }
+        if !markers.isEmpty { rows.append(["  marks", markers]) }
+        Output.table(rows)
+        if !content.isEmpty {
+            Output.line()
+            Output.line(content)
+        }
+    }
+}
