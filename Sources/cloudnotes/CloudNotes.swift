@@ -6,7 +6,9 @@ struct CloudNotes: ParsableCommand {
         abstract: "Collaborative notes for the terminal, synced and shared through a CloudKit-like cloud.",
         subcommands: [
             NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, DeletePost.self,
-            Notebooks.self, NewNotebook.self, SyncNow.self, Status.self,
+            Notebooks.self, NewNotebook.self, SharePost.self, AcceptShare.self, PostParticipants.self,
+            RemovePostParticipant.self, SetPostPermission.self, StopSharingPost.self, LeaveShare.self,
+            SyncNow.self, Status.self,
             CloudCommand.self,
         ]
     )

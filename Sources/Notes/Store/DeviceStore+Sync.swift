@@ -93,7 +93,7 @@ extension DeviceStore {
     }
 
     /// The record to send for a post: its last known record with the post's fields over it.
-    func record(for id: RecordID, in scope: DatabaseScope) throws -> Record? {
+    public func record(for id: RecordID, in scope: DatabaseScope) throws -> Record? {
         try read { db in
             guard let post = try Self.localPost(db, scope, id) else { return nil }
             var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)
