@@ -43,7 +43,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         }
     }
 
-    /// Sends, then fetches, both databases; notes when and how it went.
+    /// Sends, then fetches, both databases, and sends again what a merge
+    /// re-added (a few rounds at most); notes when and how it went.
     public func syncNow() throws {
         try loadPending()
         var firstError: (any Error)?
@@ -51,6 +52,9 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             do {
                 try engine(scope).sendChanges()
                 try engine(scope).fetchChanges()
+                for _ in 0..<3 where !engine(scope).state.pendingRecordZoneChanges.isEmpty {
+                    try engine(scope).sendChanges()
+                }
             } catch {
                 firstError = firstError ?? error
             }

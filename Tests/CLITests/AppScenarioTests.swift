@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Several accounts and devices as separate `cloudnotes` processes against one temporary cloud.
+struct App {
+    let directory = TemporaryDirectory("app")
+
+    var environment: [String: String] {
+        ["CLOUDNOTES_CLOUD": directory.url.appendingPathComponent("cloud").path,
+         "CLOUDNOTES_DATA": directory.url.appendingPathComponent("data").path]
+    }
+
+    func run(_ arguments: String..., as account: String, device: String = "default") throws -> ProcessResult {
+        try CloudNotesBinary.run(arguments + ["--account", account, "--device", device], environment: environment)
+    }
+
+    func ok(_ arguments: String..., as account: String, device: String = "default") throws -> String {
+        let result = try CloudNotesBinary.run(arguments + ["--account", account, "--device", device], environment: environment)
+        guard result.status == 0 else {
+            throw CLITestFailure("cloudnotes \(arguments.joined(separator: " ")) as \(account) exited \(result.status): \(result.stderr)")
+        }
+        return result.stdout
+    }
+
+    func titles(_ account: String, device: String = "default") throws -> [String] {
+        let posts = try JSONSerialization.jsonObject(with: Data(try ok("list", "--json", as: account, device: device).utf8)) as! [[String: Any]]
+        return posts.map { $0["title"] as! String }.sorted()
+    }
+
+    func post(_ title: String, as account: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(try ok("show", title, "--json", as: account).utf8)) as! [String: Any]
+    }
+}
+
+@Suite struct AppScenarioTests {
+    @Test func scenarios1And2ShareAcceptAndParticipants() throws {
+        let app = App()
+        _ = try app.ok("new", "Sharing demo is great", "--body", "hello", as: "jermaine")
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        let url = try app.ok("share", "Sharing demo is great", "--invite", "heather@example.com,mary@example.com", "--read-write",
+                             as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(url.hasPrefix("cloudnotes://share/"))
+
+        #expect(try app.ok("accept", url, as: "heather").contains("accepted \"Sharing demo is great\" from jermaine"))
+        #expect(try app.titles("heather") == ["Sharing demo is great"])
+        #expect(try app.post("Sharing demo is great", as: "heather")["shared"] as? Bool == true)
+
+        let participants = try JSONSerialization.jsonObject(
+            with: Data(try app.ok("participants", "Sharing demo is great", "--json", as: "jermaine").utf8)) as! [String: Any]
+        let rows = (participants["participants"] as! [[String: Any]]).map { "\($0["name"]!) \($0["role"]!) \($0["permission"]!) \($0["status"]!)" }
+        #expect(rows == ["jermaine owner readWrite accepted", "heather privateUser readWrite accepted", "mary privateUser readWrite pending"])
+        _ = try app.ok("accept", url, as: "mary")
+        #expect(try app.ok("participants", "Sharing demo is great", as: "heather").contains("read-write  accepted"))
+    }
+
+    @Test func scenario3AReadOnlyShareRefusesEditsWithTheReason() throws {
+        let app = App()
+        _ = try app.ok("status", as: "mary")
+        _ = try app.ok("new", "View only", "--body", "look", as: "heather")
+        let url = try app.ok("share", "View only", "--invite", "mary@example.com", "--read-only", as: "heather")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "mary")
+
+        let post = try app.post("View only", as: "mary")
+        #expect(post["readOnly"] as? Bool == true)
+        for refused in [try app.run("edit", "View only", "--body", "mine", as: "mary"), try app.run("delete", "View only", "--yes", as: "mary")] {
+            #expect(refused.isOneLineRefusal && refused.stderr.contains("read-only: shared by heather"))
+        }
+        #expect(try app.post("View only", as: "heather")["content"] as? String == "look")
+        #expect(try app.ok("participants", "View only", as: "mary").contains("read-only   accepted"))
+    }
+
+    @Test func scenario5EndingAShare() throws {
+        let app = App()
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new", "Shared", as: "jermaine")
+        let url = try app.ok("share", "Shared", "--invite", "heather@example.com,mary@example.com", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("accept", url, as: "mary")
+
+        _ = try app.ok("set-permission", "Shared", "mary@example.com", "read-only", as: "jermaine")
+        #expect(try app.run("edit", "Shared", "--body", "x", as: "mary").stderr.contains("read-only: shared by jermaine"))
+
+        _ = try app.ok("remove-participant", "Shared", "mary@example.com", as: "jermaine")
+        #expect(try app.titles("mary").isEmpty)
+        #expect(try app.titles("heather") == ["Shared"], "only the removed participant loses it")
+
+        _ = try app.ok("stop-sharing", "Shared", as: "jermaine")
+        #expect(try app.titles("heather").isEmpty, "stopping takes it from every participant")
+        #expect(try app.titles("jermaine") == ["Shared"], "the owner keeps the post")
+    }
+
+    @Test func scenario5AParticipantLeaves() throws {
+        let app = App()
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new", "Shared", as: "jermaine")
+        let url = try app.ok("share", "Shared", "--invite", "heather@example.com,mary@example.com", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("accept", url, as: "mary")
+
+        _ = try app.ok("leave", "Shared", as: "heather")
+
+        #expect(try app.titles("heather").isEmpty)
+        #expect(try app.titles("mary") == ["Shared"], "only the one who leaves loses it")
+        #expect(try app.titles("jermaine") == ["Shared"])
+    }
+
+    @Test func scenario6ANotebookSharedAsAWholeIncludingLaterPosts() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new-notebook", "Trip", as: "jermaine")
+        _ = try app.ok("new", "Day one", "--notebook", "Trip", as: "jermaine")
+        let url = try app.ok("share", "--notebook", "Trip", "--invite", "heather@example.com", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("new", "Day two", "--notebook", "Trip", as: "jermaine")
+
+        #expect(try app.titles("heather") == ["Day one", "Day two"])
+        let refused = try app.run("share", "Day two", "--invite", "heather@example.com", as: "jermaine")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("shared as a whole"))
+    }
+
+    @Test func scenario7ConcurrentEditsOnTwoDevicesMerge() throws {
+        let app = App()
+        _ = try app.ok("new", "List", "--body", "milk\neggs\nbread", as: "heather", device: "phone")
+        _ = try app.ok("list", as: "heather", device: "laptop")
+        // Both devices edit before either syncs: the cloud is unreachable for both edits.
+        _ = try CloudNotesBinary.run(["cloud", "faults", "--unreachable"], environment: app.environment)
+        _ = try app.ok("edit", "List", "--body", "oat milk\neggs\nbread", as: "heather", device: "phone")
+        _ = try app.ok("edit", "List", "--body", "milk\neggs\nrye bread", as: "heather", device: "laptop")
+        _ = try CloudNotesBinary.run(["cloud", "faults", "--off"], environment: app.environment)
+
+        _ = try app.ok("sync", as: "heather", device: "phone")
+        _ = try app.ok("sync", as: "heather", device: "laptop")
+        _ = try app.ok("sync", as: "heather", device: "phone")
+
+        for device in ["phone", "laptop"] {
+            let shown = try app.ok("show", "List", as: "heather", device: device)
+            #expect(shown.contains("oat milk\neggs\nrye bread"), "\(device): \(shown)")
+        }
+    }
+
+    @Test func scenario9OfflineEditsWaitAndAreSentWhenTheCloudReturns() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try CloudNotesBinary.run(["cloud", "faults", "--unreachable"], environment: app.environment)
+        let offline = try app.ok("new", "Written offline", as: "heather")
+        #expect(offline.contains("not synced yet"))
+        let status = try JSONSerialization.jsonObject(with: Data(try app.ok("status", "--json", as: "heather").utf8)) as! [String: Any]
+        #expect(status["pending"] as? Int == 1)
+
+        _ = try CloudNotesBinary.run(["cloud", "faults", "--off"], environment: app.environment)
+        _ = try app.ok("sync", as: "heather")
+        #expect(try app.titles("heather", device: "laptop") == ["Written offline"])
+    }
+
+    @Test func badReferencesAreRefusedInOneLine() throws {
+        let app = App()
+        _ = try app.ok("new", "One", as: "heather")
+        for result in [try app.run("show", "nothing", as: "heather"), try app.run("accept", "cloudnotes://share/x/y", as: "heather"),
+                       try app.run("share", "One", "--invite", "nobody@example.com", as: "heather"),
+                       try app.run("new", "x", "--notebook", "Missing", as: "heather")] {
+            #expect(result.isOneLineRefusal, "\(result.stderr)")
+        }
+    }
+}
