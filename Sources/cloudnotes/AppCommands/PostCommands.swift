@@ -39,9 +39,8 @@ struct ListPosts: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let names = try AccountNames(session.cloud)
-        let views = try session.store.posts(notebook: notebook).map {
-            PostView($0, share: try session.store.share(for: $0), me: session.account, names: names)
-        }
+        let sharing = try session.sharing()
+        let views = try session.store.posts(notebook: notebook).map { PostView($0, sharing: sharing, names: names) }
         if json { return try Output.json(views) }
         if views.isEmpty { return Output.line("no posts (write one with 'cloudnotes new TITLE')") }
         Output.table([["ID", "NOTEBOOK", "TITLE", "MARKS"]] + views.map { [$0.id, $0.notebook, $0.title, $0.markers] })
@@ -58,7 +57,7 @@ struct ShowPost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
-        let view = PostView(found, share: try session.store.share(for: found), me: session.account, names: try AccountNames(session.cloud))
+        let view = PostView(found, sharing: try session.sharing(), names: try AccountNames(session.cloud))
         if json { try Output.json(view) } else { view.printText() }
     }
 }
@@ -99,7 +98,7 @@ struct DeletePost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
-        try requireWritable(found, session)
+        try requireWritable(found, session, deleting: true)
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("deleting needs --yes when not asked at a terminal") }
             FileHandle.standardError.write(Data("delete \"\(found.title)\"? [y/N] ".utf8))
@@ -112,11 +111,10 @@ struct DeletePost: ParsableCommand {
 }
 
 /// Refuses, before changing anything, a write the account may not make.
-func requireWritable(_ post: Post, _ session: DeviceSession) throws {
-    guard post.scope == .shared else { return }
-    let share = try session.store.share(for: post)
-    guard share?.participant(session.account.id)?.permission == .readWrite else {
-        let owner = try session.cloud.account(id: post.zone.owner)?.name ?? "its owner"
-        throw CLIError(message: "read-only: shared by \(owner)")
+func requireWritable(_ post: Post, _ session: DeviceSession, deleting: Bool = false) throws {
+    let sharing = try session.sharing()
+    if let reason = sharing.readOnlyReason(for: post) { throw CLIError(message: reason) }
+    if deleting && !sharing.canDelete(post) {
+        throw CLIError(message: "only its owner deletes \"\(post.title)\": it is the post they shared")
     }
 }

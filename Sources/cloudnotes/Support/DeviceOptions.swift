@@ -51,6 +51,11 @@ struct DeviceSession {
     let device: String
     let store: DeviceStore
 
+    func sharing() throws -> StoreSharingProvider {
+        let names = try AccountNames(cloud)
+        return StoreSharingProvider(store: store, account: account) { names($0) }
+    }
+
     /// Syncs now if no other process is syncing this device; otherwise wakes
     /// that process (the front end), which sends the change for us.
     /// Returns a line to print when the sync could not finish.

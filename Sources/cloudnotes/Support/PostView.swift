@@ -17,7 +17,7 @@ struct PostView: Encodable {
     var readOnly: Bool
     var conflicted: Bool
 
-    init(_ post: Post, share: Share?, me: Account, names: AccountNames) {
+    init(_ post: Post, sharing: any SharingProvider, names: AccountNames) {
         id = post.id
         notebook = post.zone.name
         owner = names(post.zone.owner)
@@ -27,8 +27,8 @@ struct PostView: Encodable {
         location = post.location
         created = post.createdAt.map { RecordView.Stamp(at: $0, by: post.createdBy.map(names.callAsFunction) ?? "?") }
         modified = post.modifiedAt.map { RecordView.Stamp(at: $0, by: post.modifiedBy.map(names.callAsFunction) ?? "?") }
-        shared = post.scope == .shared || share != nil
-        readOnly = post.scope == .shared && share?.participant(me.id)?.permission != .readWrite
+        shared = sharing.isShared(post)
+        readOnly = !sharing.canEdit(post)
         conflicted = post.conflicted
     }
 

@@ -2,7 +2,7 @@ import Cloud
 import Foundation
 
 /// Turns user record IDs into account names for display.
-struct AccountNames {
+struct AccountNames: Sendable {
     private let byID: [String: String]
 
     init(_ cloud: Cloud) throws {
