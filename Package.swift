@@ -27,7 +27,11 @@ let package = Package(
         .target(name: "Sync", dependencies: ["Cloud"]),
         .target(
             name: "Notes",
-            dependencies: ["Sync", "Cloud", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "Sync", "Cloud",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // An in-memory app over the sync core, and a seeded simulation of many devices.
         .target(name: "SyncSimulation", dependencies: ["Sync", "Cloud"]),

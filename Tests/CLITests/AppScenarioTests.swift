@@ -167,3 +167,20 @@ struct App {
         }
     }
 }
+
+@Suite struct EncryptedLocationTests {
+    @Test func scenario8TheLocationIsCiphertextInTheCloudAndEveryParticipantReadsIt() throws {
+        let app = App()
+        _ = try app.ok("status", as: "mary")
+        _ = try app.ok("new", "Meet here", "--location", "Secret Cafe, 12 Hang Bac", as: "heather")
+        let url = try app.ok("share", "Meet here", "--invite", "mary@example.com", as: "heather").trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "mary")
+
+        #expect(try app.post("Meet here", as: "mary")["location"] as? String == "Secret Cafe, 12 Hang Bac")
+        #expect(try app.ok("show", "Meet here", "--json", as: "heather", device: "laptop").contains("Secret Cafe"))
+        let dump = try CloudNotesBinary.run(["cloud", "dump", "--json"], environment: app.environment)
+        #expect(dump.status == 0 && !dump.stdout.contains("Secret Cafe") && dump.stdout.contains("\"location\""))
+        let file = try Data(contentsOf: app.directory.url.appendingPathComponent("cloud/cloud.sqlite"))
+        #expect(file.range(of: Data("Secret Cafe".utf8)) == nil)
+    }
+}

@@ -20,6 +20,8 @@ public struct Post: Equatable, Sendable {
     public var modifiedBy: String?
     /// Both sides edited the same text; both versions are in `content` until the user edits.
     public var conflicted: Bool
+    /// The location as the cloud holds it, sealed; opened when a zone key is at hand.
+    var sealedLocation: Data?
 
     public init(id: String, zone: ZoneID, scope: DatabaseScope = .private, title: String, content: String = "",
                 tags: [String] = [], location: String? = nil) {

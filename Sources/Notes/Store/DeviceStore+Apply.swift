@@ -21,6 +21,7 @@ extension DeviceStore {
                     continue
                 }
                 var fetched = Post(record: record, scope: scope)
+                fetched.sealedLocation = record.encrypted("location")
                 if pending == "saveRecord", let local = try Self.localPost(db, scope, record.id) {
                     let base = try Self.lastKnown(db, scope, record.id).map(Post.fields(of:))
                         ?? PostFields(title: "", content: "", tags: [], location: nil)
@@ -28,8 +29,6 @@ extension DeviceStore {
                     fetched.fields = merged.fields
                     fetched.location = local.location
                     fetched.conflicted = merged.conflicted || local.conflicted
-                } else if let local = try Self.localPost(db, scope, record.id) {
-                    fetched.location = local.location
                 }
                 try Self.upsert(db, fetched)
                 try Self.remember(db, scope, record)
@@ -102,7 +101,9 @@ extension DeviceStore {
     private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try Self.clearPending(db, scope, zone: id.zone, name: id.name)
         if let known = try Self.lastKnown(db, scope, id) {
-            try Self.upsert(db, Post(record: known, scope: scope))
+            var post = Post(record: known, scope: scope)
+            post.sealedLocation = known.encrypted("location")
+            try Self.upsert(db, post)
         } else {
             try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                            arguments: [id.zone.name, id.zone.owner, id.name])

@@ -35,7 +35,7 @@ extension DeviceStore {
     public func posts(notebook: String? = nil) throws -> [Post] {
         try read { db in
             try [DatabaseScope.private, .shared].flatMap { scope in
-                try Row.fetchAll(db, sql: "SELECT * FROM \(Self.schema(scope)).posts").map { Self.post(from: $0, scope: scope) }
+                try Row.fetchAll(db, sql: "SELECT * FROM \(Self.schema(scope)).posts").map { try opened(db, Self.post(from: $0, scope: scope)) }
             }
             .filter { notebook == nil || $0.zone.name == notebook }
             .sorted { ($0.modifiedAt ?? .distantFuture, $0.id) > ($1.modifiedAt ?? .distantFuture, $1.id) }
@@ -129,11 +129,11 @@ extension DeviceStore {
         let tags = String(decoding: try JSONEncoder().encode(post.tags), as: UTF8.self)
         try db.execute(sql: """
             INSERT OR REPLACE INTO \(schema(post.scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
-                created_at, created_by, modified_at, modified_by, conflicted)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                location_sealed, created_at, created_by, modified_at, modified_by, conflicted)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [post.id, post.zone.name, post.zone.owner, post.title, post.content, tags, post.location,
-                             post.createdAt?.timeIntervalSince1970, post.createdBy, post.modifiedAt?.timeIntervalSince1970,
-                             post.modifiedBy, post.conflicted])
+                             post.sealedLocation, post.createdAt?.timeIntervalSince1970, post.createdBy,
+                             post.modifiedAt?.timeIntervalSince1970, post.modifiedBy, post.conflicted])
     }
 
     static func post(from row: Row, scope: DatabaseScope) -> Post {
@@ -146,6 +146,7 @@ extension DeviceStore {
         post.modifiedAt = (row["modified_at"] as Double?).map(Date.init(timeIntervalSince1970:))
         post.modifiedBy = row["modified_by"]
         post.conflicted = row["conflicted"]
+        post.sealedLocation = row["location_sealed"]
         return post
     }
 

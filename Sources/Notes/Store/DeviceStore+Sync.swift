@@ -94,11 +94,15 @@ extension DeviceStore {
 
     /// The record to send for a post: its last known record with the post's fields over it.
     public func record(for id: RecordID, in scope: DatabaseScope) throws -> Record? {
-        try read { db in
+        let found = try read { db -> (Post, Record)? in
             guard let post = try Self.localPost(db, scope, id) else { return nil }
             var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)
             post.apply(to: &record)
-            return record
+            return (try opened(db, post), record)
         }
+        guard var (post, record) = found else { return nil }
+        try sealLocation(of: post, into: &record)
+        post.sealedLocation = nil
+        return record
     }
 }

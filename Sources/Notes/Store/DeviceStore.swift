@@ -11,9 +11,17 @@ import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud
 /// command), so the files stay in rollback-journal mode (the system SQLite
 /// has the WAL-reset bug) and every write is one immediate transaction: a
 /// change and its pending entry commit together or not at all.
-public final class DeviceStore: Sendable {
+public final class DeviceStore: @unchecked Sendable {
     public let directory: URL
     let queue: DatabaseQueue
+    private let keyringLock = NSLock()
+    private var _keyring: Keyring?
+
+    /// The keys this device seals and opens locations with; none, no locations travel.
+    public var keyring: Keyring? {
+        get { keyringLock.withLock { _keyring } }
+        set { keyringLock.withLock { _keyring = newValue } }
+    }
 
     public init(directory: URL) throws {
         self.directory = directory

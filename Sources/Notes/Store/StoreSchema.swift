@@ -12,7 +12,7 @@ enum StoreSchema {
             PRIMARY KEY(zone_name, zone_owner));
         CREATE TABLE IF NOT EXISTS SCHEMA.posts(
             id TEXT NOT NULL, zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL,
-            title TEXT NOT NULL, content TEXT NOT NULL, tags TEXT NOT NULL, location TEXT,
+            title TEXT NOT NULL, content TEXT NOT NULL, tags TEXT NOT NULL, location TEXT, location_sealed BLOB,
             created_at REAL, created_by TEXT, modified_at REAL, modified_by TEXT,
             conflicted INTEGER NOT NULL DEFAULT 0,
             PRIMARY KEY(zone_name, zone_owner, id));

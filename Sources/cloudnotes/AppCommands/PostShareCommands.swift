@@ -75,6 +75,9 @@ struct SharePost: ParsableCommand {
         }
         switch Result(catching: { () throws(CloudError) in try db.saveShare(share, rootRecord: root, policy: .changedKeys) }) {
         case .success(let saved):
+            // Participants receive the zone's key, wrapped for each of them, inside what is shared.
+            let invitees = saved.share.participants.filter { $0.role != .owner }.compactMap(\.userRecordID)
+            try session.store.keyring?.grant(zone: saved.share.id.zone, root: saved.share.rootRecord, to: invitees)
             session.sync()
             Output.line(saved.url!.absoluteString)
         case .failure(.alreadyShared):

@@ -39,6 +39,9 @@ struct DeviceOptions: ParsableArguments {
         let account = try cloud.accountCreatingIfNeeded(name: account)
         let directory = dataDirectory.appendingPathComponent("devices/\(account.name)/\(device)")
         let store = try DeviceStore(directory: directory)
+        let keyring = try Keyring(directory: dataDirectory.appendingPathComponent("keychain"), account: account, cloud: cloud)
+        store.keyring = keyring
+        try? keyring.publish()  // offline: published on a later run
         _ = try store.ensureDefaultNotebook(owner: account.id)
         return DeviceSession(cloud: cloud, account: account, device: device, store: store)
     }
