@@ -5,7 +5,7 @@ struct CloudNotes: ParsableCommand {
         commandName: "cloudnotes",
         abstract: "Collaborative notes for the terminal, synced and shared through a CloudKit-like cloud.",
         subcommands: [
-            NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, DeletePost.self,
+            NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, DeletePost.self, CommentOnPost.self,
             Notebooks.self, NewNotebook.self, SharePost.self, AcceptShare.self, PostParticipants.self,
             RemovePostParticipant.self, SetPostPermission.self, StopSharingPost.self, LeaveShare.self,
             SyncNow.self, Status.self,

@@ -184,3 +184,25 @@ struct App {
         #expect(file.range(of: Data("Secret Cafe".utf8)) == nil)
     }
 }
+
+@Suite struct CommentTests {
+    @Test func commentsTravelWithASharedPostAndReadOnlyParticipantsCannotComment() throws {
+        let app = App()
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new", "Plans", as: "jermaine")
+        _ = try app.ok("comment", "Plans", "first!", as: "jermaine")
+        let rw = try app.ok("share", "Plans", "--invite", "heather@example.com", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", rw, as: "heather")
+        _ = try app.ok("comment", "Plans", "count me in", as: "heather")
+
+        let shown = try app.ok("show", "Plans", as: "jermaine")
+        #expect(shown.contains("jermaine") && shown.contains(": first!") && shown.contains("heather") && shown.contains(": count me in"))
+
+        _ = try app.ok("new", "Read me", as: "jermaine")
+        let ro = try app.ok("share", "Read me", "--invite", "mary@example.com", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", ro, as: "mary")
+        let refused = try app.run("comment", "Read me", "hi", as: "mary")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("read-only: shared by jermaine"))
+    }
+}

@@ -11,6 +11,11 @@ extension DeviceStore {
     func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws {
         try write { db in
             for record in modifications {
+                if record.type == Comment.recordType {
+                    try Self.upsert(db, Comment(record: record, scope: scope))
+                    try Self.remember(db, scope, record)
+                    continue
+                }
                 guard record.type == Post.recordType else {
                     try Self.remember(db, scope, record)  // shares and other records: kept for reference
                     continue
@@ -34,8 +39,10 @@ extension DeviceStore {
                 try Self.remember(db, scope, record)
             }
             for deletion in deletions {
-                try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                               arguments: [deletion.id.zone.name, deletion.id.zone.owner, deletion.id.name])
+                for table in ["posts", "comments"] {
+                    try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                                   arguments: [deletion.id.zone.name, deletion.id.zone.owner, deletion.id.name])
+                }
                 try Self.forget(db, scope, deletion.id)
                 try Self.clearPending(db, scope, zone: deletion.id.zone, name: deletion.id.name)
             }
@@ -47,7 +54,11 @@ extension DeviceStore {
         -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [String]) {
         try write { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [String] = []
-            for record in sent.savedRecords {
+            for record in sent.savedRecords where record.type == Comment.recordType {
+                try Self.remember(db, scope, record)
+                try Self.clearPending(db, scope, zone: record.id.zone, name: record.id.name)
+            }
+            for record in sent.savedRecords where record.type != Comment.recordType {
                 try Self.remember(db, scope, record)
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again.
                 if let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: Post.fields(of: record)) {
@@ -132,14 +143,19 @@ extension DeviceStore {
     /// After a from-scratch fetch: posts that did not arrive (and wait for nothing) are gone.
     func prune(_ scope: DatabaseScope, zone: ZoneID, keeping arrived: Set<String>) throws {
         try write { db in
+            let schema = Self.schema(scope)
             let names = try String.fetchAll(db, sql: """
-                SELECT id FROM \(Self.schema(scope)).posts p WHERE zone_name = ? AND zone_owner = ?
-                AND NOT EXISTS (SELECT 1 FROM \(Self.schema(scope)).pending q
+                SELECT id FROM (SELECT id, zone_name, zone_owner FROM \(schema).posts
+                                UNION ALL SELECT id, zone_name, zone_owner FROM \(schema).comments) p
+                WHERE zone_name = ? AND zone_owner = ?
+                AND NOT EXISTS (SELECT 1 FROM \(schema).pending q
                                 WHERE q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id)
                 """, arguments: [zone.name, zone.owner])
             for name in names where !arrived.contains(name) {
-                try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                               arguments: [zone.name, zone.owner, name])
+                for table in ["posts", "comments"] {
+                    try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                                   arguments: [zone.name, zone.owner, name])
+                }
                 try Self.forget(db, scope, RecordID(name: name, zone: zone))
             }
         }

@@ -94,6 +94,11 @@ extension DeviceStore {
 
     /// The record to send for a post: its last known record with the post's fields over it.
     public func record(for id: RecordID, in scope: DatabaseScope) throws -> Record? {
+        if let comment = try read({ db in try Self.localComment(db, scope, id) }) {
+            var record = try read { db in try Self.lastKnown(db, scope, id) } ?? Record(type: Comment.recordType, id: id)
+            comment.apply(to: &record)
+            return record
+        }
         let found = try read { db -> (Post, Record)? in
             guard let post = try Self.localPost(db, scope, id) else { return nil }
             var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)

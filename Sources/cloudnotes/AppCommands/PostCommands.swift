@@ -57,7 +57,11 @@ struct ShowPost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
-        let view = PostView(found, sharing: try session.sharing(), names: try AccountNames(session.cloud))
+        let names = try AccountNames(session.cloud)
+        var view = PostView(found, sharing: try session.sharing(), names: names)
+        view.comments = try session.store.comments(on: found).map {
+            PostView.CommentView(by: $0.createdBy.map(names.callAsFunction) ?? "?", at: $0.createdAt, text: $0.text)
+        }
         if json { try Output.json(view) } else { view.printText() }
     }
 }
@@ -116,5 +120,24 @@ func requireWritable(_ post: Post, _ session: DeviceSession, deleting: Bool = fa
     if let reason = sharing.readOnlyReason(for: post) { throw CLIError(message: reason) }
     if deleting && !sharing.canDelete(post) {
         throw CLIError(message: "only its owner deletes \"\(post.title)\": it is the post they shared")
+    }
+}
+
+struct CommentOnPost: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "comment", abstract: "Comment on a post; the comment travels with the post's share.")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
+    @Argument(help: "The comment.") var text: String
+
+    func run() throws {
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw CLIError.usage("the comment is empty") }
+        let session = try device.open(syncFirst: true)
+        let found = try session.store.post(post)
+        try requireWritable(found, session)
+        let comment = Comment(id: "c" + SystemRandom().hex(bytes: 6), postID: found.id, zone: found.zone, scope: found.scope, text: text)
+        try session.store.add(comment, by: session.account.id, now: Date())
+        Output.line("commented on \"\(found.title)\"")
+        if let note = session.sync() { Output.line(note) }
     }
 }

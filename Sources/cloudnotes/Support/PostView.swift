@@ -16,6 +16,13 @@ struct PostView: Encodable {
     var shared: Bool
     var readOnly: Bool
     var conflicted: Bool
+    var comments: [CommentView] = []
+
+    struct CommentView: Encodable {
+        var by: String
+        var at: Date?
+        var text: String
+    }
 
     init(_ post: Post, sharing: any SharingProvider, names: AccountNames) {
         id = post.id
@@ -49,6 +56,12 @@ struct PostView: Encodable {
         if !content.isEmpty {
             Output.line()
             Output.line(content)
+        }
+        if !comments.isEmpty {
+            Output.line()
+            for comment in comments {
+                Output.line("  \(comment.by)\(comment.at.map { " at " + Output.date($0) } ?? ""): \(comment.text)")
+            }
         }
     }
 }

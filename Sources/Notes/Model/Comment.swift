@@ -1,0 +1,40 @@
+import Cloud
+import Foundation
+
+/// A comment on a post: a record of type `Comment` whose parent is the post,
+/// so a share of the post carries its comments.
+public struct Comment: Equatable, Sendable {
+    public static let recordType = "Comment"
+
+    public var id: String
+    public var postID: String
+    public var zone: ZoneID
+    public var scope: DatabaseScope
+    public var text: String
+    public var createdAt: Date?
+    public var createdBy: String?
+
+    public init(id: String, postID: String, zone: ZoneID, scope: DatabaseScope, text: String) {
+        self.id = id
+        self.postID = postID
+        self.zone = zone
+        self.scope = scope
+        self.text = text
+    }
+
+    init(record: Record, scope: DatabaseScope) {
+        var text = ""
+        if case .string(let s)? = record["text"] { text = s }
+        self.init(id: record.id.name, postID: record.parent ?? "", zone: record.id.zone, scope: scope, text: text)
+        createdAt = record.system?.createdAt
+        createdBy = record.system?.createdBy
+    }
+
+    func apply(to record: inout Record) {
+        if record["text"] != .string(text) { record["text"] = .string(text) }
+        if record.parent != postID { record.setParent(postID) }
+        // Deleted with its post.
+        let ref = FieldValue.reference(Reference(recordName: postID, action: .deleteSelf))
+        if record["post"] != ref { record["post"] = ref }
+    }
+}

@@ -1,0 +1,48 @@
+import Cloud
+import Foundation
+import GRDB
+import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
+
+extension DeviceStore {
+    /// A post's comments, oldest first.
+    public func comments(on post: Post) throws -> [Comment] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM \(Self.schema(post.scope)).comments WHERE zone_name = ? AND zone_owner = ? AND post_id = ?
+                ORDER BY created_at, id
+                """, arguments: [post.zone.name, post.zone.owner, post.id]).map { Self.comment(from: $0, scope: post.scope) }
+        }
+    }
+
+    /// Adds a comment and marks it to be sent, in one transaction.
+    public func add(_ comment: Comment, by account: String, now: Date) throws {
+        var comment = comment
+        comment.createdAt = now
+        comment.createdBy = account
+        try write { db in
+            try Self.upsert(db, comment)
+            try Self.markPending(db, comment.scope, zone: comment.zone, name: comment.id, kind: "saveRecord")
+        }
+    }
+
+    static func upsert(_ db: Database, _ comment: Comment) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO \(schema(comment.scope)).comments(id, zone_name, zone_owner, post_id, text, created_at, created_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [comment.id, comment.zone.name, comment.zone.owner, comment.postID, comment.text,
+                             comment.createdAt?.timeIntervalSince1970, comment.createdBy])
+    }
+
+    static func comment(from row: Row, scope: DatabaseScope) -> Comment {
+        var comment = Comment(id: row["id"], postID: row["post_id"], zone: ZoneID(name: row["zone_name"], owner: row["zone_owner"]),
+                              scope: scope, text: row["text"])
+        comment.createdAt = (row["created_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        comment.createdBy = row["created_by"]
+        return comment
+    }
+
+    static func localComment(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Comment? {
+        try Row.fetchOne(db, sql: "SELECT * FROM \(schema(scope)).comments WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                         arguments: [id.zone.name, id.zone.owner, id.name]).map { comment(from: $0, scope: scope) }
+    }
+}
