@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
         .testTarget(name: "NotesTests", dependencies: ["Notes", "Sync", "Cloud", "TestSupport"]),
         // Drives the built `cloudnotes` executable as separate OS processes.
-        .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "Notes", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import Notes
 import Testing
 import TestSupport
 
@@ -204,5 +205,23 @@ struct App {
         _ = try app.ok("accept", ro, as: "mary")
         let refused = try app.run("comment", "Read me", "hi", as: "mary")
         #expect(refused.isOneLineRefusal && refused.stderr.contains("read-only: shared by jermaine"))
+    }
+}
+
+@Suite struct SyncingProcessTests {
+    @Test func whileAnotherProcessSyncsTheDeviceACommandWritesAndWakesIt() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        let device = app.directory.url.appendingPathComponent("data/devices/heather/default")
+        var lock = DeviceLock(directory: device)  // this test plays the front end that syncs
+        #expect(lock != nil)
+
+        _ = try app.ok("new", "Written while the front end runs", as: "heather")
+
+        #expect(FileManager.default.fileExists(atPath: device.appendingPathComponent("notify/changed").path), "the syncing process was woken")
+        #expect(try app.titles("heather", device: "laptop").isEmpty, "the command itself sent nothing")
+        lock = nil
+        _ = try app.ok("sync", as: "heather")
+        #expect(try app.titles("heather", device: "laptop") == ["Written while the front end runs"])
     }
 }
