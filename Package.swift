@@ -35,9 +35,14 @@ let package = Package(
         ),
         // An in-memory app over the sync core, and a seeded simulation of many devices.
         .target(name: "SyncSimulation", dependencies: ["Sync", "Cloud"]),
+        // The same simulation at the app's level: posts, notebooks, comments, shares over real device stores.
+        .target(name: "NotesSimulation", dependencies: ["Notes", "SyncSimulation", "Sync", "Cloud"]),
         .executableTarget(
             name: "cloudnotes-sim",
-            dependencies: ["SyncSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "SyncSimulation", "NotesSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "cloudnotes",
@@ -50,7 +55,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
-        .testTarget(name: "NotesTests", dependencies: ["Notes", "Sync", "Cloud", "TestSupport"]),
+        .testTarget(name: "NotesTests", dependencies: ["Notes", "NotesSimulation", "Sync", "Cloud", "TestSupport"]),
         // Drives the built `cloudnotes` executable as separate OS processes.
         .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "Notes", "TestSupport"]),
     ],

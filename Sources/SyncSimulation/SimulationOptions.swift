@@ -25,6 +25,13 @@ public struct SimulationReport: Sendable {
     public var counts: [String: Int]
     public var violations: [String]
 
+    public init(seed: UInt64, steps: Int, counts: [String: Int], violations: [String]) {
+        self.seed = seed
+        self.steps = steps
+        self.counts = counts
+        self.violations = violations
+    }
+
     public var passed: Bool { violations.isEmpty }
 
     /// One line: the seed, what happened, and the verdict.

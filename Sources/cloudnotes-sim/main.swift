@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sync
+import NotesSimulation
 import SyncSimulation
 
 /// `cloudnotes-sim`: runs the seeded multi-device simulation and says whether it held.
@@ -17,6 +18,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Steps per run.") var steps: Int = 2_000
     @Option(name: .customLong("fault-rate"), help: "Share of requests failing transiently, 0 to 1.") var faultRate: Double = 0.2
     @Option(help: "Write every event and request to this file.") var log: String?
+    @Flag(help: "Simulate the app itself (posts, notebooks, comments, shares over real device stores).") var app = false
 
     func validate() throws {
         guard devices >= 1, accounts >= 1, steps >= 0, seeds >= 1 else {
@@ -33,7 +35,8 @@ struct SimulateCommand: ParsableCommand {
                                             steps: steps, faultRate: faultRate)
             let directory = Self.scratch()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let report = try Simulation(options, directory: directory, log: sink).run()
+            let report = app ? try AppSimulation(options, directory: directory).run()
+                : try Simulation(options, directory: directory, log: sink).run()
             print(report.summary)
             if !report.passed {
                 failed += 1
