@@ -33,7 +33,7 @@ public final class AppSimulation {
     var deletedPosts: Set<String> = []
     var urls: [(url: ShareURL, owner: Account)] = []
 
-    public init(_ options: SimulationOptions, directory: URL) throws {
+    public init(_ options: SimulationOptions, directory: URL, log: (any SyncLogSink)? = nil) throws {
         self.options = options
         random = SeededRandom(seed: options.seed)
         cloud = try Cloud(directory: directory.appendingPathComponent("cloud"), clock: clock,
@@ -46,7 +46,9 @@ public final class AppSimulation {
             try keyring.publish()
             store.keyring = keyring
             _ = try store.ensureDefaultNotebook(owner: account.id)
-            let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: "\(account.name)/d\(d)")
+            let name = "\(account.name)/d\(d)"
+            let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: name,
+                                     log: log.map { SyncLog(sink: $0, device: name, clock: clock) })
             devices.append(Device(name: "\(account.name)/d\(d)", account: account, sync: sync))
         }
     }
@@ -159,7 +161,7 @@ public final class AppSimulation {
             guard let participant = try? db.lookUpParticipant(accountName: other.name) else { continue }
             share.addParticipant(participant, permission: random.below(2) == 0 ? .readWrite : .readOnly)
         }
-        guard let saved = try? db.saveShare(share, rootRecord: root, policy: .changedKeys), let url = saved.url else {
+        guard let saved = try? db.saveShare(share, rootRecord: root), let url = saved.url else {
             counts["shareRefused", default: 0] += 1
             return
         }
@@ -198,9 +200,9 @@ public final class AppSimulation {
             for post in try device.store.posts() { views[post.id, default: [:]][device.name] = post }
         }
         for (id, seen) in views {
-            let versions = Set(seen.values.map { "\($0.title)|\($0.content)|\($0.tags)|\($0.location ?? "-")" })
-            if versions.count > 1 {
-                violations.append("post \(id) differs between devices: \(seen.map { "\($0.key): \($0.value.content.debugDescription)" }.sorted())")
+            func describe(_ post: Post) -> String { "\(post.title)|\(post.content)|\(post.tags)|\(post.location ?? "-")" }
+            if Set(seen.values.map(describe)).count > 1 {
+                violations.append("post \(id) differs between devices: \(seen.map { "\($0.key): \(describe($0.value).debugDescription)" }.sorted())")
             }
             guard !refusedPosts.contains(id) else { continue }
             for (device, post) in seen {

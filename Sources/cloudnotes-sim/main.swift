@@ -35,7 +35,7 @@ struct SimulateCommand: ParsableCommand {
                                             steps: steps, faultRate: faultRate)
             let directory = Self.scratch()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let report = app ? try AppSimulation(options, directory: directory).run()
+            let report = app ? try AppSimulation(options, directory: directory, log: sink).run()
                 : try Simulation(options, directory: directory, log: sink).run()
             print(report.summary)
             if !report.passed {

@@ -33,10 +33,46 @@ extension DeviceStore {
             if record.encrypted("location") != nil { record.setEncrypted("location", nil) }
             return
         }
-        let key = post.scope == .private ? try keyring.ownZoneKey(post.zone, known: known)
-            : keyring.openZoneKey(from: known, zone: post.zone)
-        guard let key else { return }
+        // Only keys at hand: the record provider must not talk to the cloud (see `prepareZoneKeys`).
+        guard let key = keyring.openZoneKey(from: known, zone: post.zone) else { return }
         if let current = record.encrypted("location"), Sealing.open(current, key: key, record: post.recordID) == location { return }
         record.setEncrypted("location", try Sealing.seal(location, key: key, record: post.recordID))
+    }
+}
+
+extension DeviceStore {
+    /// Makes sure this account's zones holding posts with a location to send
+    /// have a key, before a send: a failure here is a failed sync, retried
+    /// later, and never a change dropped.
+    func prepareZoneKeys() throws {
+        guard let keyring else { return }
+        let zones = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT DISTINCT p.zone_name, p.zone_owner FROM main.posts p JOIN main.pending q
+                ON q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id
+                WHERE p.location IS NOT NULL
+                """).map { ZoneID(name: $0["zone_name"], owner: $0["zone_owner"]) }
+        }
+        for zone in zones {
+            let known = try read { db in try Self.keyRecords(db, .private, zone: zone) }
+            guard keyring.openZoneKey(from: known, zone: zone) == nil else { continue }  // at hand already
+            do {
+                _ = try keyring.ownZoneKey(zone, known: known)
+            } catch CloudError.zoneNotFound {
+                continue  // the send creates the zone; the location goes out sealed on the next sync
+            }
+            // Keep the key record at hand, so the provider seals without asking the cloud.
+            let record = try keyring.cloud.database(.private, as: keyring.account).record(Keyring.keyRecordID(zone: zone, root: nil))
+            try write { db in try Self.remember(db, .private, record) }
+        }
+    }
+
+    /// Whether the cloud's record holds the post's location (sealed), as the device has it.
+    func locationSynced(_ db: Database, _ post: Post, in record: Record) -> Bool {
+        guard let location = post.location else { return record.encrypted("location") == nil }
+        guard let sealed = record.encrypted("location"), let keyring,
+              let known = try? Self.keyRecords(db, post.scope, zone: post.zone),
+              let key = keyring.openZoneKey(from: known, zone: post.zone) else { return false }
+        return Sealing.open(sealed, key: key, record: post.recordID) == location
     }
 }

@@ -45,9 +45,8 @@ public final class Keyring: @unchecked Sendable {
     }
 
     func publicKey(of userRecordID: String) throws -> Curve25519.KeyAgreement.PublicKey {
-        guard case .bytes(let raw)? = try publicDatabase.record(Self.publicKeyID(userRecordID))["key"] else {
-            throw CloudError.invalidArguments("account \(userRecordID) has published no key")
-        }
+        let id = Self.publicKeyID(userRecordID)
+        guard case .bytes(let raw)? = try publicDatabase.record(id)["key"] else { throw CloudError.unknownItem(id) }
         return try Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw)
     }
 
@@ -78,7 +77,13 @@ public final class Keyring: @unchecked Sendable {
         if let key = openZoneKey(from: known, zone: zone) { return key }
         let db = cloud.database(.private, as: account)
         let id = Self.keyRecordID(zone: zone, root: nil)
-        if let existing = try? db.record(id), let key = openZoneKey(from: [existing], zone: zone) { return key }
+        if let existing = try Self.existing(id, in: db) {
+            guard let key = openZoneKey(from: [existing], zone: zone) else {
+                throw CloudError.permissionFailure("this device cannot open the key of zone \(zone.name)")
+            }
+            return key
+        }
+        // Only a key that surely does not exist yet is made: a new one would lock out what the old one sealed.
         let key = SymmetricKey(size: .bits256)
         try publish()
         try saveEnvelopes(key, zone: zone, root: nil, for: [account.id])
@@ -91,17 +96,37 @@ public final class Keyring: @unchecked Sendable {
         try saveEnvelopes(key, zone: zone, root: root, for: [account.id] + userRecordIDs)
     }
 
+    /// The record, nil only when the cloud says it does not exist; other errors are thrown.
+    static func existing(_ id: RecordID, in db: CloudDatabase) throws -> Record? {
+        do {
+            return try db.record(id)
+        } catch {
+            if case .unknownItem = error { return nil }
+            throw error
+        }
+    }
+
     private func saveEnvelopes(_ key: SymmetricKey, zone: ZoneID, root: String?, for users: [String]) throws {
         let db = cloud.database(.private, as: account)
         let id = Self.keyRecordID(zone: zone, root: root)
-        var record = (try? db.record(id)) ?? Record(type: Self.keyRecordType, id: id)
+        var record = try Self.existing(id, in: db) ?? Record(type: Self.keyRecordType, id: id)
         var envelopes = Self.envelopes(of: record)
         for user in users where envelopes[user] == nil {
-            guard let recipient = try? publicKey(of: user) else { continue }  // they can read it once they publish a key
+            let recipient: Curve25519.KeyAgreement.PublicKey
+            if user == account.id {
+                recipient = privateKey.publicKey
+            } else {
+                do {
+                    recipient = try publicKey(of: user)
+                } catch {
+                    if case .unknownItem = error as? CloudError { continue }  // no key published yet: granted on a later sync
+                    throw error
+                }
+            }
             envelopes[user] = try Sealing.wrap(key, for: recipient, zone: zone)
         }
         record["envelopes"] = .bytes(try JSONEncoder().encode(envelopes))
         if let root { record.setParent(root) }
-        try db.save(record, policy: .changedKeys)
+        try db.save(record)  // if-unchanged: envelopes written meanwhile are never overwritten
     }
 }

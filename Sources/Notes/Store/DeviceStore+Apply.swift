@@ -28,8 +28,7 @@ extension DeviceStore {
                 var fetched = Post(record: record, scope: scope)
                 fetched.sealedLocation = record.encrypted("location")
                 if pending == "saveRecord", let local = try Self.localPost(db, scope, record.id) {
-                    let base = try Self.lastKnown(db, scope, record.id).map(Post.fields(of:))
-                        ?? PostFields(title: "", content: "", tags: [], location: nil)
+                    let base = try Self.lastKnown(db, scope, record.id).map(Post.fields(of:)) ?? PostFields.empty
                     let merged = PostMerge.merge(base: base, local: local.fields, server: Post.fields(of: record))
                     fetched.fields = merged.fields
                     fetched.location = local.location
@@ -61,7 +60,8 @@ extension DeviceStore {
             for record in sent.savedRecords where record.type != Comment.recordType {
                 try Self.remember(db, scope, record)
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again.
-                if let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: Post.fields(of: record)) {
+                if let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: Post.fields(of: record)),
+                   post.location == nil || locationSynced(db, post, in: record) {
                     try Self.clearPending(db, scope, zone: record.id.zone, name: record.id.name)
                 } else {
                     again.append(.saveRecord(record.id))
@@ -72,7 +72,9 @@ extension DeviceStore {
                 switch error {
                 case .serverRecordChanged(let server):
                     if var local = try Self.localPost(db, scope, id) {
-                        let base = try Self.lastKnown(db, scope, id).map(Post.fields(of:)) ?? Post.fields(of: server)
+                        // No known base (a lost response: the save committed, its tag never came back):
+                        // assume nothing in common, so both sides' text survives.
+                        let base = try Self.lastKnown(db, scope, id).map(Post.fields(of:)) ?? PostFields.empty
                         let merged = PostMerge.merge(base: base, local: local.fields, server: Post.fields(of: server))
                         local.fields = PostFields(title: merged.fields.title, content: merged.fields.content,
                                                   tags: merged.fields.tags, location: local.location)
@@ -85,8 +87,13 @@ extension DeviceStore {
                     try Self.forget(db, scope, id)
                     zones.append(.saveZone(id.zone))
                     again.append(.saveRecord(id))
+                case .zoneNotFound(let zone) where scope == .shared:
+                    // Access to the zone ended while the edit waited: it is no longer ours to show.
+                    refusals.append("\(id.name): \(error)")
+                    try dropZones(db, scope, [zone])
                 case .unknownItem:
-                    // Deleted elsewhere meanwhile: the deletion wins.
+                    // Deleted elsewhere meanwhile, or no longer shared with this account: the edit cannot land.
+                    refusals.append("\(id.name): it was deleted, or is no longer shared with you; your edit was not kept")
                     try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                                    arguments: [id.zone.name, id.zone.owner, id.name])
                     try Self.forget(db, scope, id)
@@ -103,7 +110,11 @@ extension DeviceStore {
             }
             for (id, error) in sent.failedRecordDeletes {
                 refusals.append("\(id.name): \(error)")
-                try restore(db, scope, id)
+                if scope == .shared, case .zoneNotFound(let zone) = error {
+                    try dropZones(db, scope, [zone])
+                } else {
+                    try restore(db, scope, id)
+                }
             }
             return (again, zones, refusals)
         }
@@ -130,12 +141,14 @@ extension DeviceStore {
 
     /// Forgets every row of zones the account no longer reaches.
     func dropZones(_ scope: DatabaseScope, _ zones: [ZoneID]) throws {
-        try write { db in
-            for zone in zones {
-                for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
-                    try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ?",
-                                   arguments: [zone.name, zone.owner])
-                }
+        try write { db in try dropZones(db, scope, zones) }
+    }
+
+    func dropZones(_ db: Database, _ scope: DatabaseScope, _ zones: [ZoneID]) throws {
+        for zone in zones {
+            for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
+                try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ?",
+                               arguments: [zone.name, zone.owner])
             }
         }
     }
@@ -174,6 +187,9 @@ extension DeviceStore {
 }
 
 extension PostFields {
+    /// The base of a merge when the version both sides started from is unknown.
+    static let empty = PostFields(title: "", content: "", tags: [], location: nil)
+
     /// Equal in what travels to the cloud (the location stays on the device for now).
     func sameSynced(as other: PostFields) -> Bool {
         title == other.title && content == other.content && tags == other.tags

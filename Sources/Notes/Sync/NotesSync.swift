@@ -50,11 +50,13 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         var firstError: (any Error)?
         for scope in [DatabaseScope.private, .shared] {
             do {
+                if scope == .private { try store.prepareZoneKeys() }
                 try engine(scope).sendChanges()
                 try engine(scope).fetchChanges()
                 for _ in 0..<3 where !engine(scope).state.pendingRecordZoneChanges.isEmpty {
                     try engine(scope).sendChanges()
                 }
+                if scope == .private { try store.repairKeyGrants() }
             } catch {
                 firstError = firstError ?? error
             }

@@ -73,13 +73,18 @@ struct SharePost: ParsableCommand {
         for participant in try Self.lookUp(emails, in: db) {
             share.addParticipant(participant, permission: readWrite ? .readWrite : .readOnly)
         }
-        switch Result(catching: { () throws(CloudError) in try db.saveShare(share, rootRecord: root, policy: .changedKeys) }) {
+        // The post is saved with the share only if the cloud still has the version this device knows:
+        // otherwise someone's newer edit would be overwritten.
+        switch Result(catching: { () throws(CloudError) in try db.saveShare(share, rootRecord: root) }) {
         case .success(let saved):
             // Participants receive the zone's key, wrapped for each of them, inside what is shared.
             let invitees = saved.share.participants.filter { $0.role != .owner }.compactMap(\.userRecordID)
             try session.store.keyring?.grant(zone: saved.share.id.zone, root: saved.share.rootRecord, to: invitees)
             session.sync()
             Output.line(saved.url!.absoluteString)
+        case .failure(.serverRecordChanged):
+            session.sync()
+            throw CLIError(message: "\"\(share.title)\" changed in the cloud meanwhile; it is up to date now, share again")
         case .failure(.alreadyShared):
             throw CLIError(message: notebook == nil
                 ? "\"\(share.title)\" already belongs to a share (its notebook may be shared as a whole)"
