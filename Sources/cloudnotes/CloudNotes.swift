@@ -8,7 +8,7 @@ struct CloudNotes: ParsableCommand {
             NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, DeletePost.self, CommentOnPost.self,
             Notebooks.self, NewNotebook.self, SharePost.self, AcceptShare.self, PostParticipants.self,
             RemovePostParticipant.self, SetPostPermission.self, StopSharingPost.self, LeaveShare.self,
-            SyncNow.self, Status.self,
+            SyncNow.self, Status.self, SignIn.self,
             CloudCommand.self,
         ]
     )

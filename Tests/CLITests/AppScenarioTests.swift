@@ -12,19 +12,21 @@ struct App {
          "CLOUDNOTES_DATA": directory.url.appendingPathComponent("data").path]
     }
 
-    func run(_ arguments: String..., as account: String, device: String = "default") throws -> ProcessResult {
-        try CloudNotesBinary.run(arguments + ["--account", account, "--device", device], environment: environment)
+    /// `device` nil: the account's own default device.
+    func run(_ arguments: String..., as account: String, device: String? = nil) throws -> ProcessResult {
+        try CloudNotesBinary.run(arguments + ["--account", account] + (device.map { ["--device", $0] } ?? []), environment: environment)
     }
 
-    func ok(_ arguments: String..., as account: String, device: String = "default") throws -> String {
-        let result = try CloudNotesBinary.run(arguments + ["--account", account, "--device", device], environment: environment)
+    func ok(_ arguments: String..., as account: String, device: String? = nil) throws -> String {
+        let result = try CloudNotesBinary.run(arguments + ["--account", account] + (device.map { ["--device", $0] } ?? []),
+                                              environment: environment)
         guard result.status == 0 else {
             throw CLITestFailure("cloudnotes \(arguments.joined(separator: " ")) as \(account) exited \(result.status): \(result.stderr)")
         }
         return result.stdout
     }
 
-    func titles(_ account: String, device: String = "default") throws -> [String] {
+    func titles(_ account: String, device: String? = nil) throws -> [String] {
         let posts = try JSONSerialization.jsonObject(with: Data(try ok("list", "--json", as: account, device: device).utf8)) as! [[String: Any]]
         return posts.map { $0["title"] as! String }.sorted()
     }
@@ -212,7 +214,7 @@ struct App {
     @Test func whileAnotherProcessSyncsTheDeviceACommandWritesAndWakesIt() throws {
         let app = App()
         _ = try app.ok("status", as: "heather")
-        let device = app.directory.url.appendingPathComponent("data/devices/heather/default")
+        let device = app.directory.url.appendingPathComponent("data/devices/heather")
         var lock = DeviceLock(directory: device)  // this test plays the front end that syncs
         #expect(lock != nil)
 
@@ -223,5 +225,21 @@ struct App {
         lock = nil
         _ = try app.ok("sync", as: "heather")
         #expect(try app.titles("heather", device: "laptop") == ["Written while the front end runs"])
+    }
+}
+
+@Suite struct AccountChangeScenarioTests {
+    @Test func scenario10SigningADeviceIntoAnotherAccount() throws {
+        let app = App()
+        _ = try app.ok("new", "Heather's only", as: "heather", device: "family-laptop")
+        #expect(try app.titles("heather", device: "family-laptop") == ["Heather's only"])
+
+        let refused = try app.run("list", as: "mary", device: "family-laptop")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("signed into heather"))
+
+        let switched = try CloudNotesBinary.run(["sign-in", "mary", "--device", "family-laptop"], environment: app.environment)
+        #expect(switched.status == 0 && switched.stdout.contains("heather's data is no longer shown"))
+        #expect(try app.titles("mary", device: "family-laptop").isEmpty)
+        #expect(try app.titles("heather") == ["Heather's only"], "heather's data is still hers, in the cloud")
     }
 }

@@ -11,8 +11,8 @@ struct DeviceOptions: ParsableArguments {
     @Option(help: "The account (created in the cloud on first use).")
     var account: String
 
-    @Option(help: "The device: one local copy of the account's data.")
-    var device: String = "default"
+    @Option(help: "The device: one local copy of an account's data (default: one named after the account).")
+    var device: String?
 
     /// `$CLOUDNOTES_DATA`, else `$XDG_DATA_HOME/cloudnotes` (`~/.local/share/cloudnotes`).
     var dataDirectory: URL {
@@ -21,10 +21,25 @@ struct DeviceOptions: ParsableArguments {
         return CloudOptions.dataHome(env).appendingPathComponent("cloudnotes")
     }
 
+    var deviceName: String { device ?? account }
+
     func validate() throws {
-        for (name, value) in [("--device", device)] where value.isEmpty || value.contains("/") || value.hasPrefix(".") {
-            throw ValidationError("\(name) '\(value)' must be a plain name")
+        if deviceName.isEmpty || deviceName.contains("/") || deviceName.hasPrefix(".") {
+            throw ValidationError("--device '\(deviceName)' must be a plain name")
         }
+    }
+
+    var deviceDirectory: URL { dataDirectory.appendingPathComponent("devices/\(deviceName)") }
+
+    /// The account a device is signed into, recorded in its directory; nil for a new device.
+    static func signedIn(_ directory: URL) -> String? {
+        (try? String(contentsOf: directory.appendingPathComponent("account"), encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func signIn(_ directory: URL, as account: String) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Data((account + "\n").utf8).write(to: directory.appendingPathComponent("account"), options: .atomic)
     }
 
     /// Opens the device and, for commands that read, syncs first so they show what is current.
@@ -35,15 +50,21 @@ struct DeviceOptions: ParsableArguments {
     }
 
     func open() throws -> DeviceSession {
+        let directory = deviceDirectory
+        switch Self.signedIn(directory) {
+        case nil: try Self.signIn(directory, as: account)
+        case account?: break
+        case let other?:
+            throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(account) --device \(deviceName)")
+        }
         let cloud = try cloud.open()
         let account = try cloud.accountCreatingIfNeeded(name: account)
-        let directory = dataDirectory.appendingPathComponent("devices/\(account.name)/\(device)")
         let store = try DeviceStore(directory: directory)
         let keyring = try Keyring(directory: dataDirectory.appendingPathComponent("keychain"), account: account, cloud: cloud)
         store.keyring = keyring
         try? keyring.publish()  // offline: published on a later run
         _ = try store.ensureDefaultNotebook(owner: account.id)
-        return DeviceSession(cloud: cloud, account: account, device: device, store: store)
+        return DeviceSession(cloud: cloud, account: account, device: deviceName, store: store)
     }
 }
 

@@ -1,0 +1,29 @@
+import ArgumentParser
+import Cloud
+import Foundation
+import Notes
+
+struct SignIn: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign-in",
+        abstract: "Sign a device into another account; the previous account's data is no longer shown on it.")
+
+    @OptionGroup var cloud: CloudOptions
+    @Argument(help: "The account to sign in as (created on first use).") var account: String
+    @Option(help: "The device.") var device: String
+
+    func run() throws {
+        var options = try DeviceOptions.parse(["--account", account, "--device", device])
+        options.cloud = cloud
+        let previous = DeviceOptions.signedIn(options.deviceDirectory)
+        try DeviceOptions.signIn(options.deviceDirectory, as: account)
+        let session = try options.open()
+        // The sync core notices the new account before anything else and the store forgets the old one's data.
+        if let note = session.sync() { Output.line(note) }
+        if let previous, previous != account {
+            Output.line("device \(device) is now signed into \(account); \(previous)'s data is no longer shown on it")
+        } else {
+            Output.line("device \(device) is signed into \(account)")
+        }
+    }
+}
