@@ -38,6 +38,7 @@ struct SimulateCommand: ParsableCommand {
             let report = app ? try AppSimulation(options, directory: directory, log: sink).run()
                 : try Simulation(options, directory: directory, log: sink).run()
             print(report.summary)
+            fflush(stdout)  // a long run shows its progress line by line, even into a file
             if !report.passed {
                 failed += 1
                 for violation in report.violations.prefix(20) { print("  \(violation)") }
