@@ -37,15 +37,19 @@ struct SimulateCommand: ParsableCommand {
             defer { try? FileManager.default.removeItem(at: directory) }
             let report = app ? try AppSimulation(options, directory: directory, log: sink).run()
                 : try Simulation(options, directory: directory, log: sink).run()
-            print(report.summary)
-            fflush(stdout)  // a long run shows its progress line by line, even into a file
+            line(report.summary)
             if !report.passed {
                 failed += 1
-                for violation in report.violations.prefix(20) { print("  \(violation)") }
+                for violation in report.violations.prefix(20) { line("  \(violation)") }
             }
         }
-        if seeds > 1 { print("\(seeds - failed) passed, \(failed) failed") }
+        if seeds > 1 { line("\(seeds - failed) passed, \(failed) failed") }
         if failed > 0 { throw ExitCode.failure }
+    }
+
+    /// Writes a line at once (unbuffered), so a long run shows its progress even into a file.
+    private func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     /// A fresh cloud directory, in memory where the machine has /dev/shm:
