@@ -243,3 +243,22 @@ struct App {
         #expect(try app.titles("heather") == ["Heather's only"], "heather's data is still hers, in the cloud")
     }
 }
+
+@Suite struct InviteMoreTests {
+    @Test func moreAccountsAreInvitedToAnExistingShareByNameOrEmail() throws {
+        let app = App()
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new", "Plans", "--location", "Hue", as: "jermaine")
+        let url = try app.ok("share", "Plans", "--invite", "heather", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+
+        let invited = try app.ok("share", "Plans", "--invite", "mary@example.com", "--read-write", as: "jermaine")
+        #expect(invited.contains("invited mary@example.com"))
+        _ = try app.ok("accept", url, as: "mary")
+
+        #expect(try app.post("Plans", as: "mary")["location"] as? String == "Hue", "the newcomer can open the location too")
+        #expect(try app.ok("participants", "Plans", as: "jermaine").contains("mary"))
+        let nobody = try app.run("share", "Plans", as: "jermaine")
+        #expect(nobody.isOneLineRefusal && nobody.stderr.contains("shared already"))
+    }
+}

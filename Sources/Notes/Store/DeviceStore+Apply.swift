@@ -98,6 +98,10 @@ extension DeviceStore {
                                    arguments: [id.zone.name, id.zone.owner, id.name])
                     try Self.forget(db, scope, id)
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                case .quotaExceeded:
+                    // Not sent, but kept here: the user's text stays, and goes out with its next edit.
+                    refusals.append("\(id.name): not sent, the account's storage is full; the post is kept on this device")
+                    try Self.clearPending(db, scope, zone: id.zone, name: id.name)
                 default:
                     // Refused (read-only, out of reach, too big): back to the cloud's version, and say why.
                     refusals.append("\(id.name): \(error)")

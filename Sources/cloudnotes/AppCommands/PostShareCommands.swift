@@ -38,7 +38,7 @@ struct SharePost: ParsableCommand {
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The post (ID, ID prefix or exact title).") var post: String?
     @Option(help: "Share this notebook as a whole instead.") var notebook: String?
-    @Option(help: "Emails to invite, comma-separated.") var invite: String?
+    @Option(help: "Emails or account names to invite, comma-separated.") var invite: String?
     @Flag(help: "Invitees may only read (the default).") var readOnly = false
     @Flag(help: "Invitees may edit.") var readWrite = false
     @Option(name: .customLong("public"), help: "What anyone with the URL gets: none, read-only, read-write.")
@@ -63,8 +63,11 @@ struct SharePost: ParsableCommand {
         } else {
             let found = try session.store.post(post!)
             guard found.scope == .private else { throw CLIError(message: "\"\(found.title)\" is shared with you; only its owner shares it") }
-            if let existing = try session.store.share(for: found), existing.isZoneWide {
-                throw CLIError(message: "\"\(found.title)\" is in notebook \(found.zone.name), which is shared as a whole; share the notebook instead")
+            if let existing = try session.store.share(for: found) {
+                guard !existing.isZoneWide else {
+                    throw CLIError(message: "\"\(found.title)\" is in notebook \(found.zone.name), which is shared as a whole; share the notebook instead")
+                }
+                return try invite(emails, to: existing, post: found, session: session, db: db)
             }
             share = Share(rootRecord: found.recordID, title: found.title, type: "Post")
             root = try session.store.record(for: found.recordID, in: .private)
@@ -96,9 +99,26 @@ struct SharePost: ParsableCommand {
 }
 
 extension SharePost {
-    static func lookUp(_ emails: [String], in db: CloudDatabase) throws -> [ShareParticipant] {
+    /// Adds invitees to a post's existing share. The cloud keeps no copy of
+    /// the URL, so the one printed when the post was first shared is the one to send.
+    func invite(_ invitees: [String], to share: Share, post: Post, session: DeviceSession, db: CloudDatabase) throws {
+        guard !invitees.isEmpty else { throw CLIError(message: "\"\(post.title)\" is shared already; add people with --invite") }
+        var updated = share
+        for participant in try Self.lookUp(invitees, in: db) {
+            updated = try db.addParticipant(participant, permission: readWrite ? .readWrite : .readOnly, to: share.id)
+        }
+        let ids = updated.participants.filter { $0.role != .owner && $0.status != .removed }.compactMap(\.userRecordID)
+        try session.store.keyring?.grant(zone: share.id.zone, root: share.rootRecord, to: ids)
+        session.sync()
+        Output.line("invited \(invitees.joined(separator: ", ")) to \"\(post.title)\"; send them the URL you got when you first shared it")
+    }
+
+    /// Invitees by email, or by account name when there is no '@'.
+    static func lookUp(_ invitees: [String], in db: CloudDatabase) throws -> [ShareParticipant] {
         var found: [ShareParticipant] = []
-        for email in emails { found.append(try db.lookUpParticipant(email: email)) }
+        for who in invitees {
+            found.append(who.contains("@") ? try db.lookUpParticipant(email: who) : try db.lookUpParticipant(accountName: who))
+        }
         return found
     }
 }
