@@ -105,9 +105,9 @@ extension DeviceStore {
             post.apply(to: &record)
             return (try opened(db, post), record)
         }
-        guard var (post, record) = found else { return nil }
+        guard let (post, unsealed) = found else { return nil }
+        var record = unsealed
         try sealLocation(of: post, into: &record)
-        post.sealedLocation = nil
         return record
     }
 }
