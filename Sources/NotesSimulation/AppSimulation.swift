@@ -54,18 +54,10 @@ public final class AppSimulation {
     }
 
     public func run() -> SimulationReport {
-        do {
-            try cloud.setFaultPlan(FaultPlan(rate: options.faultRate, errors: TransientFault.allCases, retryAfter: 0))
-            for step in 0..<options.steps {
-                clock.advance(by: 1)
-                try perform(step)
-            }
-            try cloud.setFaultPlan(.off)
-            try settle()
+        violations += runSeeded(cloud: cloud, clock: clock, options: options, step: perform, settle: settle, check: {
             try check()
-        } catch {
-            violations.append("the simulation itself failed: \(error)")
-        }
+            return []
+        })
         return SimulationReport(seed: options.seed, steps: options.steps, counts: counts, violations: violations)
     }
 

@@ -54,18 +54,8 @@ public final class Simulation {
     }
 
     public func run() -> SimulationReport {
-        do {
-            try cloud.setFaultPlan(FaultPlan(rate: options.faultRate, errors: TransientFault.allCases, retryAfter: 0))
-            for step in 0..<options.steps {
-                clock.advance(by: 1)
-                try perform(step)
-            }
-            try cloud.setFaultPlan(.off)
-            try settle()
-            violations += try SimulationCheck(simulation: self).run()
-        } catch {
-            violations.append("the simulation itself failed: \(error)")
-        }
+        violations += runSeeded(cloud: cloud, clock: clock, options: options, step: perform, settle: settle,
+                                check: { try SimulationCheck(simulation: self).run() })
         return SimulationReport(seed: options.seed, steps: options.steps, counts: counts, violations: violations)
     }
 
