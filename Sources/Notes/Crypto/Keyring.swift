@@ -14,6 +14,16 @@ public final class Keyring: @unchecked Sendable {
     public let account: Account
     let cloud: Cloud
     let privateKey: Curve25519.KeyAgreement.PrivateKey
+    /// Keys already unwrapped, by zone and envelope (the zone is part of the
+    /// unwrapping): reading a list of posts opens each post's location, and the
+    /// key agreement need not run once per post.
+    private let lock = NSLock()
+    private var unwrapped: [ZoneEnvelope: SymmetricKey] = [:]
+
+    private struct ZoneEnvelope: Hashable {
+        let zone: ZoneID
+        let envelope: Data
+    }
 
     public init(directory: URL, account: Account, cloud: Cloud) throws {
         self.account = account
@@ -66,8 +76,13 @@ public final class Keyring: @unchecked Sendable {
     /// Opens a zone key from any of the given key records.
     func openZoneKey(from records: [Record], zone: ZoneID) -> SymmetricKey? {
         for record in records where record.type == Self.keyRecordType {
-            if let envelope = Self.envelopes(of: record)[account.id],
-               let key = Sealing.unwrap(envelope, with: privateKey, zone: zone) { return key }
+            guard let envelope = Self.envelopes(of: record)[account.id] else { continue }
+            let cacheKey = ZoneEnvelope(zone: zone, envelope: envelope)
+            if let key = lock.withLock({ unwrapped[cacheKey] }) { return key }
+            if let key = Sealing.unwrap(envelope, with: privateKey, zone: zone) {
+                lock.withLock { unwrapped[cacheKey] = key }
+                return key
+            }
         }
         return nil
     }
