@@ -3,33 +3,6 @@ import Cloud
 import Foundation
 import Notes
 
-/// The share a post belongs to, reached from its owner's or a participant's side.
-struct PostShare {
-    let session: DeviceSession
-    let post: Post
-    let database: CloudDatabase
-    let share: Share
-
-    init(_ session: DeviceSession, _ post: Post) throws {
-        self.session = session
-        self.post = post
-        database = session.cloud.database(post.scope, as: session.account)
-        let local = try session.store.share(for: post)
-        let id = local?.id ?? RecordID(name: "share-" + post.id, zone: post.zone)
-        do {
-            share = try database.fetchShare(id)
-        } catch {
-            throw CLIError(message: "\"\(post.title)\" is not shared")
-        }
-    }
-
-    func participantID(email: String) throws -> String {
-        guard let id = share.participants.first(where: { $0.email?.lowercased() == email.lowercased() && $0.status != .removed })?.userRecordID
-        else { throw CLIError(message: "\(email) does not take part in \"\(post.title)\"") }
-        return id
-    }
-}
-
 struct SharePost: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "share",
@@ -51,75 +24,21 @@ struct SharePost: ParsableCommand {
 
     func run() throws {
         let session = try device.open(syncFirst: true)
-        let db = session.cloud.database(.private, as: session.account)
+        let sharing = session.postSharing
         let emails = invite.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
-        var share: Share
-        var root: Record?
+        let permission: SharePermission = readWrite ? .readWrite : .readOnly
+        defer { session.sync() }
         if let notebook {
-            guard let book = try session.store.notebooks().first(where: { $0.title == notebook && $0.scope == .private }) else {
-                throw CLIError(message: "no notebook of yours named '\(notebook)'")
-            }
-            share = Share(zoneWide: book.zone, title: notebook, type: "Notebook")
-        } else {
-            let found = try session.store.post(post!)
-            guard found.scope == .private else { throw CLIError(message: "\"\(found.title)\" is shared with you; only its owner shares it") }
-            if let existing = try session.store.share(for: found) {
-                guard !existing.isZoneWide else {
-                    throw CLIError(message: "\"\(found.title)\" is in notebook \(found.zone.name), which is shared as a whole; share the notebook instead")
-                }
-                return try invite(emails, to: existing, post: found, session: session, db: db)
-            }
-            share = Share(rootRecord: found.recordID, title: found.title, type: "Post")
-            root = try session.store.record(for: found.recordID, in: .private)
+            Output.line(try sharing.share(notebook: notebook, inviting: emails, permission: permission, publicPermission: publicPermission).absoluteString)
+            return
         }
-        share.publicPermission = publicPermission
-        for participant in try Self.lookUp(emails, in: db) {
-            share.addParticipant(participant, permission: readWrite ? .readWrite : .readOnly)
+        let found = try session.store.post(post!)
+        switch try sharing.share(found, inviting: emails, permission: permission, publicPermission: publicPermission) {
+        case .shared(let url):
+            Output.line(url.absoluteString)
+        case .invited(let people):
+            Output.line("invited \(people.joined(separator: ", ")) to \"\(found.title)\"; send them the URL you got when you first shared it")
         }
-        // The post is saved with the share only if the cloud still has the version this device knows:
-        // otherwise someone's newer edit would be overwritten.
-        switch Result(catching: { () throws(CloudError) in try db.saveShare(share, rootRecord: root) }) {
-        case .success(let saved):
-            // Participants receive the zone's key, wrapped for each of them, inside what is shared.
-            let invitees = saved.share.participants.filter { $0.role != .owner }.compactMap(\.userRecordID)
-            try session.store.keyring?.grant(zone: saved.share.id.zone, root: saved.share.rootRecord, to: invitees)
-            session.sync()
-            Output.line(saved.url!.absoluteString)
-        case .failure(.serverRecordChanged):
-            session.sync()
-            throw CLIError(message: "\"\(share.title)\" changed in the cloud meanwhile; it is up to date now, share again")
-        case .failure(.alreadyShared):
-            throw CLIError(message: notebook == nil
-                ? "\"\(share.title)\" already belongs to a share (its notebook may be shared as a whole)"
-                : "notebook \(notebook!) already has shared posts or is shared already")
-        case .failure(let error):
-            throw error
-        }
-    }
-}
-
-extension SharePost {
-    /// Adds invitees to a post's existing share. The cloud keeps no copy of
-    /// the URL, so the one printed when the post was first shared is the one to send.
-    func invite(_ invitees: [String], to share: Share, post: Post, session: DeviceSession, db: CloudDatabase) throws {
-        guard !invitees.isEmpty else { throw CLIError(message: "\"\(post.title)\" is shared already; add people with --invite") }
-        var updated = share
-        for participant in try Self.lookUp(invitees, in: db) {
-            updated = try db.addParticipant(participant, permission: readWrite ? .readWrite : .readOnly, to: share.id)
-        }
-        let ids = updated.participants.filter { $0.role != .owner && $0.status != .removed }.compactMap(\.userRecordID)
-        try session.store.keyring?.grant(zone: share.id.zone, root: share.rootRecord, to: ids)
-        session.sync()
-        Output.line("invited \(invitees.joined(separator: ", ")) to \"\(post.title)\"; send them the URL you got when you first shared it")
-    }
-
-    /// Invitees by email, or by account name when there is no '@'.
-    static func lookUp(_ invitees: [String], in db: CloudDatabase) throws -> [ShareParticipant] {
-        var found: [ShareParticipant] = []
-        for who in invitees {
-            found.append(who.contains("@") ? try db.lookUpParticipant(email: who) : try db.lookUpParticipant(accountName: who))
-        }
-        return found
     }
 }
 
@@ -130,9 +49,9 @@ struct AcceptShare: ParsableCommand {
     @Argument(help: "The URL.") var url: String
 
     func run() throws {
-        let link = try ShareURL(parsing: url)
+        _ = try ShareURL(parsing: url)  // a malformed URL is refused before the device is touched
         let session = try device.open()
-        let metadata = try session.cloud.acceptShare(link, as: session.account)
+        let metadata = try session.postSharing.accept(url)
         if let note = session.sync() { Output.line(note) }
         Output.line("accepted \"\(metadata.title)\" from \(metadata.ownerName) (\(metadata.permission.text))")
     }
@@ -147,8 +66,8 @@ struct PostParticipants: ParsableCommand {
 
     func run() throws {
         let session = try device.open(syncFirst: true)
-        let target = try PostShare(session, try session.store.post(post))
-        let view = ShareView(target.share, names: try AccountNames(session.cloud))
+        let share = try session.postSharing.currentShare(of: try session.store.post(post))
+        let view = ShareView(share, names: try AccountNames(session.cloud))
         if json { try Output.json(view) } else { view.printParticipants() }
     }
 }
@@ -162,10 +81,10 @@ struct RemovePostParticipant: ParsableCommand {
 
     func run() throws {
         let session = try device.open(syncFirst: true)
-        let target = try PostShare(session, try session.store.post(post))
-        try target.database.removeParticipant(try target.participantID(email: email), from: target.share.id)
+        let found = try session.store.post(post)
+        try session.postSharing.removeParticipant(email: email, from: found)
         session.sync()
-        Output.line("removed \(email) from \"\(target.post.title)\"")
+        Output.line("removed \(email) from \"\(found.title)\"")
     }
 }
 
@@ -179,10 +98,10 @@ struct SetPostPermission: ParsableCommand {
 
     func run() throws {
         let session = try device.open(syncFirst: true)
-        let target = try PostShare(session, try session.store.post(post))
-        try target.database.setPermission(permission, for: try target.participantID(email: email), on: target.share.id)
+        let found = try session.store.post(post)
+        try session.postSharing.setPermission(permission, email: email, on: found)
         session.sync()
-        Output.line("\(email) is now \(permission.text) on \"\(target.post.title)\"")
+        Output.line("\(email) is now \(permission.text) on \"\(found.title)\"")
     }
 }
 
@@ -195,9 +114,7 @@ struct StopSharingPost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
-        guard found.scope == .private else { throw CLIError(message: "only the owner stops sharing; leave it with 'cloudnotes leave'") }
-        let target = try PostShare(session, found)
-        try target.database.deleteShare(target.share.id)
+        try session.postSharing.stopSharing(found)
         session.sync()
         Output.line("stopped sharing \"\(found.title)\"")
     }
@@ -212,9 +129,7 @@ struct LeaveShare: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
-        guard found.scope == .shared else { throw CLIError(message: "\"\(found.title)\" is yours; stop sharing it instead") }
-        let target = try PostShare(session, found)
-        try target.database.deleteShare(target.share.id)
+        try session.postSharing.leave(found)
         session.sync()
         Output.line("left \"\(found.title)\"")
     }

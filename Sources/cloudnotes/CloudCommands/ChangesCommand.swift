@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cloud
+import Notes
 
 struct Changes: ParsableCommand {
     static let configuration = CommandConfiguration(

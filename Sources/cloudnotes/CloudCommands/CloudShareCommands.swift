@@ -1,6 +1,7 @@
 import ArgumentParser
 import Cloud
 import Foundation
+import Notes
 
 struct ShareRecord: ParsableCommand {
     static let configuration = CommandConfiguration(

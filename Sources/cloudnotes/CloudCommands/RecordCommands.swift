@@ -1,6 +1,7 @@
 import ArgumentParser
 import Cloud
 import Foundation
+import Notes
 
 struct SaveRecord: ParsableCommand {
     static let configuration = CommandConfiguration(

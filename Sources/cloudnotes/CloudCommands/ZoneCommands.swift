@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cloud
+import Notes
 
 struct CreateZone: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create a custom zone in an account's private database (idempotent).")

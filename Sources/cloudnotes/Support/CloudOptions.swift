@@ -59,34 +59,7 @@ extension SavePolicy: ExpressibleByArgument {}
 
 /// Permissions as people type them: read-only, read-write, none.
 extension SharePermission: ExpressibleByArgument {
-    public init?(argument: String) {
-        switch argument.lowercased() {
-        case "none": self = .none
-        case "read-only", "readonly": self = .readOnly
-        case "read-write", "readwrite": self = .readWrite
-        default: return nil
-        }
-    }
+    public init?(argument: String) { self.init(text: argument) }
 
     public static var allValueStrings: [String] { ["none", "read-only", "read-write"] }
-
-    /// How a person reads it.
-    var text: String {
-        switch self {
-        case .none: "none"
-        case .readOnly: "read-only"
-        case .readWrite: "read-write"
-        }
-    }
-}
-
-extension ShareRole {
-    var text: String {
-        switch self {
-        case .owner: "owner"
-        case .administrator: "administrator"
-        case .privateUser: "private user"
-        case .publicUser: "public user"
-        }
-    }
 }

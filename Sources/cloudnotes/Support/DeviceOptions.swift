@@ -75,6 +75,8 @@ struct DeviceSession {
     let device: String
     let store: DeviceStore
 
+    var postSharing: PostSharing { PostSharing(store: store, cloud: cloud, account: account) }
+
     func sharing() throws -> StoreSharingProvider {
         let names = try AccountNames(cloud)
         return StoreSharingProvider(store: store, account: account) { names($0) }

@@ -1,18 +1,6 @@
 import Cloud
 import Foundation
-
-/// Turns user record IDs into account names for display.
-struct AccountNames: Sendable {
-    private let byID: [String: String]
-
-    init(_ cloud: Cloud) throws {
-        byID = Dictionary(uniqueKeysWithValues: try cloud.accounts().map { ($0.id, $0.name) })
-    }
-
-    func callAsFunction(_ id: String) -> String {
-        id == ZoneID.defaultOwner ? "(public)" : byID[id] ?? id
-    }
-}
+import Notes
 
 /// A record as the command line shows it, in text or as JSON.
 struct RecordView: Encodable {

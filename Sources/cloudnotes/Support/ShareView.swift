@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import Notes
 
 /// A share as the command line shows it.
 struct ShareView: Encodable {

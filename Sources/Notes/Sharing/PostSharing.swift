@@ -1,0 +1,139 @@
+import Cloud
+import Foundation
+
+/// What a person does with shares, for the command line and the front end
+/// alike: share a post or a notebook, invite, manage participants, stop,
+/// leave, accept. Each call asks the cloud at once; the caller syncs after.
+public struct PostSharing: Sendable {
+    public let store: DeviceStore
+    public let cloud: Cloud
+    public let account: Account
+
+    public init(store: DeviceStore, cloud: Cloud, account: Account) {
+        self.store = store
+        self.cloud = cloud
+        self.account = account
+    }
+
+    /// What sharing made: the URL (shown once: the cloud keeps only its hash), or the people added to an existing share.
+    public enum Outcome: Equatable, Sendable {
+        case shared(ShareURL)
+        case invited([String])
+    }
+
+    /// Shares a post (its comments follow), or adds invitees to the share it already has.
+    public func share(_ post: Post, inviting invitees: [String], permission: SharePermission,
+                      publicPermission: SharePermission = .none) throws -> Outcome {
+        guard post.scope == .private else { throw StoreError.invalid("\"\(post.title)\" is shared with you; only its owner shares it") }
+        if let existing = try store.share(for: post) {
+            guard !existing.isZoneWide else {
+                throw StoreError.invalid("\"\(post.title)\" is in notebook \(post.zone.name), which is shared as a whole; share the notebook instead")
+            }
+            guard !invitees.isEmpty else { throw StoreError.invalid("\"\(post.title)\" is shared already; name people to invite") }
+            return .invited(try invite(invitees, permission: permission, to: existing))
+        }
+        var share = Share(rootRecord: post.recordID, title: post.title, type: "Post")
+        share.publicPermission = publicPermission
+        return .shared(try save(share, root: try store.record(for: post.recordID, in: .private), inviting: invitees, permission: permission))
+    }
+
+    /// Shares one of the account's notebooks as a whole: posts added later reach the participants too.
+    public func share(notebook title: String, inviting invitees: [String], permission: SharePermission,
+                      publicPermission: SharePermission = .none) throws -> ShareURL {
+        guard let book = try store.notebooks().first(where: { $0.title == title && $0.scope == .private }) else {
+            throw StoreError.invalid("no notebook of yours named '\(title)'")
+        }
+        var share = Share(zoneWide: book.zone, title: title, type: "Notebook")
+        share.publicPermission = publicPermission
+        return try save(share, root: nil, inviting: invitees, permission: permission)
+    }
+
+    /// The share a post belongs to, as the cloud has it now.
+    public func currentShare(of post: Post) throws -> Share {
+        let local = try store.share(for: post)
+        let id = local?.id ?? RecordID(name: "share-" + post.id, zone: post.zone)
+        do {
+            return try database(post).fetchShare(id)
+        } catch {
+            throw StoreError.invalid("\"\(post.title)\" is not shared")
+        }
+    }
+
+    public func removeParticipant(email: String, from post: Post) throws {
+        let share = try currentShare(of: post)
+        try database(post).removeParticipant(try participantID(email: email, in: share, post: post), from: share.id)
+    }
+
+    public func setPermission(_ permission: SharePermission, email: String, on post: Post) throws {
+        let share = try currentShare(of: post)
+        try database(post).setPermission(permission, for: try participantID(email: email, in: share, post: post), on: share.id)
+    }
+
+    /// The owner ends the share: every participant loses it.
+    public func stopSharing(_ post: Post) throws {
+        guard post.scope == .private else { throw StoreError.invalid("only the owner stops sharing; leave it instead") }
+        try database(post).deleteShare(try currentShare(of: post).id)
+    }
+
+    /// A participant leaves: only they lose it.
+    public func leave(_ post: Post) throws {
+        guard post.scope == .shared else { throw StoreError.invalid("\"\(post.title)\" is yours; stop sharing it instead") }
+        try database(post).deleteShare(try currentShare(of: post).id)
+    }
+
+    public func accept(_ url: String) throws -> ShareMetadata {
+        try cloud.acceptShare(try ShareURL(parsing: url), as: account)
+    }
+
+    // MARK: Helpers
+
+    private func database(_ post: Post) -> CloudDatabase { cloud.database(post.scope, as: account) }
+
+    /// Saves a new share with its root (only if the cloud still has the version this device knows, so
+    /// nobody's newer edit is overwritten), then grants the zone's key to each participant.
+    private func save(_ share: Share, root: Record?, inviting invitees: [String], permission: SharePermission) throws -> ShareURL {
+        let db = cloud.database(.private, as: account)
+        var share = share
+        for participant in try lookUp(invitees, in: db) { share.addParticipant(participant, permission: permission) }
+        switch Result(catching: { () throws(CloudError) in try db.saveShare(share, rootRecord: root) }) {
+        case .success(let saved):
+            let ids = saved.share.participants.filter { $0.role != .owner }.compactMap(\.userRecordID)
+            try store.keyring?.grant(zone: saved.share.id.zone, root: saved.share.rootRecord, to: ids)
+            return saved.url!
+        case .failure(.serverRecordChanged):
+            throw StoreError.invalid("\"\(share.title)\" changed in the cloud meanwhile; sync and share again")
+        case .failure(.alreadyShared):
+            throw StoreError.invalid(share.isZoneWide
+                ? "notebook \(share.title) already has shared posts or is shared already"
+                : "\"\(share.title)\" already belongs to a share (its notebook may be shared as a whole)")
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    private func invite(_ invitees: [String], permission: SharePermission, to share: Share) throws -> [String] {
+        let db = cloud.database(.private, as: account)
+        var updated = share
+        for participant in try lookUp(invitees, in: db) {
+            updated = try db.addParticipant(participant, permission: permission, to: share.id)
+        }
+        let ids = updated.participants.filter { $0.role != .owner && $0.status != .removed }.compactMap(\.userRecordID)
+        try store.keyring?.grant(zone: share.id.zone, root: share.rootRecord, to: ids)
+        return invitees
+    }
+
+    /// Invitees by email, or by account name when there is no '@'.
+    private func lookUp(_ invitees: [String], in db: CloudDatabase) throws -> [ShareParticipant] {
+        try invitees.map { who in
+            who.contains("@") ? try db.lookUpParticipant(email: who) : try db.lookUpParticipant(accountName: who)
+        }
+    }
+
+    private func participantID(email: String, in share: Share, post: Post) throws -> String {
+        let match = share.participants.first {
+            ($0.email?.lowercased() == email.lowercased() || $0.name?.lowercased() == email.lowercased()) && $0.status != .removed
+        }
+        guard let id = match?.userRecordID else { throw StoreError.invalid("\(email) does not take part in \"\(post.title)\"") }
+        return id
+    }
+}
