@@ -20,8 +20,8 @@ public struct SyncTiming: Sendable, Equatable {
 /// actions"). It coalesces bursts, runs one sync at a time, and after a
 /// transient error waits at least the cloud's retry-after, doubling the wait
 /// while errors continue, so it never spins.
-struct SyncScheduler {
-    enum Input: Equatable {
+public struct SyncScheduler {
+    public enum Input: Equatable {
         case started
         case changesAdded
         case pushReceived
@@ -29,7 +29,7 @@ struct SyncScheduler {
         case finished(Outcome)
     }
 
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable {
         case success
         /// A transient error; retry after at least this long.
         case transient(retryAfter: TimeInterval?)
@@ -37,12 +37,12 @@ struct SyncScheduler {
         case failure
     }
 
-    enum Action: Equatable {
+    public enum Action: Equatable {
         case arm(Date)
         case run(fetch: Bool, send: Bool)
     }
 
-    let timing: SyncTiming
+    public let timing: SyncTiming
     private(set) var wantFetch = false
     private(set) var wantSend = false
     private(set) var running: (fetch: Bool, send: Bool)?
@@ -50,10 +50,10 @@ struct SyncScheduler {
     private(set) var backoffUntil: Date?
     private(set) var consecutiveFailures = 0
 
-    init(timing: SyncTiming) { self.timing = timing }
+    public init(timing: SyncTiming) { self.timing = timing }
 
     /// - Parameter jitter: a random number in 0..<1 (injected, so runs replay).
-    mutating func handle(_ input: Input, now: Date, jitter: Double = 0) -> Action? {
+    public mutating func handle(_ input: Input, now: Date, jitter: Double = 0) -> Action? {
         switch input {
         case .started:
             wantFetch = true

@@ -27,6 +27,13 @@ public final class PushSubscription: @unchecked Sendable {
         queue.sync { source = watchWithInotify() ?? (polling ? pollSlowly() : nil) }
     }
 
+    /// Watches any directory for files written whole (closed after writing, or
+    /// moved in): how a device's processes wake each other.
+    public convenience init(watching directory: URL, files: Set<String>, handler: @escaping @Sendable (String) -> Void) {
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.init(directory: directory, topics: Set(files.map { PushTopic(fileName: $0) })) { handler($0.fileName) }
+    }
+
     /// Whether inotify, rather than the slow poll, is watching.
     var isEventDriven: Bool { queue.sync { source is any DispatchSourceRead } }
 

@@ -8,11 +8,17 @@ extension DeviceStore {
     /// Applies fetched changes. A post with a local edit waiting is merged
     /// three ways (against the record both started from), so neither the
     /// cloud's edit nor the local one is lost; its pending save stays.
-    func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws {
+    @discardableResult
+    func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws -> [Arrival] {
         try write { db in
+            var arrivals: [Arrival] = []
             for record in modifications {
                 if record.type == Comment.recordType {
-                    try Self.upsert(db, Comment(record: record, scope: scope))
+                    let comment = Comment(record: record, scope: scope)
+                    if let post = try Self.localPost(db, scope, RecordID(name: comment.postID, zone: comment.zone)) {
+                        arrivals.append(Arrival(kind: .commented, postID: post.id, title: post.title, by: comment.createdBy))
+                    }
+                    try Self.upsert(db, comment)
                     try Self.remember(db, scope, record)
                     continue
                 }
@@ -26,6 +32,10 @@ extension DeviceStore {
                     continue
                 }
                 var fetched = Post(record: record, scope: scope)
+                let known = try Self.localPost(db, scope, record.id)
+                if known?.modifiedAt != fetched.modifiedAt || known?.modifiedBy != fetched.modifiedBy {
+                    arrivals.append(Arrival(kind: known == nil ? .added : .edited, postID: fetched.id, title: fetched.title, by: fetched.modifiedBy))
+                }
                 fetched.sealedLocation = record.encrypted("location")
                 if pending == "saveRecord", let local = try Self.localPost(db, scope, record.id) {
                     let base = try Self.lastKnown(db, scope, record.id).map(Post.fields(of:)) ?? PostFields.empty
@@ -38,6 +48,9 @@ extension DeviceStore {
                 try Self.remember(db, scope, record)
             }
             for deletion in deletions {
+                if let gone = try Self.localPost(db, scope, deletion.id) {
+                    arrivals.append(Arrival(kind: .deleted, postID: gone.id, title: gone.title, by: nil))
+                }
                 for table in ["posts", "comments"] {
                     try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                                    arguments: [deletion.id.zone.name, deletion.id.zone.owner, deletion.id.name])
@@ -45,6 +58,7 @@ extension DeviceStore {
                 try Self.forget(db, scope, deletion.id)
                 try Self.clearPending(db, scope, zone: deletion.id.zone, name: deletion.id.name)
             }
+            return arrivals
         }
     }
 

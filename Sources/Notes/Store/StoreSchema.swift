@@ -29,6 +29,10 @@ enum StoreSchema {
         CREATE TABLE IF NOT EXISTS SCHEMA.sync_state(
             id INTEGER PRIMARY KEY CHECK (id = 1), serialization BLOB, last_sync REAL, last_error TEXT);
         """,
+        // v2: the front end lists posts a screenful at a time, newest first, and marks those waiting to be sent.
+        """
+        CREATE INDEX IF NOT EXISTS SCHEMA.posts_by_modified ON posts(modified_at, id);
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.

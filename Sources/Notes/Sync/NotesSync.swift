@@ -15,6 +15,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     private var arrived: [ZoneID: Set<String>] = [:]
     /// What the cloud refused and the user should hear about.
     public private(set) var refusals: [String] = []
+    private var arrivals: [Arrival] = []
 
     public init(store: DeviceStore, cloud: Cloud, account: any AccountSource, automaticallySync: Bool = false,
                 deviceName: String = "device", log: SyncLog? = nil) throws {
@@ -65,6 +66,14 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         if let firstError { throw firstError }
     }
 
+    /// What arrived from the cloud since the last call, and the refusals to tell; both then start afresh.
+    public func takeNews() -> (arrivals: [Arrival], refusals: [String]) {
+        lock.withLock {
+            defer { arrivals = []; refusals = [] }
+            return (arrivals, refusals)
+        }
+    }
+
     // MARK: SyncEngineDelegate
 
     public func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) -> RecordZoneChangeBatch? {
@@ -86,7 +95,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
                 try store.noteNotebooks(scope, modifications)
             case .fetchedRecordZoneChanges(let modifications, let deletions):
                 lock.withLock { for r in modifications { arrived[r.id.zone]?.insert(r.id.name) } }
-                try store.applyFetched(scope, modifications: modifications, deletions: deletions)
+                let applied = try store.applyFetched(scope, modifications: modifications, deletions: deletions)
+                lock.withLock { arrivals += applied }
             case .willFetchRecordZoneChanges(let zone, let fromScratch):
                 lock.withLock { arrived[zone] = fromScratch ? [] : nil }
             case .didFetchRecordZoneChanges(let zone, let error):

@@ -1,0 +1,136 @@
+import Cloud
+import Foundation
+import Sync
+
+/// Keeps a device in sync while a person works in it (the front end is the
+/// device's syncing process): it fetches when the cloud pushes, sends soon
+/// after an edit here or in another process of the device (they wake it
+/// through `notify/changed`), backs off while the cloud is unreachable, and
+/// reports what arrived. Work runs on its own queue, never the caller's.
+public final class LiveSync: @unchecked Sendable {
+    public enum Status: Equatable, Sendable {
+        case synced
+        case sending(Int)
+        case offline(waiting: Int)
+        case error(String)
+    }
+
+    /// What one round brought; the store may have changed whenever one is delivered.
+    public struct Update: Sendable {
+        public var arrivals: [Arrival] = []
+        public var refusals: [String] = []
+        public var error: String?
+    }
+
+    /// Another process of the device changed the store and wants it sent.
+    public static let changedFile = "changed"
+    /// The syncing process changed the store; other readers of the device reload.
+    public static let storedFile = "stored"
+
+    private let sync: NotesSync
+    private let queue = DispatchQueue(label: "cloudnotes.live-sync")
+    private let random: any RandomSource
+    private let onUpdate: @Sendable (Update) -> Void
+    private var scheduler: SyncScheduler
+    private var timer: DispatchSourceTimer?
+    private var watches: [PushSubscription] = []
+    private var lastError: (any Error)?
+    private var stopped = false
+
+    public init(sync: NotesSync, timing: SyncTiming = SyncTiming(), random: any RandomSource = SystemRandom(),
+                onUpdate: @escaping @Sendable (Update) -> Void) {
+        self.sync = sync
+        self.random = random
+        self.onUpdate = onUpdate
+        scheduler = SyncScheduler(timing: timing)
+    }
+
+    public func start() {
+        let account = sync.account.currentAccount()
+        queue.async { [self] in
+            if let account {
+                watches.append(sync.cloud.subscribe(to: [.database(.private, of: account.id), .database(.shared, of: account.id)]) { [weak self] _ in
+                    guard let self else { return }
+                    self.queue.async { self.handle(.pushReceived) }
+                })
+            }
+            watches.append(PushSubscription(watching: Self.notifyDirectory(sync.store.directory), files: [Self.changedFile]) { [weak self] _ in
+                guard let self else { return }
+                self.queue.async {
+                    self.onUpdate(Update())  // another process wrote: show it now, send it soon
+                    self.handle(.changesAdded)
+                }
+            })
+            handle(.started)
+        }
+    }
+
+    public func stop() {
+        queue.sync {
+            stopped = true
+            timer?.cancel()
+            watches.forEach { $0.cancel() }
+            watches = []
+        }
+    }
+
+    /// An edit was saved here: send it soon.
+    public func changesAdded() { queue.async { self.handle(.changesAdded) } }
+
+    /// Fetch (and send) now, as a refresh key asks.
+    public func refresh() { queue.async { self.handle(.pushReceived) } }
+
+    public func status() -> Status {
+        let waiting = (try? sync.store.pendingCount()) ?? 0
+        switch queue.sync(execute: { lastError }) {
+        case let error as CloudError where error.isTransient: return .offline(waiting: waiting)
+        case let error?: return .error("\(error)")
+        case nil: return waiting == 0 ? .synced : .sending(waiting)
+        }
+    }
+
+    static func notifyDirectory(_ device: URL) -> URL { device.appendingPathComponent("notify") }
+
+    /// Tells the device's other readers that the store changed.
+    static func announceStored(_ device: URL) {
+        try? Data("1\n".utf8).write(to: notifyDirectory(device).appendingPathComponent(storedFile))
+    }
+
+    // MARK: Scheduling
+
+    private func handle(_ input: SyncScheduler.Input) {
+        guard !stopped else { return }
+        switch scheduler.handle(input, now: Date(), jitter: random.unit()) {
+        case .arm(let date)?:
+            timer?.cancel()
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + max(0, date.timeIntervalSinceNow))
+            timer.setEventHandler { [weak self] in self?.handle(.timerFired) }
+            timer.resume()
+            self.timer = timer
+        case .run?:
+            handle(.finished(runOnce()))
+        case nil:
+            break
+        }
+    }
+
+    private func runOnce() -> SyncScheduler.Outcome {
+        var outcome = SyncScheduler.Outcome.success
+        do {
+            try sync.syncNow()
+            lastError = nil
+        } catch {
+            lastError = error
+            if let error = error as? CloudError, error.isTransient {
+                outcome = .transient(retryAfter: error.retryAfter)
+            } else {
+                outcome = .failure
+            }
+        }
+        let news = sync.takeNews()
+        Self.announceStored(sync.store.directory)
+        onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }))
+        return outcome
+    }
+}
