@@ -33,6 +33,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // ncurses, wrapped for Swift 6 (see Sources/CNcurses/shim.h).
+        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
+                       providers: [.apt(["libncursesw5-dev"])]),
+        // The front end's state, commands and screens: pure, drawn into a grid and tested as text.
+        .target(name: "FrontEnd", dependencies: ["Notes", "Sync", "Cloud"]),
+        // The front end on a real terminal: ncurses, the event loop, $EDITOR, the clipboard.
+        .target(name: "Terminal", dependencies: ["FrontEnd", "Notes", "CNcurses"]),
         // An in-memory app over the sync core, and a seeded simulation of many devices.
         .target(name: "SyncSimulation", dependencies: ["Sync", "Cloud"]),
         // The same simulation at the app's level: posts, notebooks, comments, shares over real device stores.
@@ -47,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes",
             dependencies: [
-                "Cloud", "Sync", "Notes",
+                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -55,6 +62,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
+        .testTarget(name: "FrontEndTests", dependencies: ["FrontEnd", "Notes", "Cloud", "TestSupport"]),
         .testTarget(name: "NotesTests", dependencies: ["Notes", "NotesSimulation", "Sync", "Cloud", "TestSupport"]),
         // Drives the built `cloudnotes` executable as separate OS processes.
         .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "Notes", "TestSupport"]),

@@ -64,6 +64,16 @@ extension DeviceStore {
         }
     }
 
+    /// Where a post stands in the list now (its place moves when it is edited), if the filter shows it.
+    public func position(of post: Post, _ filter: PostFilter = .all) throws -> Int? {
+        if let book = filter.notebook, book.zone != post.zone || book.scope != post.scope { return nil }
+        return try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT modified_at FROM \(Self.schema(post.scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                                             arguments: [post.zone.name, post.zone.owner, post.id]) else { return nil }
+            return try position(db, filter, (row["modified_at"], post.id))
+        }
+    }
+
     /// How many posts come before the one with this key in the list.
     private func position(_ db: Database, _ filter: PostFilter, _ key: (Double?, String)) throws -> Int {
         try arms(filter).reduce(0) { total, arm in

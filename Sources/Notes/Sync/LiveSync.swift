@@ -34,7 +34,13 @@ public final class LiveSync: @unchecked Sendable {
     private var scheduler: SyncScheduler
     private var timer: DispatchSourceTimer?
     private var watches: [PushSubscription] = []
-    private var lastError: (any Error)?
+    private let errorLock = NSLock()
+    private var _lastError: (any Error)?
+    /// Read by the front end between frames, so it must not wait for a sync under way.
+    private var lastError: (any Error)? {
+        get { errorLock.withLock { _lastError } }
+        set { errorLock.withLock { _lastError = newValue } }
+    }
     private var stopped = false
 
     public init(sync: NotesSync, timing: SyncTiming = SyncTiming(), random: any RandomSource = SystemRandom(),
@@ -82,7 +88,7 @@ public final class LiveSync: @unchecked Sendable {
 
     public func status() -> Status {
         let waiting = (try? sync.store.pendingCount()) ?? 0
-        switch queue.sync(execute: { lastError }) {
+        switch lastError {
         case let error as CloudError where error.isTransient: return .offline(waiting: waiting)
         case let error?: return .error("\(error)")
         case nil: return waiting == 0 ? .synced : .sending(waiting)

@@ -1,0 +1,202 @@
+import Cloud
+import Foundation
+import Notes
+
+/// What each command of the registry does, and when it may not.
+extension FrontEnd {
+    /// Why a command cannot run now (shown greyed in the footer; said when pressed); nil when it can.
+    public func disabledReason(_ id: CommandID) -> String? {
+        let post = selectedPost
+        switch id {
+        case .edit, .editExternal, .delete, .comment:
+            guard let post else { return "no post selected" }
+            if let reason = context.sharing.readOnlyReason(for: post) { return reason }
+            if id == .delete, !context.sharing.canDelete(post) { return "only its owner deletes \"\(post.title)\": it is the post they shared" }
+            return nil
+        case .share, .shareNotebook:
+            guard let post else { return "no post selected" }
+            guard context.postSharing != nil else { return "sharing needs the cloud" }
+            if post.scope == .shared { return "shared with you by \(context.names(post.zone.owner)): only the owner shares it" }
+            return nil
+        case .stopSharing:
+            guard let post else { return "no post selected" }
+            if post.scope == .shared { return "shared with you: leave it instead (L)" }
+            return context.sharing.isShared(post) ? nil : "\"\(post.title)\" is not shared"
+        case .leave:
+            guard let post else { return "no post selected" }
+            return post.scope == .shared ? nil : "\"\(post.title)\" is yours: stop sharing it instead (X)"
+        case .removeParticipant, .togglePermission:
+            guard let post, let person = selectedParticipant else { return "select a participant first (Tab)" }
+            if post.scope == .shared { return "only the owner manages participants" }
+            if person.role == .owner { return "the owner keeps the share" }
+            return nil
+        case .searchNext, .searchPrevious:
+            return state.search == nil ? "search first (/)" : nil
+        case .accept:
+            return context.postSharing == nil ? "accepting needs the cloud" : nil
+        case .refresh, .send:
+            return context.sync == nil ? "another process of this device syncs it" : nil
+        default:
+            return nil
+        }
+    }
+
+    var selectedParticipant: ShareParticipant? {
+        guard state.focus == .participants, let share = selected?.share else { return nil }
+        let people = share.participants.filter { $0.status != .removed }
+        return people.indices.contains(state.participantSelection) ? people[state.participantSelection] : nil
+    }
+
+    /// Runs a command if it may run; otherwise says why.
+    public func perform(_ id: CommandID, argument: String? = nil) {
+        if let reason = disabledReason(id) { return flash(reason, .warning) }
+        switch id {
+        case .quit: state.quit = true
+        case .help: state.mode = .help
+        case .commandLine: state.mode = .prompt(Prompt(purpose: .command, label: ":"))
+        case .down: move(1)
+        case .up: move(-1)
+        case .pageDown: move(max(1, listRows - 1))
+        case .pageUp: move(-max(1, listRows - 1))
+        case .top: move(-Int.max / 2)
+        case .bottom: move(Int.max / 2)
+        case .nextPane, .previousPane: cycleFocus(id == .nextPane ? 1 : -1)
+        case .open: state.focus = .detail
+        case .newPost: newPost()
+        case .edit: if let post = selected?.post { state.mode = .edit(PostForm(post: post, isNew: false)) }
+        case .editExternal: externalEdit = selected?.post
+        case .delete:
+            guard let post = selectedPost else { return }
+            confirm("Delete \"\(post.title)\"? It goes from your devices and from everyone it is shared with.", "Delete", .delete(post))
+        case .comment: state.mode = .prompt(Prompt(purpose: .comment, label: "Comment: "))
+        case .search:
+            if let argument { search(argument) } else { state.mode = .prompt(Prompt(purpose: .search, label: "/")) }
+        case .searchNext: findNext(backwards: false)
+        case .searchPrevious: findNext(backwards: true)
+        case .filter:
+            if let argument { filter(named: argument) } else { pickNotebook() }
+        case .newNotebook:
+            if let argument { createNotebook(argument) } else { state.mode = .prompt(Prompt(purpose: .newNotebook, label: "New notebook: ")) }
+        case .refresh:
+            context.sync?.refresh()
+            flash("fetching from the cloud…")
+        case .send:
+            context.sync?.changesAdded()
+            flash("sending \(((try? context.store.pendingCount()) ?? 0)) waiting changes…")
+        case .share:
+            if let post = selectedPost { state.mode = .share(ShareDialog(target: .post(post))) }
+        case .shareNotebook:
+            guard let post = selectedPost else { return }
+            guard let book = try? context.store.notebooks().first(where: { $0.zone == post.zone && $0.scope == .private }) else { return }
+            state.mode = .share(ShareDialog(target: .notebook(book)))
+        case .removeParticipant:
+            guard let post = selectedPost, let person = selectedParticipant else { return }
+            let who = person.email ?? person.userRecordID.map { context.names($0) } ?? person.displayName
+            confirm("Take \(who) off \"\(post.title)\"? They lose it; nobody else does.", "Remove", .removeParticipant(post, who))
+        case .togglePermission:
+            guard let post = selectedPost, let person = selectedParticipant else { return }
+            let who = person.email ?? person.userRecordID.map { context.names($0) } ?? person.displayName
+            let permission: SharePermission = person.permission == .readWrite ? .readOnly : .readWrite
+            cloudWork("\(who) is now \(permission.text) on \"\(post.title)\"") { try $0.setPermission(permission, email: who, on: post) }
+        case .stopSharing:
+            guard let post = selectedPost else { return }
+            confirm("Stop sharing \"\(post.title)\"? Every participant loses it.", "Stop sharing", .stopSharing(post))
+        case .leave:
+            guard let post = selectedPost else { return }
+            confirm("Leave \"\(post.title)\"? Only you lose it; its owner keeps it.", "Leave", .leave(post))
+        case .accept:
+            if let argument { accept(argument) } else { state.mode = .prompt(Prompt(purpose: .accept, label: "Accept URL: ")) }
+        }
+    }
+
+    // MARK: Moving
+
+    func move(_ delta: Int) {
+        switch state.focus {
+        case .list:
+            let total = postCount()
+            let target = delta > 0 ? min(total - 1, state.selection + min(delta, total)) : max(0, state.selection - min(-delta, total))
+            state.selection = max(0, target)
+        case .detail:
+            state.detailScroll = max(0, state.detailScroll + max(-1000, min(1000, delta)))
+        case .participants:
+            state.participantSelection = max(0, state.participantSelection + max(-1000, min(1000, delta)))
+        }
+    }
+
+    func cycleFocus(_ step: Int) {
+        var panes: [Pane] = [.list, .detail]
+        if selected?.share != nil { panes.append(.participants) }
+        let index = panes.firstIndex(of: state.focus) ?? 0
+        state.focus = panes[(index + step + panes.count) % panes.count]
+    }
+
+    func confirm(_ question: String, _ label: String, _ action: Confirmation.Action) {
+        state.mode = .confirm(Confirmation(question: question, confirmLabel: label, action: action))
+    }
+
+    // MARK: Search and notebooks
+
+    func search(_ text: String) {
+        state.search = text.isEmpty ? nil : text
+        guard !text.isEmpty else { return }
+        state.selection -= 1  // the current post counts as "after" itself on a fresh search
+        findNext(backwards: false)
+    }
+
+    func findNext(backwards: Bool) {
+        guard let text = state.search else { return }
+        let from = state.selection
+        switch Result(catching: { try context.store.position(of: text, after: from, backwards: backwards, state.filter) }) {
+        case .success(let position?):
+            state.selection = position
+            state.focus = .list
+            if backwards ? position >= from : position <= from { flash("search wrapped around") }
+        case .success(nil):
+            state.selection = max(0, from)
+            flash("nothing matches \"\(text)\"", .warning)
+        case .failure(let error):
+            state.selection = max(0, from)
+            flash("search failed: \(error)", .error)
+        }
+    }
+
+    func pickNotebook() {
+        let books = (try? context.store.notebooks()) ?? []
+        let current = state.filter.notebook.flatMap { books.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+        state.mode = .pickNotebook(NotebookPicker(notebooks: books, selection: current))
+    }
+
+    func filter(named name: String) {
+        guard !name.isEmpty, name != "all" else { return show(nil) }
+        guard let book = try? context.store.notebooks().first(where: { $0.title == name }) else {
+            return flash("no notebook named '\(name)'", .warning)
+        }
+        show(book)
+    }
+
+    func show(_ notebook: Notebook?) {
+        state.filter = PostFilter(notebook: notebook)
+        state.selection = 0
+        state.scroll = 0
+        invalidate()
+    }
+
+    func createNotebook(_ title: String) {
+        let title = title.trimmingCharacters(in: .whitespaces)
+        guard !title.isEmpty, !title.contains("/") else { return flash("a notebook needs a plain name", .warning) }
+        do {
+            show(try context.store.createNotebook(title, owner: context.account.id))
+            changed()
+            flash("notebook \(title) created; new posts go into it while it is shown")
+        } catch {
+            flash("could not create the notebook: \(error)", .error)
+        }
+    }
+
+    /// After a local write: reread, and have it sent soon.
+    func changed() {
+        invalidate()
+        context.sync?.changesAdded()
+    }
+}

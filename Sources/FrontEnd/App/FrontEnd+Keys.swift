@@ -1,0 +1,201 @@
+import Cloud
+import Foundation
+import Notes
+
+/// Keys, by mode: browsing runs the registry's commands; dialogs and editors take keys first.
+extension FrontEnd {
+    public func handle(_ key: Key) {
+        if key == .resize { return invalidateWindow() }
+        switch state.mode {
+        case .browse:
+            if let command = Commands.command(for: key, in: state.focus) { perform(command.id) }
+        case .help:
+            if [.escape, .char("q"), .char("?"), .enter].contains(key) { state.mode = .browse }
+        case .prompt(var prompt):
+            switch key {
+            case .escape, .ctrl("c"): state.mode = .browse
+            case .enter:
+                state.mode = .browse
+                submit(prompt)
+            default:
+                edit(&prompt.editor, key)
+                state.mode = .prompt(prompt)
+            }
+        case .confirm(var confirmation):
+            switch key {
+            case .escape, .char("n"), .ctrl("c"): state.mode = .browse
+            case .char("y"): carryOut(confirmation.action)
+            case .enter:
+                if confirmation.confirmFocused { carryOut(confirmation.action) } else { state.mode = .browse }
+            case .left, .right, .tab, .backTab, .char("h"), .char("l"):
+                confirmation.confirmFocused.toggle()
+                state.mode = .confirm(confirmation)
+            default: break
+            }
+        case .edit(var form):
+            editForm(&form, key)
+        case .share(var dialog):
+            shareKey(&dialog, key)
+        case .pickNotebook(var picker):
+            switch key {
+            case .escape, .char("q"): state.mode = .browse
+            case .down, .char("j"): picker.selection = min(picker.notebooks.count, picker.selection + 1)
+            case .up, .char("k"): picker.selection = max(0, picker.selection - 1)
+            case .enter:
+                state.mode = .browse
+                return show(picker.selection == 0 ? nil : picker.notebooks[picker.selection - 1])
+            default: break
+            }
+            if case .pickNotebook = state.mode { state.mode = .pickNotebook(picker) }
+        }
+    }
+
+    /// The terminal changed size: the list may show more or fewer rows.
+    func invalidateWindow() { window = nil }
+
+    /// Keys every text field shares.
+    func edit(_ editor: inout TextEditor, _ key: Key, width: Int = 60) {
+        switch key {
+        case .char(let c): editor.insert(c)
+        case .enter: editor.newline()
+        case .backspace: editor.backspace()
+        case .delete: editor.deleteForward()
+        case .left: editor.moveLeft()
+        case .right: editor.moveRight()
+        case .up: editor.moveVertically(-1, width: width)
+        case .down: editor.moveVertically(1, width: width)
+        case .home, .ctrl("a"): editor.moveHome()
+        case .end, .ctrl("e"): editor.moveEnd()
+        case .ctrl("z"), .ctrl("_"): editor.undo()
+        default: break
+        }
+    }
+
+    func submit(_ prompt: Prompt) {
+        let text = prompt.editor.text.trimmingCharacters(in: .whitespaces)
+        switch prompt.purpose {
+        case .search: search(text)
+        case .comment: addComment(text)
+        case .accept: accept(text)
+        case .newNotebook: createNotebook(text)
+        case .command: runCommandLine(text)
+        }
+    }
+
+    /// `:name argument`: any command of the registry by name.
+    func runCommandLine(_ line: String) {
+        guard !line.isEmpty else { return }
+        let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+        let name = parts[0] == "q" ? "quit" : parts[0]
+        guard let command = Commands.command(named: name) else { return flash("no command named '\(name)' (? lists them)", .warning) }
+        perform(command.id, argument: command.takesArgument ? (parts.count > 1 ? parts[1] : nil) : nil)
+    }
+
+    // MARK: Writing
+
+    func newPost() {
+        let book = state.filter.notebook.flatMap { $0.scope == .private ? $0 : nil }
+            ?? (try? context.store.ensureDefaultNotebook(owner: context.account.id))
+        guard let book else { return flash("no notebook to write in", .error) }
+        let post = Post(id: context.newID("p"), zone: book.zone, title: "")
+        state.mode = .edit(PostForm(post: post, isNew: true))
+    }
+
+    func editForm(_ form: inout PostForm, _ key: Key) {
+        let fields = PostForm.Field.allCases
+        switch key {
+        case .ctrl("s"):
+            return save(form)
+        case .escape, .ctrl("c"):
+            if form.isChanged && !(form.isNew && form.edited.title.isEmpty && form.edited.content.isEmpty) {
+                confirm("Leave without saving? What you typed here is lost.", "Discard", .discard(form))
+            } else {
+                state.mode = .browse
+            }
+            return
+        case .tab: form.field = fields[(form.field.rawValue + 1) % fields.count]
+        case .backTab: form.field = fields[(form.field.rawValue + fields.count - 1) % fields.count]
+        case .enter where form.field != .content: form.field = fields[form.field.rawValue + 1]
+        default:
+            let width = max(10, size.width - Layout(width: size.width, height: size.height, participants: nil).list.width - 4)
+            edit(&form[form.field], key, width: width)
+        }
+        state.mode = .edit(form)
+    }
+
+    /// Saves the form's post; on a refusal the form stays open, so nothing typed is lost.
+    func save(_ form: PostForm) {
+        let post = form.edited
+        guard !post.title.isEmpty else {
+            flash("a post needs a title", .warning)
+            return state.mode = .edit(form)
+        }
+        if !form.isNew, let reason = context.sharing.readOnlyReason(for: post) {
+            flash("\(reason); copy your text elsewhere (E opens $EDITOR)", .error)
+            return state.mode = .edit(form)
+        }
+        do {
+            try context.store.save(post, by: context.account.id, now: context.now())
+        } catch {
+            flash("not saved: \(error)", .error)
+            return state.mode = .edit(form)
+        }
+        state.mode = .browse
+        changed()
+        select(post)
+        flash(form.isNew ? "\"\(post.title)\" written" : "\"\(post.title)\" saved")
+    }
+
+    func select(_ post: Post) {
+        if let position = try? context.store.position(of: post, state.filter) {
+            state.selection = position
+        } else if state.filter.notebook != nil {
+            show(nil)
+            state.selection = (try? context.store.position(of: post, state.filter)) ?? 0
+        }
+    }
+
+    /// The host ran $EDITOR over `externalEdit`; here is what the file held then.
+    public func finishExternalEdit(_ text: String?) {
+        guard let post = externalEdit else { return }
+        externalEdit = nil
+        guard let text else { return flash("the editor failed; nothing changed", .error) }
+        let form = ExternalForm.parse(text, into: post)
+        guard form.edited != post else { return flash("no changes") }
+        save(form)
+    }
+
+    func addComment(_ text: String) {
+        guard !text.isEmpty, let post = selectedPost else { return }
+        let comment = Comment(id: context.newID("c"), postID: post.id, zone: post.zone, scope: post.scope, text: text)
+        do {
+            try context.store.add(comment, by: context.account.id, now: context.now())
+            changed()
+            flash("commented on \"\(post.title)\"")
+        } catch {
+            flash("comment not saved: \(error)", .error)
+        }
+    }
+
+    func carryOut(_ action: Confirmation.Action) {
+        state.mode = .browse
+        switch action {
+        case .delete(let post):
+            do {
+                try context.store.delete(post)
+                changed()
+                flash("deleted \"\(post.title)\"")
+            } catch {
+                flash("not deleted: \(error)", .error)
+            }
+        case .discard:
+            flash("left without saving")
+        case .removeParticipant(let post, let who):
+            cloudWork("removed \(who) from \"\(post.title)\"") { try $0.removeParticipant(email: who, from: post) }
+        case .stopSharing(let post):
+            cloudWork("stopped sharing \"\(post.title)\"") { try $0.stopSharing(post) }
+        case .leave(let post):
+            cloudWork("left \"\(post.title)\"") { try $0.leave(post) }
+        }
+    }
+}

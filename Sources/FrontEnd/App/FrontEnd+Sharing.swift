@@ -1,0 +1,135 @@
+import Cloud
+import Foundation
+import Notes
+
+/// Sharing from the front end: the dialog, accepting, and managing people.
+/// Each talks to the cloud off the event loop's thread.
+extension FrontEnd {
+    func shareKey(_ dialog: inout ShareDialog, _ key: Key) {
+        if dialog.url != nil {
+            if [.escape, .enter, .char("q")].contains(key) { state.mode = .browse }
+            return
+        }
+        guard !dialog.working else { return }
+        let fields = ShareDialog.Field.allCases
+        switch key {
+        case .escape, .ctrl("c"):
+            return state.mode = .browse
+        case .tab, .down:
+            dialog.field = fields[(dialog.field.rawValue + 1) % fields.count]
+        case .backTab, .up:
+            dialog.field = fields[(dialog.field.rawValue + fields.count - 1) % fields.count]
+        case .char(" ") where dialog.field == .permission, .left where dialog.field == .permission, .right where dialog.field == .permission:
+            dialog.permission = dialog.permission == .readWrite ? .readOnly : .readWrite
+        case .char(" ") where dialog.field == .publicPermission, .right where dialog.field == .publicPermission:
+            dialog.publicPermission = [.none: .readOnly, .readOnly: .readWrite, .readWrite: .none][dialog.publicPermission]!
+        case .left where dialog.field == .publicPermission:
+            dialog.publicPermission = [.none: .readWrite, .readOnly: .none, .readWrite: .readOnly][dialog.publicPermission]!
+        case .enter where dialog.field == .cancel:
+            return state.mode = .browse
+        case .enter:
+            dialog.working = true
+            state.mode = .share(dialog)
+            return submitShare(dialog)
+        default:
+            if dialog.field == .invitees { edit(&dialog.invitees, key) }
+        }
+        state.mode = .share(dialog)
+    }
+
+    func submitShare(_ dialog: ShareDialog) {
+        guard let sharing = context.postSharing else { return }
+        let invitees = dialog.invitees.text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        context.background { [self] in
+            let outcome = Result { () throws -> PostSharing.Outcome in
+                switch dialog.target {
+                case .post(let post):
+                    return try sharing.share(post, inviting: invitees, permission: dialog.permission, publicPermission: dialog.publicPermission)
+                case .notebook(let book):
+                    return .shared(try sharing.share(notebook: book.title, inviting: invitees, permission: dialog.permission,
+                                                     publicPermission: dialog.publicPermission))
+                }
+            }
+            post { fe in fe.shared(dialog, outcome) }
+        }
+    }
+
+    func shared(_ dialog: ShareDialog, _ outcome: Result<PostSharing.Outcome, any Error>) {
+        var dialog = dialog
+        dialog.working = false
+        switch outcome {
+        case .success(.shared(let url)):
+            dialog.url = url.absoluteString
+            clipboard = url.absoluteString
+            state.mode = .share(dialog)
+        case .success(.invited(let people)):
+            state.mode = .browse
+            flash("invited \(people.joined(separator: ", ")); send them the URL you got when you first shared it")
+        case .failure(let error):
+            state.mode = .share(dialog)
+            flash("not shared: \(error)", .error)
+        }
+        changed()
+    }
+
+    func accept(_ url: String) {
+        guard let sharing = context.postSharing else { return }
+        guard !url.isEmpty else { return }
+        context.background { [self] in
+            let outcome = Result { try sharing.accept(url) }
+            post { fe in
+                switch outcome {
+                case .success(let metadata):
+                    fe.flash("accepted \"\(metadata.title)\" from \(metadata.ownerName) (\(metadata.permission.text)); fetching it…")
+                    fe.context.sync?.refresh()
+                case .failure(let error):
+                    fe.flash("not accepted: \(error)", .error)
+                }
+            }
+        }
+    }
+
+    /// A call to the cloud about a share, off the loop; then a flash and a refresh.
+    func cloudWork(_ success: String, _ work: @escaping @Sendable (PostSharing) throws -> Void) {
+        guard let sharing = context.postSharing else { return }
+        flash("asking the cloud…")
+        context.background { [self] in
+            let outcome = Result { try work(sharing) }
+            post { fe in
+                switch outcome {
+                case .success: fe.flash(success)
+                case .failure(let error): fe.flash("\(error)", .error)
+                }
+                fe.context.sync?.refresh()
+                fe.invalidate()
+            }
+        }
+    }
+
+    // MARK: Footer and help
+
+    func footer() -> [ScreenModel.FooterItem] {
+        func fixed(_ items: [(String, String)]) -> [ScreenModel.FooterItem] {
+            items.map { ScreenModel.FooterItem(key: $0.0, label: $0.1, enabled: true) }
+        }
+        switch state.mode {
+        case .browse:
+            return Commands.all.filter { $0.inFooter && $0.applies(in: state.focus) }.map {
+                ScreenModel.FooterItem(key: $0.keys[0].description, label: $0.label, enabled: disabledReason($0.id) == nil)
+            }
+        case .help: return fixed([("Esc", "close")])
+        case .prompt: return fixed([("Enter", "ok"), ("Esc", "cancel")])
+        case .confirm: return fixed([("←→", "choose"), ("Enter", "do it"), ("y", "yes"), ("n/Esc", "no")])
+        case .edit: return fixed([("^S", "save"), ("Esc", "leave"), ("Tab", "next field"), ("^Z", "undo")])
+        case .share: return fixed([("Tab", "next"), ("Space", "change"), ("Enter", "share"), ("Esc", "cancel")])
+        case .pickNotebook: return fixed([("j/k", "choose"), ("Enter", "show"), ("Esc", "cancel")])
+        }
+    }
+
+    func helpLines() -> [(keys: String, text: String)] {
+        Commands.all.map { command in
+            let reason = disabledReason(command.id).map { "  [\($0)]" } ?? ""
+            return (command.keys.map(\.description).joined(separator: " "), "\(command.help) (:\(command.name))\(reason)")
+        } + [("", ""), ("⇄ ⊘ ! ↑", "shared · read-only · conflict · waiting to be sent")]
+    }
+}

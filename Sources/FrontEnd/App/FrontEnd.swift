@@ -1,0 +1,207 @@
+import Cloud
+import Foundation
+import Notes
+
+/// The front end's brain: takes keys and store changes, keeps the state, and
+/// makes frames. It reads only the rows a screen shows (a list of 100,000
+/// posts costs what 20 do) and caches them until the store or the view moves.
+/// Used from one thread (the event loop's); other threads `post` to it.
+public final class FrontEnd: @unchecked Sendable {
+    public let context: FrontEndContext
+    public internal(set) var state = FrontEndState()
+    /// Text to put on the clipboard (OSC 52); the host takes it.
+    public var clipboard: String?
+    /// A post to edit in $EDITOR; the host runs it and calls `finishExternalEdit`.
+    public var externalEdit: Post?
+
+    /// The list rows on screen, with their sharing marks.
+    struct Window {
+        var offset: Int
+        var rows: [ListedPost]
+        var marks: [(shared: Bool, readOnly: Bool)]
+    }
+
+    struct SelectedDetail {
+        var post: Post
+        var detail: ScreenModel.Detail
+        var share: Share?
+    }
+
+    var count: Int?
+    var window: Window?
+    var selected: SelectedDetail?
+    var status: (text: String, level: Flash.Level)?
+    var listRows = 20
+    private var detailShown: String?
+    var size = (width: 80, height: 24)
+    private let inboxLock = NSLock()
+    private var inbox: [@Sendable (FrontEnd) -> Void] = []
+
+    public init(context: FrontEndContext) {
+        self.context = context
+    }
+
+    // MARK: From other threads
+
+    /// Runs `work` on the event loop's thread at its next turn.
+    public func post(_ work: @escaping @Sendable (FrontEnd) -> Void) {
+        inboxLock.withLock { inbox.append(work) }
+        context.wake()
+    }
+
+    public func drainInbox() {
+        let work = inboxLock.withLock { defer { inbox = [] }; return inbox }
+        for job in work { job(self) }
+    }
+
+    /// The store changed (a sync round, another process): reread what shows, tell what arrived.
+    public func storeChanged(_ update: LiveSync.Update? = nil) {
+        let keep = selected?.post ?? window.flatMap { w in w.rows.indices.contains(state.selection - w.offset) ? w.rows[state.selection - w.offset].post : nil }
+        invalidate()
+        if let keep, let position = try? context.store.position(of: keep, state.filter) { state.selection = position }
+        guard let update else { return }
+        let mine = context.account.id
+        let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names.callAsFunction) }
+        if let refusal = update.refusals.first {
+            flash(refusal, .error)
+        } else if let error = update.error, status?.level != .warning {
+            flash("sync: \(error)", .warning)
+        } else if let first = notices.first {
+            flash(notices.count == 1 ? first : "\(first) (and \(notices.count - 1) more changes)", .info)
+        }
+    }
+
+    func invalidate() {
+        count = nil
+        window = nil
+        selected = nil
+        status = nil
+    }
+
+    // MARK: Frames
+
+    /// Draws the current state at a size.
+    public func frame(width: Int, height: Int) -> Grid {
+        Renderer.render(model(width: width, height: height), width: width, height: height)
+    }
+
+    public func model(width: Int, height: Int) -> ScreenModel {
+        drainInbox()
+        size = (width, height)
+        if let flash = state.flash, flash.until < context.now() { state.flash = nil }
+        listRows = Layout(width: width, height: height, participants: nil).listRows
+        let total = postCount()
+        state.selection = min(max(0, state.selection), max(0, total - 1))
+        if state.selection < state.scroll { state.scroll = state.selection }
+        if state.selection >= state.scroll + listRows { state.scroll = state.selection - listRows + 1 }
+        state.scroll = max(0, min(state.scroll, max(0, total - listRows)))
+        let rows = visibleRows()
+        var model = ScreenModel()
+        model.account = context.account.name
+        model.device = context.device
+        let status = syncStatus()
+        model.status = status.text
+        model.statusLevel = status.level
+        model.listTitle = (state.filter.notebook.map { "Notebook \($0.title)" } ?? "Posts") + " (\(total))"
+            + (state.search.map { " /\($0)" } ?? "")
+        model.rows = rows.rows.enumerated().map { index, listed in
+            ScreenModel.Row(title: listed.post.title, notebook: listed.post.zone.name, shared: rows.marks[index].shared,
+                            readOnly: rows.marks[index].readOnly, conflicted: listed.post.conflicted, pending: listed.pending)
+        }
+        model.selectedRow = rows.rows.isEmpty ? nil : state.selection - rows.offset
+        let chosen = selectedDetail()
+        model.detail = chosen?.detail
+        model.detailScroll = state.detailScroll
+        if let share = chosen?.share {
+            model.participants = share.participants.filter { $0.status != .removed }.map(participantRow)
+            if share.publicPermission != .none { model.publicPermission = share.publicPermission.text }
+            state.participantSelection = min(state.participantSelection, max(0, (model.participants?.count ?? 1) - 1))
+        } else if state.focus == .participants {
+            state.focus = .list
+        }
+        model.selectedParticipant = state.participantSelection
+        model.focus = state.focus
+        model.mode = state.mode
+        model.flash = state.flash
+        model.footer = footer()
+        if state.mode == .help { model.help = helpLines() }
+        return model
+    }
+
+    func postCount() -> Int {
+        if let count { return count }
+        let counted = (try? context.store.postCount(state.filter)) ?? 0
+        count = counted
+        return counted
+    }
+
+    /// The rows on screen, read from the store only when the view moved or the store changed.
+    func visibleRows() -> Window {
+        if let window, window.offset == state.scroll, window.rows.count == min(listRows, max(0, postCount() - state.scroll)) {
+            return window
+        }
+        let rows = (try? context.store.listedPosts(state.filter, offset: state.scroll, limit: listRows)) ?? []
+        let marks = rows.map { (shared: context.sharing.isShared($0.post), readOnly: !context.sharing.canEdit($0.post)) }
+        let fresh = Window(offset: state.scroll, rows: rows, marks: marks)
+        window = fresh
+        return fresh
+    }
+
+    /// The post under the selection, as it stands in the store now.
+    var selectedPost: Post? {
+        let rows = visibleRows()
+        let index = state.selection - rows.offset
+        return rows.rows.indices.contains(index) ? rows.rows[index].post : nil
+    }
+
+    func selectedDetail() -> SelectedDetail? {
+        guard let listed = selectedPost else { return nil }
+        if let selected, selected.post.id == listed.id, selected.post.zone == listed.zone, selected.post.scope == listed.scope {
+            return selected
+        }
+        guard let post = try? context.store.post(id: listed.id, zone: listed.zone, scope: listed.scope) else { return nil }
+        let share = context.sharing.share(for: post)
+        let detail = DetailView.make(post, comments: (try? context.store.comments(on: post)) ?? [], share: share,
+                                     readOnly: context.sharing.readOnlyReason(for: post), names: context.names)
+        let chosen = SelectedDetail(post: post, detail: detail, share: share)
+        if detailShown != post.id { state.detailScroll = 0 }
+        detailShown = post.id
+        selected = chosen
+        return chosen
+    }
+
+    func participantRow(_ p: ShareParticipant) -> ScreenModel.Participant {
+        let name = p.userRecordID.map { context.names($0) }.flatMap { $0.hasPrefix("_") ? nil : $0 } ?? p.displayName
+        return ScreenModel.Participant(name: p.email.map { "\(name) <\($0)>" } ?? name, role: p.role.text,
+                                       permission: p.permission.text, status: p.status.rawValue)
+    }
+
+    func syncStatus() -> (text: String, level: Flash.Level) {
+        if let status { return status }
+        let computed: (String, Flash.Level)
+        switch context.sync?.status() {
+        case nil: computed = ("synced by another process of this device", .info)
+        case .synced?: computed = ("● synced", .info)
+        case .sending(let n)?: computed = ("↑ sending \(n)", .info)
+        case .offline(let n)?: computed = ("offline · \(n) waiting", .warning)
+        case .error(let message)?: computed = ("error: \(message)", .error)
+        }
+        status = computed
+        return computed
+    }
+
+    /// Checks the clock: clears an expired flash and rereads the sync status. Returns whether the screen may differ.
+    public func tick() -> Bool {
+        status = nil
+        if let flash = state.flash, flash.until < context.now() {
+            state.flash = nil
+        }
+        return true
+    }
+
+    // MARK: Messages
+
+    func flash(_ text: String, _ level: Flash.Level = .info, seconds: TimeInterval = 4) {
+        state.flash = Flash(text: text, level: level, until: context.now().addingTimeInterval(seconds))
+    }
+}

@@ -1,0 +1,143 @@
+import Cloud
+import Foundation
+import Notes
+
+/// The panes focus moves between with Tab.
+public enum Pane: String, CaseIterable, Sendable {
+    case list, detail, participants
+}
+
+/// A message that clears itself after a few seconds (k9s's flash).
+public struct Flash: Equatable, Sendable {
+    public enum Level: Sendable { case info, warning, error }
+    public var text: String
+    public var level: Level
+    public var until: Date
+}
+
+/// A one-line question at the bottom of the screen.
+public struct Prompt: Equatable, Sendable {
+    public enum Purpose: Equatable, Sendable { case command, search, comment, accept, newNotebook }
+    public var purpose: Purpose
+    public var label: String
+    public var editor = TextEditor(text: "", multiline: false)
+}
+
+/// A destructive action waiting for a yes; Cancel is focused first.
+public struct Confirmation: Equatable, Sendable {
+    public enum Action: Equatable, Sendable {
+        case delete(Post)
+        case removeParticipant(Post, String)
+        case stopSharing(Post)
+        case leave(Post)
+        case discard(PostForm)
+    }
+
+    public var question: String
+    public var confirmLabel: String
+    public var action: Action
+    public var confirmFocused = false
+}
+
+/// The in-place editor of a post: title, tags, location, content.
+public struct PostForm: Equatable, Sendable {
+    public enum Field: Int, CaseIterable, Sendable { case title, tags, location, content }
+    public var post: Post
+    public var isNew: Bool
+    public var field: Field = .title
+    public var title: TextEditor
+    public var tags: TextEditor
+    public var location: TextEditor
+    public var content: TextEditor
+    public var scroll = 0
+
+    public init(post: Post, isNew: Bool) {
+        self.post = post
+        self.isNew = isNew
+        title = TextEditor(text: post.title, multiline: false)
+        tags = TextEditor(text: post.tags.joined(separator: ", "), multiline: false)
+        location = TextEditor(text: post.location ?? "", multiline: false)
+        content = TextEditor(text: post.content)
+        field = isNew ? .title : .content
+    }
+
+    public var isChanged: Bool { isNew || [title, tags, location, content].contains { $0.isChanged } }
+
+    public subscript(field: Field) -> TextEditor {
+        get { [title, tags, location, content][field.rawValue] }
+        set {
+            switch field {
+            case .title: title = newValue
+            case .tags: tags = newValue
+            case .location: location = newValue
+            case .content: content = newValue
+            }
+        }
+    }
+
+    /// The post with the form's values.
+    public var edited: Post {
+        var post = post
+        post.title = title.text.trimmingCharacters(in: .whitespaces)
+        post.tags = tags.text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let place = location.text.trimmingCharacters(in: .whitespaces)
+        post.location = place.isEmpty ? nil : place
+        post.content = content.text
+        return post
+    }
+}
+
+/// The share dialog: who to invite, with what rights; then the URL.
+public struct ShareDialog: Equatable, Sendable {
+    public enum Target: Equatable, Sendable {
+        case post(Post)
+        case notebook(Notebook)
+    }
+    public enum Field: Int, CaseIterable, Sendable { case invitees, permission, publicPermission, share, cancel }
+    public var target: Target
+    public var field: Field = .invitees
+    public var invitees = TextEditor(text: "", multiline: false)
+    public var permission: SharePermission = .readWrite
+    public var publicPermission: SharePermission = .none
+    /// Set once shared: the URL to send (shown once; the cloud keeps only its hash).
+    public var url: String?
+    public var working = false
+
+    public var title: String {
+        switch target {
+        case .post(let post): "Share \"\(post.title)\""
+        case .notebook(let book): "Share notebook \(book.title)"
+        }
+    }
+}
+
+/// Choosing which notebook the list shows.
+public struct NotebookPicker: Equatable, Sendable {
+    public var notebooks: [Notebook]
+    public var selection: Int
+}
+
+public enum Mode: Equatable, Sendable {
+    case browse
+    case help
+    case prompt(Prompt)
+    case confirm(Confirmation)
+    case edit(PostForm)
+    case share(ShareDialog)
+    case pickNotebook(NotebookPicker)
+}
+
+/// Everything the screen shows that is not in the store.
+public struct FrontEndState: Equatable, Sendable {
+    public var focus: Pane = .list
+    public var mode: Mode = .browse
+    /// The selected post's position in the list, and the first row shown.
+    public var selection = 0
+    public var scroll = 0
+    public var detailScroll = 0
+    public var participantSelection = 0
+    public var filter: PostFilter = .all
+    public var search: String?
+    public var flash: Flash?
+    public var quit = false
+}

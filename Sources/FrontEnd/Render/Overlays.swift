@@ -1,0 +1,118 @@
+/// Dialogs drawn over the panes: help, confirmations, sharing, notebooks.
+enum Overlays {
+    static func draw(_ model: ScreenModel, into grid: inout Grid) {
+        switch model.mode {
+        case .help: help(model, into: &grid)
+        case .confirm(let confirmation): confirm(confirmation, into: &grid)
+        case .share(let dialog): share(dialog, into: &grid)
+        case .pickNotebook(let picker): notebooks(picker, into: &grid)
+        case .browse, .prompt, .edit: break
+        }
+    }
+
+    /// A centred box of the given inner size; returns where its text starts.
+    static func dialog(_ title: String, width: Int, height: Int, into grid: inout Grid) -> Layout.Rect {
+        let w = min(grid.width - 2, width + 4), h = min(grid.height - 2, height + 2)
+        let rect = Layout.Rect(x: (grid.width - w) / 2, y: (grid.height - h) / 2, width: w, height: h)
+        grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        grid.cursor = nil
+        Renderer.box(title, rect, focused: true, into: &grid)
+        return Layout.Rect(x: rect.x + 2, y: rect.y + 1, width: w - 4, height: h - 2)
+    }
+
+    static func help(_ model: ScreenModel, into grid: inout Grid) {
+        let keyWidth = model.help.map(\.keys.columns).max() ?? 0
+        let inner = dialog("Keys (Esc closes)", width: min(grid.width - 6, 76), height: model.help.count, into: &grid)
+        for (index, line) in model.help.enumerated() where index < inner.height {
+            grid.put(line.keys, x: inner.x, y: inner.y + index, role: .key)
+            grid.put(line.text.truncated(to: inner.width - keyWidth - 2), x: inner.x + keyWidth + 2, y: inner.y + index)
+        }
+    }
+
+    static func buttons(_ labels: [(String, Bool)], x: Int, y: Int, into grid: inout Grid) {
+        var x = x
+        for (label, focused) in labels {
+            x += grid.put("[ \(label) ]", x: x, y: y, role: focused ? .selected : .normal) + 2
+        }
+    }
+
+    static func confirm(_ confirmation: Confirmation, into grid: inout Grid) {
+        let lines = confirmation.question.wrapped(to: min(56, grid.width - 8))
+        let inner = dialog("Confirm", width: max(30, lines.map(\.columns).max() ?? 0), height: lines.count + 2, into: &grid)
+        for (index, line) in lines.enumerated() { grid.put(line, x: inner.x, y: inner.y + index) }
+        buttons([("Cancel", !confirmation.confirmFocused), (confirmation.confirmLabel, confirmation.confirmFocused)],
+                x: inner.x, y: inner.y + lines.count + 1, into: &grid)
+    }
+
+    static func share(_ dialog: ShareDialog, into grid: inout Grid) {
+        let inner = Overlays.dialog(dialog.title, width: min(grid.width - 6, 70), height: 9, into: &grid)
+        var y = inner.y
+        if let url = dialog.url {
+            grid.put("Shared. Send this URL to the people you invited:", x: inner.x, y: y)
+            y += 2
+            for line in url.wrapped(to: inner.width) {
+                grid.put(line, x: inner.x, y: y, role: .key)
+                y += 1
+            }
+            grid.put("(copied to the clipboard where the terminal allows)", x: inner.x, y: y + 1, role: .dim)
+            buttons([("OK", true)], x: inner.x, y: inner.y + inner.height - 1, into: &grid)
+            return
+        }
+        func label(_ text: String, _ field: ShareDialog.Field) -> Int {
+            grid.put(text, x: inner.x, y: y, role: dialog.field == field ? .key : .normal)
+        }
+        let used = label("Invite: ", .invitees)
+        let (text, cursor) = Renderer.visible(dialog.invitees, width: inner.width - used)
+        grid.put(text, x: inner.x + used, y: y)
+        if dialog.field == .invitees { grid.cursor = Grid.Point(x: inner.x + used + cursor, y: y) }
+        y += 1
+        grid.put("emails or account names, comma-separated", x: inner.x + used, y: y, role: .dim)
+        y += 2
+        _ = label("They may:       ", .permission)
+        grid.put("< \(dialog.permission.text) >", x: inner.x + 16, y: y, role: dialog.field == .permission ? .selected : .normal)
+        y += 1
+        _ = label("Anyone with URL:", .publicPermission)
+        grid.put("< \(dialog.publicPermission.text) >", x: inner.x + 16, y: y, role: dialog.field == .publicPermission ? .selected : .normal)
+        y += 2
+        grid.put(dialog.working ? "sharing…" : "Tab moves · Space changes · Enter shares", x: inner.x, y: y, role: .dim)
+        buttons([("Cancel", dialog.field == .cancel), ("Share", dialog.field == .share)], x: inner.x, y: inner.y + inner.height - 1, into: &grid)
+    }
+
+    static func notebooks(_ picker: NotebookPicker, into grid: inout Grid) {
+        let names = ["All notebooks"] + picker.notebooks.map { $0.title + ($0.scope == .shared ? " (shared with you)" : "") }
+        let inner = dialog("Show notebook", width: max(30, names.map(\.columns).max() ?? 0), height: names.count, into: &grid)
+        for (index, name) in names.enumerated() where index < inner.height {
+            grid.put(name, x: inner.x, y: inner.y + index)
+            if index == picker.selection { grid.paint(y: inner.y + index, x: inner.x - 1, width: inner.width + 2, role: .selected) }
+        }
+    }
+}
+
+/// The in-place editor of a post, drawn where the detail pane was.
+enum PostFormView {
+    static func draw(_ form: PostForm, in rect: Layout.Rect, into grid: inout Grid) {
+        grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        Renderer.box(form.isNew ? "New post · Ctrl-S saves · Esc leaves" : "Editing · Ctrl-S saves · Esc leaves",
+                     rect, focused: true, into: &grid)
+        let x = rect.x + 2, width = rect.width - 4
+        var y = rect.y + 1
+        for field in [PostForm.Field.title, .tags, .location] {
+            let name = ["Title:    ", "Tags:     ", "Location: "][field.rawValue]
+            let used = grid.put(name, x: x, y: y, role: form.field == field ? .key : .dim)
+            let (text, cursor) = Renderer.visible(form[field], width: width - used)
+            grid.put(text, x: x + used, y: y)
+            if form.field == field { grid.cursor = Grid.Point(x: x + used + cursor, y: y) }
+            y += 1
+        }
+        grid.put(String(repeating: "─", count: max(0, width)), x: x, y: y, role: form.field == .content ? .key : .dim)
+        y += 1
+        let layout = form.content.layout(width: width)
+        let height = rect.y + rect.height - 1 - y
+        let top = min(max(0, layout.cursorRow - height + 1), max(0, form.scroll))
+        let start = layout.cursorRow < top ? layout.cursorRow : (layout.cursorRow >= top + height ? layout.cursorRow - height + 1 : top)
+        for (offset, row) in layout.rows.dropFirst(start).prefix(max(0, height)).enumerated() {
+            grid.put(form.content.text(of: row), x: x, y: y + offset)
+        }
+        if form.field == .content { grid.cursor = Grid.Point(x: x + layout.cursorColumn, y: y + layout.cursorRow - start) }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// Draws a `ScreenModel` into a grid: pure, so screens are tested as text.
+public enum Renderer {
+    public static func render(_ model: ScreenModel, width: Int, height: Int) -> Grid {
+        var grid = Grid(width: width, height: height)
+        guard width >= 20, height >= 6 else {
+            grid.put("CloudNotes needs 20×6", x: 0, y: 0, role: .warning)
+            return grid
+        }
+        let layout = Layout(width: width, height: height, participants: model.participants?.count)
+        topLine(model, into: &grid)
+        list(model, layout.list, into: &grid)
+        if case .edit(let form) = model.mode {
+            PostFormView.draw(form, in: layout.detail.union(layout.participants), into: &grid)
+        } else {
+            detail(model, layout.detail, into: &grid)
+            if let rect = layout.participants { participants(model, rect, into: &grid) }
+        }
+        messageLine(model, y: layout.messageLine, into: &grid)
+        footer(model, y: layout.footerLine, into: &grid)
+        Overlays.draw(model, into: &grid)
+        return grid
+    }
+
+    // MARK: Lines
+
+    static func topLine(_ model: ScreenModel, into grid: inout Grid) {
+        grid.fill(x: 0, y: 0, width: grid.width, height: 1, role: .heading)
+        let used = grid.put(" CloudNotes · \(model.account) on \(model.device)", x: 0, y: 0, role: .heading)
+        let role: Role = switch model.statusLevel {
+        case .info: .heading
+        case .warning: .warning
+        case .error: .error
+        }
+        let status = model.status.truncated(to: max(0, grid.width - used - 3))
+        grid.put(status, x: grid.width - status.columns - 1, y: 0, role: role)
+    }
+
+    static func messageLine(_ model: ScreenModel, y: Int, into grid: inout Grid) {
+        if case .prompt(let prompt) = model.mode {
+            let used = grid.put(prompt.label, x: 0, y: y, role: .key)
+            let (text, cursor) = visible(prompt.editor, width: grid.width - used - 1)
+            grid.put(text, x: used, y: y)
+            grid.cursor = Grid.Point(x: used + cursor, y: y)
+        } else if let flash = model.flash {
+            let role: Role = switch flash.level {
+            case .info: .info
+            case .warning: .warning
+            case .error: .error
+            }
+            grid.put(flash.text.truncated(to: grid.width), x: 0, y: y, role: role)
+        }
+    }
+
+    /// A one-line editor's text scrolled so the cursor shows; and the cursor's column.
+    static func visible(_ editor: TextEditor, width: Int) -> (String, Int) {
+        let line = editor.lines[0]
+        var start = 0
+        while line[start..<editor.cursor.column].reduce(0, { $0 + $1.columns }) >= max(1, width) { start += 1 }
+        let text = String(line[start...])
+        return (text, line[start..<editor.cursor.column].reduce(0) { $0 + $1.columns })
+    }
+
+    /// The keys that apply now; disabled ones greyed (pressing them says why).
+    static func footer(_ model: ScreenModel, y: Int, into grid: inout Grid) {
+        var x = 0
+        for item in model.footer {
+            let width = item.key.columns + 1 + item.label.columns
+            guard x + width <= grid.width else { break }
+            grid.put(item.key, x: x, y: y, role: item.enabled ? .key : .disabledKey)
+            grid.put(item.label, x: x + item.key.columns + 1, y: y, role: item.enabled ? .normal : .disabledKey)
+            x += width + 2
+        }
+    }
+
+    // MARK: Panes
+
+    static func box(_ title: String, _ rect: Layout.Rect, focused: Bool, into grid: inout Grid) {
+        guard rect.width >= 2, rect.height >= 2 else { return }
+        let role: Role = focused ? .focusedBorder : .border
+        let inner = rect.width - 2
+        grid.put("┌" + String(repeating: "─", count: inner) + "┐", x: rect.x, y: rect.y, role: role)
+        for y in (rect.y + 1)..<(rect.y + rect.height - 1) {
+            grid.put("│", x: rect.x, y: y, role: role)
+            grid.put("│", x: rect.x + rect.width - 1, y: y, role: role)
+        }
+        grid.put("└" + String(repeating: "─", count: inner) + "┘", x: rect.x, y: rect.y + rect.height - 1, role: role)
+        grid.put(" \(title) ".truncated(to: max(0, inner - 2)), x: rect.x + 2, y: rect.y, role: focused ? .focusedBorder : .heading)
+    }
+
+    /// Markers, one column each: ⇄ shared, ⊘ read-only, ! conflict, ↑ waiting to be sent.
+    static func markers(_ row: ScreenModel.Row) -> [(String, Role)] {
+        [(row.shared ? "⇄" : " ", .shared), (row.readOnly ? "⊘" : " ", .readOnly),
+         (row.conflicted ? "!" : " ", .conflict), (row.pending ? "↑" : " ", .pending)]
+    }
+
+    static func list(_ model: ScreenModel, _ rect: Layout.Rect, into grid: inout Grid) {
+        box(model.listTitle, rect, focused: model.focus == .list, into: &grid)
+        let inner = rect.width - 2
+        for (index, row) in model.rows.enumerated() where index < rect.height - 2 {
+            let y = rect.y + 1 + index
+            var x = rect.x + 1
+            for (mark, role) in markers(row) { x += grid.put(mark, x: x, y: y, role: role) }
+            x += 1
+            let notebook = row.notebook.truncated(to: max(0, min(14, inner / 3)))
+            let titleWidth = inner - 6 - notebook.columns - 1
+            grid.put(row.title.isEmpty ? "(untitled)" : row.title.truncated(to: titleWidth), x: x, y: y)
+            grid.put(notebook, x: rect.x + rect.width - 1 - notebook.columns, y: y, role: .dim)
+            if index == model.selectedRow {
+                grid.paint(y: y, x: rect.x + 1, width: inner, role: model.focus == .list ? .selected : .selectedUnfocused)
+            }
+        }
+        if model.rows.isEmpty {
+            grid.put("no posts: press a to write one", x: rect.x + 2, y: rect.y + 1, role: .dim, limit: inner - 1)
+        }
+    }
+
+    static func detail(_ model: ScreenModel, _ rect: Layout.Rect, into grid: inout Grid) {
+        box("Post", rect, focused: model.focus == .detail, into: &grid)
+        guard let detail = model.detail, rect.width > 4 else { return }
+        let width = rect.width - 4
+        var lines: [(String, Role)] = detail.title.wrapped(to: width).map { ($0, .heading) }
+        if let notice = detail.notice { lines += notice.wrapped(to: width).map { ($0, .readOnly) } }
+        let labelWidth = detail.facts.map(\.0.columns).max() ?? 0
+        for (label, value) in detail.facts {
+            let pad = String(repeating: " ", count: labelWidth - label.columns)
+            lines += "\(label)\(pad)  \(value)".wrapped(to: width).map { ($0, .dim) }
+        }
+        lines.append(("", .normal))
+        lines += detail.content.wrapped(to: width).map { ($0, .normal) }
+        if !detail.comments.isEmpty {
+            lines.append(("", .normal))
+            lines.append(("Comments (\(detail.comments.count))", .heading))
+            for (who, text) in detail.comments { lines += "\(who): \(text)".wrapped(to: width).map { ($0, .normal) } }
+        }
+        let shown = rect.height - 2
+        let start = min(model.detailScroll, max(0, lines.count - shown))
+        for (offset, line) in lines.dropFirst(start).prefix(shown).enumerated() {
+            grid.put(line.0, x: rect.x + 2, y: rect.y + 1 + offset, role: line.1)
+        }
+    }
+
+    static func participants(_ model: ScreenModel, _ rect: Layout.Rect, into grid: inout Grid) {
+        let title = "Participants" + (model.publicPermission.map { " · anyone with the URL: \($0)" } ?? "")
+        box(title, rect, focused: model.focus == .participants, into: &grid)
+        guard let people = model.participants, rect.width > 4 else { return }
+        let width = rect.width - 4
+        let columns = [max(8, width - 36), 13, 11, 9]
+        func row(_ cells: [String], y: Int, role: Role) {
+            var x = rect.x + 2
+            for (cell, w) in zip(cells, columns) {
+                grid.put(cell.truncated(to: w), x: x, y: y, role: role)
+                x += w + 1
+            }
+        }
+        row(["NAME", "ROLE", "PERMISSION", "STATUS"], y: rect.y + 1, role: .dim)
+        for (index, person) in people.enumerated() where index < rect.height - 3 {
+            let y = rect.y + 2 + index
+            row([person.name, person.role, person.permission, person.status], y: y, role: .normal)
+            if index == model.selectedParticipant && model.focus == .participants {
+                grid.paint(y: y, x: rect.x + 1, width: rect.width - 2, role: .selected)
+            }
+        }
+    }
+}
+
+extension Layout.Rect {
+    /// The smallest rectangle holding both (the detail and participants panes when editing).
+    func union(_ other: Layout.Rect?) -> Layout.Rect {
+        guard let other else { return self }
+        let bottom = max(y + height, other.y + other.height)
+        return Layout.Rect(x: min(x, other.x), y: min(y, other.y), width: max(width, other.width), height: bottom - min(y, other.y))
+    }
+}

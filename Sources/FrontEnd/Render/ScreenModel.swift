@@ -1,0 +1,105 @@
+import Foundation
+import Notes
+
+/// What one frame shows, gathered by the front end from its state and the
+/// store; `Renderer` turns it into cells without asking anything else.
+public struct ScreenModel: Equatable, Sendable {
+    public struct Row: Equatable, Sendable {
+        public var title: String
+        public var notebook: String
+        public var shared = false
+        public var readOnly = false
+        public var conflicted = false
+        public var pending = false
+    }
+
+    public struct Detail: Equatable, Sendable {
+        public var title: String
+        /// "label: value" lines under the title.
+        public var facts: [(String, String)]
+        public var content: String
+        public var comments: [(String, String)]
+        public var notice: String?
+
+        public static func == (a: Detail, b: Detail) -> Bool {
+            a.title == b.title && a.facts.map { [$0.0, $0.1] } == b.facts.map { [$0.0, $0.1] } && a.content == b.content
+                && a.comments.map { [$0.0, $0.1] } == b.comments.map { [$0.0, $0.1] } && a.notice == b.notice
+        }
+    }
+
+    public struct Participant: Equatable, Sendable {
+        public var name: String
+        public var role: String
+        public var permission: String
+        public var status: String
+    }
+
+    public struct FooterItem: Equatable, Sendable {
+        public var key: String
+        public var label: String
+        public var enabled: Bool
+    }
+
+    public var account = ""
+    public var device = ""
+    public var status = ""
+    public var statusLevel: Flash.Level = .info
+    public var listTitle = "Posts"
+    public var rows: [Row] = []
+    /// The selected row among `rows`.
+    public var selectedRow: Int?
+    public var detail: Detail?
+    public var detailScroll = 0
+    public var participants: [Participant]?
+    public var publicPermission: String?
+    public var selectedParticipant = 0
+    public var focus: Pane = .list
+    public var footer: [FooterItem] = []
+    public var flash: Flash?
+    public var mode: Mode = .browse
+    /// The help overlay's lines: keys and what they do, with the reason where disabled.
+    public var help: [(keys: String, text: String)] = []
+
+    public static func == (a: ScreenModel, b: ScreenModel) -> Bool {
+        a.account == b.account && a.device == b.device && a.status == b.status && a.rows == b.rows && a.selectedRow == b.selectedRow
+            && a.detail == b.detail && a.participants == b.participants && a.focus == b.focus && a.footer == b.footer
+            && a.flash == b.flash && a.mode == b.mode && a.help.map { [$0.keys, $0.text] } == b.help.map { [$0.keys, $0.text] }
+            && a.detailScroll == b.detailScroll && a.selectedParticipant == b.selectedParticipant && a.listTitle == b.listTitle
+            && a.statusLevel == b.statusLevel && a.publicPermission == b.publicPermission
+    }
+}
+
+/// Where the panes go at a size. The list takes two fifths of a wide screen;
+/// the participants pane appears under the detail for a shared post.
+public struct Layout: Equatable, Sendable {
+    public struct Rect: Equatable, Sendable {
+        public var x, y, width, height: Int
+    }
+
+    public var list: Rect
+    public var detail: Rect
+    public var participants: Rect?
+    /// The line for flashes and prompts, and the footer's.
+    public var messageLine: Int
+    public var footerLine: Int
+
+    public init(width: Int, height: Int, participants: Int?) {
+        let body = max(0, height - 3)  // top line, message line, footer
+        let listWidth = width >= 60 ? max(28, width * 2 / 5) : width
+        list = Rect(x: 0, y: 1, width: listWidth, height: body)
+        let rest = Rect(x: listWidth, y: 1, width: max(0, width - listWidth), height: body)
+        if let count = participants, body >= 12 {
+            let wanted = min(count + 3, body / 2)
+            detail = Rect(x: rest.x, y: 1, width: rest.width, height: body - wanted)
+            self.participants = Rect(x: rest.x, y: 1 + body - wanted, width: rest.width, height: wanted)
+        } else {
+            detail = rest
+            self.participants = nil
+        }
+        messageLine = max(0, height - 2)
+        footerLine = max(0, height - 1)
+    }
+
+    /// How many posts the list shows at once (inside its border).
+    public var listRows: Int { max(0, list.height - 2) }
+}
