@@ -4,7 +4,7 @@ import Notes
 
 /// A post's detail pane: title, facts, text, comments.
 enum DetailView {
-    static func make(_ post: Post, comments: [Comment], share: Share?, readOnly: String?, names: AccountNames) -> ScreenModel.Detail {
+    static func make(_ post: Post, comments: [Comment], share: Share?, readOnly: String?, names: (String) -> String) -> ScreenModel.Detail {
         var facts: [(String, String)] = [("Notebook", "\(post.zone.name) (\(names(post.zone.owner)))")]
         if post.scope == .shared {
             facts.append(("Sharing", "shared with you by \(names(post.zone.owner))" + (readOnly == nil ? " · you may edit" : " · read-only")))
@@ -12,13 +12,13 @@ enum DetailView {
             let others = share.participants.filter { $0.role != .owner && $0.status != .removed }.count
             facts.append(("Sharing", (share.isZoneWide ? "notebook shared" : "shared") + " with \(others) \(others == 1 ? "person" : "people")"))
         }
-        if let at = post.createdAt { facts.append(("Created", "\(format(at)) by \(post.createdBy.map(names.callAsFunction) ?? "?")")) }
-        if let at = post.modifiedAt { facts.append(("Modified", "\(format(at)) by \(post.modifiedBy.map(names.callAsFunction) ?? "?")")) }
+        if let at = post.createdAt { facts.append(("Created", "\(format(at)) by \(post.createdBy.map(names) ?? "?")")) }
+        if let at = post.modifiedAt { facts.append(("Modified", "\(format(at)) by \(post.modifiedBy.map(names) ?? "?")")) }
         if let location = post.location { facts.append(("Location", location)) }
         if !post.tags.isEmpty { facts.append(("Tags", post.tags.joined(separator: ", "))) }
         if post.conflicted { facts.append(("Conflict", "edited in two places at once; both texts are kept below, edit to resolve")) }
         return ScreenModel.Detail(title: post.title.isEmpty ? "(untitled)" : post.title, facts: facts, content: post.content,
-                                  comments: comments.map { ("\($0.createdBy.map(names.callAsFunction) ?? "?")", $0.text) },
+                                  comments: comments.map { ("\($0.createdBy.map(names) ?? "?")", $0.text) },
                                   notice: readOnly)
     }
 

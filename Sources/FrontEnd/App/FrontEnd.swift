@@ -61,7 +61,7 @@ public final class FrontEnd: @unchecked Sendable {
         if let keep, let position = try? context.store.position(of: keep, state.filter) { state.selection = position }
         guard let update else { return }
         let mine = context.account.id
-        let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names.callAsFunction) }
+        let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names) }
         if let refusal = update.refusals.first {
             flash(refusal, .error)
         } else if let error = update.error, status?.level != .warning {

@@ -19,7 +19,8 @@ public struct FrontEndContext: Sendable {
     public var account: Account
     public var device: String
     public var sharing: any SharingProvider
-    public var names: AccountNames
+    /// Turns a user record ID into a name people know.
+    public var names: @Sendable (String) -> String
     /// Talks to the cloud about shares; nil where there is no cloud.
     public var postSharing: PostSharing?
     /// Nil when another process of the device syncs it.
@@ -29,7 +30,7 @@ public struct FrontEndContext: Sendable {
     public var background: @Sendable (@escaping @Sendable () -> Void) -> Void
     public var wake: @Sendable () -> Void
 
-    public init(store: DeviceStore, account: Account, device: String, sharing: any SharingProvider, names: AccountNames,
+    public init(store: DeviceStore, account: Account, device: String, sharing: any SharingProvider, names: @escaping @Sendable (String) -> String,
                 postSharing: PostSharing? = nil, sync: (any SyncControl)? = nil,
                 now: @escaping @Sendable () -> Date = Date.init,
                 newID: @escaping @Sendable (String) -> String = { $0 + SystemRandom().hex(bytes: 6) },

@@ -1,4 +1,5 @@
 import Cloud
+import Foundation
 
 /// Turns user record IDs into account names for display.
 public struct AccountNames: Sendable {
@@ -12,5 +13,31 @@ public struct AccountNames: Sendable {
 
     public func callAsFunction(_ id: String) -> String {
         id == ZoneID.defaultOwner ? "(public)" : byID[id] ?? id
+    }
+}
+
+/// Account names for a long-running process: people who sign up while it
+/// runs are looked up again (at most once a second), not shown as IDs.
+public final class AccountDirectory: @unchecked Sendable {
+    private let cloud: Cloud
+    private let lock = NSLock()
+    private var names: AccountNames
+    private var loadedAt = Date()
+
+    public init(cloud: Cloud) throws {
+        self.cloud = cloud
+        names = try AccountNames(cloud)
+    }
+
+    public func name(_ id: String) -> String {
+        lock.withLock {
+            var name = names(id)
+            if name == id, Date().timeIntervalSince(loadedAt) > 1, let fresh = try? AccountNames(cloud) {
+                names = fresh
+                loadedAt = Date()
+                name = names(id)
+            }
+            return name
+        }
     }
 }

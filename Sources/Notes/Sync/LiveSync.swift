@@ -95,7 +95,7 @@ public final class LiveSync: @unchecked Sendable {
         }
     }
 
-    static func notifyDirectory(_ device: URL) -> URL { device.appendingPathComponent("notify") }
+    public static func notifyDirectory(_ device: URL) -> URL { device.appendingPathComponent("notify") }
 
     /// Tells the device's other readers that the store changed.
     static func announceStored(_ device: URL) {

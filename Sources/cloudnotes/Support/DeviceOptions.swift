@@ -8,8 +8,8 @@ import Sync
 struct DeviceOptions: ParsableArguments {
     @OptionGroup var cloud: CloudOptions
 
-    @Option(help: "The account (created in the cloud on first use).")
-    var account: String
+    @Option(help: "The account (created in the cloud on first use; default: $CLOUDNOTES_ACCOUNT, else $USER).")
+    var account: String?
 
     @Option(help: "The device: one local copy of an account's data (default: one named after the account).")
     var device: String?
@@ -21,7 +21,13 @@ struct DeviceOptions: ParsableArguments {
         return CloudOptions.dataHome(env).appendingPathComponent("cloudnotes")
     }
 
-    var deviceName: String { device ?? account }
+    /// The account asked for, or the one the environment names.
+    var accountName: String {
+        let env = ProcessInfo.processInfo.environment
+        return account ?? [env["CLOUDNOTES_ACCOUNT"], env["USER"]].compactMap { $0 }.first { !$0.isEmpty } ?? "me"
+    }
+
+    var deviceName: String { device ?? accountName }
 
     func validate() throws {
         if deviceName.isEmpty || deviceName.contains("/") || deviceName.hasPrefix(".") {
@@ -51,14 +57,15 @@ struct DeviceOptions: ParsableArguments {
 
     func open() throws -> DeviceSession {
         let directory = deviceDirectory
+        let name = accountName
         switch Self.signedIn(directory) {
-        case nil: try Self.signIn(directory, as: account)
-        case account?: break
+        case nil: try Self.signIn(directory, as: name)
+        case name?: break
         case let other?:
-            throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(account) --device \(deviceName)")
+            throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(name) --device \(deviceName)")
         }
         let cloud = try cloud.open()
-        let account = try cloud.accountCreatingIfNeeded(name: account)
+        let account = try cloud.accountCreatingIfNeeded(name: name)
         let store = try DeviceStore(directory: directory)
         let keyring = try Keyring(directory: dataDirectory.appendingPathComponent("keychain"), account: account, cloud: cloud)
         store.keyring = keyring

@@ -1,0 +1,124 @@
+import CNcurses
+import FrontEnd
+import Glibc
+
+/// The real terminal through ncurses (wide-character): sets it up, draws
+/// the rows of a grid that changed, reads keys, and always restores the
+/// terminal, whatever way the program leaves.
+public final class CursesScreen {
+    public let colors: ColorMode
+    private var last: Grid?
+    private var attributes: [Role: (attr_t, Int16)] = [:]
+
+    public init(environment: [String: String]) {
+        cn_set_locale()
+        initscr()
+        raw()  // Ctrl-C and Ctrl-S/Ctrl-Z reach us as keys
+        noecho()
+        nonl()
+        keypad(cn_stdscr(), true)
+        set_escdelay(25)
+        if has_colors() {
+            start_color()
+            use_default_colors()
+        }
+        colors = ColorMode.choose(environment: environment, terminalColors: has_colors() ? Int(cn_colors()) : 0)
+        for (index, role) in Role.allCases.enumerated() {
+            let look = colors.look(role)
+            var attr = cn_a_normal()
+            if look.bold { attr |= cn_a_bold() }
+            if look.dim { attr |= cn_a_dim() }
+            if look.reverse { attr |= cn_a_reverse() }
+            if look.underline { attr |= cn_a_underline() }
+            var pair: Int16 = 0
+            if colors != .monochrome, look.foreground != -1 || look.background != -1, index + 1 < Int(cn_color_pairs()) {
+                pair = Int16(index + 1)
+                let limit = Int16(clamping: cn_colors())
+                init_pair(pair, look.foreground < limit ? look.foreground : 7, look.background < limit ? look.background : -1)
+            }
+            attributes[role] = (attr, pair)
+        }
+    }
+
+    /// Gives the terminal back (also before $EDITOR runs).
+    public func end() { endwin() }
+
+    /// Takes the terminal again after `end()`.
+    public func resume() {
+        refresh()
+        last = nil
+    }
+
+    public var size: (width: Int, height: Int) { (Int(cn_cols()), Int(cn_lines())) }
+
+    /// Writes the rows that differ from the last frame, then places the cursor.
+    public func draw(_ grid: Grid) {
+        for y in grid.changedRows(since: last) {
+            for x in 0..<grid.width {
+                let cell = grid[x, y]
+                guard !cell.text.isEmpty else { continue }  // the right half of a wide character
+                let (attr, pair) = attributes[cell.role] ?? (cn_a_normal(), 0)
+                var chars = cell.text.unicodeScalars.prefix(4).map { wchar_t(bitPattern: $0.value) }
+                chars.append(0)
+                if cn_put_cell(Int32(y), Int32(x), chars, attr, pair) == ERR, y != grid.height - 1 || x != grid.width - 1 {
+                    _ = cn_put_cell(Int32(y), Int32(x), [wchar_t(63), 0], attr, pair)  // "?" for what ncurses refuses
+                }
+            }
+        }
+        if let cursor = grid.cursor {
+            curs_set(1)
+            move(Int32(cursor.y), Int32(cursor.x))
+        } else {
+            curs_set(0)
+        }
+        refresh()
+        last = grid
+    }
+
+    /// Every key waiting, without blocking.
+    public func readKeys() -> [Key] {
+        nodelay(cn_stdscr(), true)
+        var keys: [Key] = []
+        var value: wint_t = 0
+        while true {
+            let kind = cn_get_wch(&value)
+            if kind == ERR { break }
+            if let key = kind == cn_key_code_yes() ? Self.key(code: Int32(value)) : Self.key(character: value) { keys.append(key) }
+        }
+        return keys
+    }
+
+    static func key(code: Int32) -> Key? {
+        switch code {
+        case KEY_UP: .up
+        case KEY_DOWN: .down
+        case KEY_LEFT: .left
+        case KEY_RIGHT: .right
+        case KEY_HOME: .home
+        case KEY_END: .end
+        case KEY_NPAGE: .pageDown
+        case KEY_PPAGE: .pageUp
+        case KEY_BACKSPACE: .backspace
+        case KEY_DC: .delete
+        case KEY_BTAB: .backTab
+        case KEY_ENTER: .enter
+        case cn_key_resize(): .resize
+        default: nil
+        }
+    }
+
+    static func key(character value: wint_t) -> Key? {
+        switch value {
+        case 9: return .tab
+        case 10, 13: return .enter
+        case 27: return .escape
+        case 8, 127: return .backspace
+        case 0: return nil
+        case 1...26: return .ctrl(Character(Unicode.Scalar(UInt8(value) + 96)))
+        case 31: return .ctrl("_")
+        default:
+            guard let scalar = Unicode.Scalar(UInt32(value)) else { return nil }
+            return .char(Character(scalar))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Dispatch
+import Foundation
+import FrontEnd
+import Glibc
+
+/// Runs a front end on the real terminal: the event loop waits on the
+/// keyboard, resizes (SIGWINCH makes ncurses report KEY_RESIZE) and the
+/// wake pipe together, with a timeout that lets flashes expire; it never
+/// waits on the cloud.
+public enum TerminalApp {
+    public static func run(_ frontEnd: FrontEnd, wakeup: Wakeup, environment: [String: String]) {
+        let screen = CursesScreen(environment: environment)
+        defer { screen.end() }
+        let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        nonisolated(unsafe) var stopping = false
+        for (source, number) in [(terminate, SIGTERM), (hangup, SIGHUP)] {
+            signal(number, SIG_IGN)
+            source.setEventHandler {
+                stopping = true
+                wakeup.wake()
+            }
+            source.resume()
+        }
+        var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0)]
+        while !frontEnd.state.quit && !stopping {
+            let (width, height) = screen.size
+            screen.draw(frontEnd.frame(width: width, height: height))
+            clip(frontEnd)
+            if frontEnd.externalEdit != nil { editExternally(frontEnd, screen: screen, environment: environment) }
+            let ready = poll(&fds, 2, 1000)
+            if ready == 0 { _ = frontEnd.tick() }
+            if fds[1].revents != 0 { wakeup.drain() }
+            if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { break }  // the terminal went away
+            for key in screen.readKeys() { frontEnd.handle(key) }
+        }
+    }
+
+    /// Puts text on the clipboard through the terminal (OSC 52), where it allows.
+    static func clip(_ frontEnd: FrontEnd) {
+        guard let text = frontEnd.clipboard else { return }
+        frontEnd.clipboard = nil
+        let sequence = "\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{07}"
+        FileHandle.standardOutput.write(Data(sequence.utf8))
+    }
+
+    /// Hands the terminal to $EDITOR (or vi) over a temporary file, then takes it back.
+    static func editExternally(_ frontEnd: FrontEnd, screen: CursesScreen, environment: [String: String]) {
+        guard let post = frontEnd.externalEdit else { return }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-\(post.id)-\(getpid()).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var result: String?
+        do {
+            try Data(ExternalForm.text(of: post).utf8).write(to: file)
+            screen.end()
+            let editor = environment["VISUAL"] ?? environment["EDITOR"] ?? "vi"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\(editor) \"$1\"", "editor", file.path]
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus == 0 { result = try String(contentsOf: file, encoding: .utf8) }
+        } catch {
+            result = nil
+        }
+        screen.resume()
+        frontEnd.finishExternalEdit(result)
+    }
+}

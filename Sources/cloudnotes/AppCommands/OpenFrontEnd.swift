@@ -1,0 +1,61 @@
+import ArgumentParser
+import Cloud
+import Dispatch
+import Foundation
+import FrontEnd
+import Notes
+import Sync
+import Terminal
+
+/// `cloudnotes` with no subcommand: the terminal front end. It is the
+/// device's syncing process when no other process holds the device's lock;
+/// otherwise it shows what the store holds and reloads when that one says so.
+struct OpenFrontEnd: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "open", abstract: "Open the terminal front end (what 'cloudnotes' alone does).")
+
+    @OptionGroup var device: DeviceOptions
+
+    func run() throws {
+        guard isatty(0) == 1, isatty(1) == 1 else {
+            throw CLIError(message: "the front end needs a terminal; for scripts use a subcommand (cloudnotes --help)")
+        }
+        let session = try device.open()
+        let names = try AccountDirectory(cloud: session.cloud)
+        let wakeup = Wakeup()
+        let holder = FrontEndHolder()
+        let lock = DeviceLock(directory: session.store.directory)
+        var live: LiveSync?
+        var watch: PushSubscription?
+        if lock != nil {
+            let sync = try NotesSync(store: session.store, cloud: session.cloud, account: FixedAccount(session.account),
+                                     deviceName: "\(session.account.name)/\(session.device)")
+            live = LiveSync(sync: sync) { update in holder.frontEnd?.post { $0.storeChanged(update) } }
+        } else {
+            watch = PushSubscription(watching: LiveSync.notifyDirectory(session.store.directory), files: [LiveSync.storedFile]) { _ in
+                holder.frontEnd?.post { $0.storeChanged() }
+            }
+        }
+        let context = FrontEndContext(
+            store: session.store, account: session.account, device: session.device,
+            sharing: StoreSharingProvider(store: session.store, account: session.account) { names.name($0) },
+            names: { names.name($0) }, postSharing: session.postSharing, sync: live,
+            background: { DispatchQueue.global().async(execute: $0) }, wake: { wakeup.wake() })
+        let frontEnd = FrontEnd(context: context)
+        holder.frontEnd = frontEnd
+        live?.start()
+        TerminalApp.run(frontEnd, wakeup: wakeup, environment: ProcessInfo.processInfo.environment)
+        live?.stop()
+        watch?.cancel()
+        withExtendedLifetime(lock) {}
+    }
+}
+
+/// Lets sync callbacks made before the front end exists reach it once it does.
+private final class FrontEndHolder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _frontEnd: FrontEnd?
+    var frontEnd: FrontEnd? {
+        get { lock.withLock { _frontEnd } }
+        set { lock.withLock { _frontEnd = newValue } }
+    }
+}
