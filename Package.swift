@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
-        .testTarget(name: "FrontEndTests", dependencies: ["FrontEnd", "Notes", "Cloud", "TestSupport"]),
+        .testTarget(name: "FrontEndTests", dependencies: ["FrontEnd", "Terminal", "Notes", "Cloud", "TestSupport"]),
         .testTarget(name: "NotesTests", dependencies: ["Notes", "NotesSimulation", "Sync", "Cloud", "TestSupport"]),
         // Drives the built `cloudnotes` executable as separate OS processes.
         .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "Notes", "TestSupport"]),

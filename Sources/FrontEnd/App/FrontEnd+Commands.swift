@@ -42,7 +42,7 @@ extension FrontEnd {
     }
 
     var selectedParticipant: ShareParticipant? {
-        guard state.focus == .participants, let share = selected?.share else { return nil }
+        guard state.focus == .participants, let share = selectedDetail()?.share else { return nil }
         let people = share.participants.filter { $0.status != .removed }
         return people.indices.contains(state.participantSelection) ? people[state.participantSelection] : nil
     }
@@ -63,8 +63,8 @@ extension FrontEnd {
         case .nextPane, .previousPane: cycleFocus(id == .nextPane ? 1 : -1)
         case .open: state.focus = .detail
         case .newPost: newPost()
-        case .edit: if let post = selected?.post { state.mode = .edit(PostForm(post: post, isNew: false)) }
-        case .editExternal: externalEdit = selected?.post
+        case .edit: if let post = selectedDetail()?.post { state.mode = .edit(PostForm(post: post, isNew: false)) }
+        case .editExternal: externalEdit = selectedDetail()?.post
         case .delete:
             guard let post = selectedPost else { return }
             confirm("Delete \"\(post.title)\"? It goes from your devices and from everyone it is shared with.", "Delete", .delete(post))
@@ -126,7 +126,7 @@ extension FrontEnd {
 
     func cycleFocus(_ step: Int) {
         var panes: [Pane] = [.list, .detail]
-        if selected?.share != nil { panes.append(.participants) }
+        if selectedDetail()?.share != nil { panes.append(.participants) }
         let index = panes.firstIndex(of: state.focus) ?? 0
         state.focus = panes[(index + step + panes.count) % panes.count]
     }

@@ -56,7 +56,7 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// The store changed (a sync round, another process): reread what shows, tell what arrived.
     public func storeChanged(_ update: LiveSync.Update? = nil) {
-        let keep = selected?.post ?? window.flatMap { w in w.rows.indices.contains(state.selection - w.offset) ? w.rows[state.selection - w.offset].post : nil }
+        let keep = window == nil ? nil : selectedPost
         invalidate()
         if let keep, let position = try? context.store.position(of: keep, state.filter) { state.selection = position }
         guard let update else { return }
@@ -171,8 +171,9 @@ public final class FrontEnd: @unchecked Sendable {
     }
 
     func participantRow(_ p: ShareParticipant) -> ScreenModel.Participant {
-        let name = p.userRecordID.map { context.names($0) }.flatMap { $0.hasPrefix("_") ? nil : $0 } ?? p.displayName
-        return ScreenModel.Participant(name: p.email.map { "\(name) <\($0)>" } ?? name, role: p.role.text,
+        // The name people know, else the email invited, else what the share says.
+        let known = p.userRecordID.map { context.names($0) }.flatMap { $0 == p.userRecordID ? nil : $0 }
+        return ScreenModel.Participant(name: known ?? p.name ?? p.email ?? p.displayName, role: p.role.text,
                                        permission: p.permission.text, status: p.status.rawValue)
     }
 
