@@ -9,6 +9,13 @@ public struct Arrival: Equatable, Sendable {
     /// The user record ID of whoever made the change, when the cloud says.
     public var by: String?
 
+    public init(kind: Kind, postID: String, title: String, by: String?) {
+        self.kind = kind
+        self.postID = postID
+        self.title = title
+        self.by = by
+    }
+
     /// "mary edited 'Groceries'", naming people through `name`.
     public func notice(name: (String) -> String) -> String {
         let who = by.map(name) ?? "someone"

@@ -20,6 +20,12 @@ public final class LiveSync: @unchecked Sendable {
         public var arrivals: [Arrival] = []
         public var refusals: [String] = []
         public var error: String?
+
+        public init(arrivals: [Arrival] = [], refusals: [String] = [], error: String? = nil) {
+            self.arrivals = arrivals
+            self.refusals = refusals
+            self.error = error
+        }
     }
 
     /// Another process of the device changed the store and wants it sent.

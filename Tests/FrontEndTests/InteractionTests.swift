@@ -1,0 +1,204 @@
+import Cloud
+import Foundation
+@testable import FrontEnd
+import Notes
+import Terminal
+import Testing
+
+/// Keys in, state and store out: the front end as a person drives it.
+@Suite struct InteractionTests {
+    @Test func writingANewPostSavesItAndAsksForASend() throws {
+        let fixture = try Fixture()
+        let sync = StandInSync()
+        let frontEnd = fixture.frontEnd(sync: sync)
+        frontEnd.press(.char("a"))
+        frontEnd.type("Trip")
+        frontEnd.press(.tab)
+        frontEnd.type("travel, 2026")
+        frontEnd.press(.tab, .tab)
+        frontEnd.type("day one")
+        frontEnd.press(.enter)
+        frontEnd.type("day two 二日目")
+        frontEnd.press(.ctrl("s"))
+        let post = try #require(try fixture.store.posts().first)
+        #expect(post.title == "Trip" && post.tags == ["travel", "2026"] && post.content == "day one\nday two 二日目")
+        #expect(post.id == "pnew1")
+        #expect(sync.added == 1)
+        #expect(frontEnd.state.mode == .browse)
+        #expect(frontEnd.frame(width: 80, height: 24).lines[22].contains("\"Trip\" written"))
+    }
+
+    @Test func leavingAnEditWithChangesAsksFirstAndKeepsTheTextOnCancel() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", "milk", minute: 1)
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 80, height: 24)
+        frontEnd.press(.char("e"))
+        frontEnd.type(" and eggs")
+        frontEnd.press(.escape)
+        guard case .confirm(let question) = frontEnd.state.mode else { Issue.record("no confirmation"); return }
+        #expect(!question.confirmFocused)  // Cancel first
+        frontEnd.press(.enter)  // Cancel: back to browsing, but the typed text...
+        #expect(frontEnd.state.mode == .browse)
+        #expect(try fixture.store.posts()[0].content == "milk")
+        frontEnd.press(.char("e"))
+        frontEnd.type("!")
+        frontEnd.press(.escape, .char("y"))
+        #expect(try fixture.store.posts()[0].content == "milk")
+    }
+
+    @Test func deletingConfirmsWithCancelFocused() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", minute: 1)
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 80, height: 24)
+        frontEnd.press(.char("d"))
+        let dialog = frontEnd.frame(width: 80, height: 24).text
+        #expect(dialog.contains("Delete \"Groceries\"?"))
+        #expect(dialog.contains("[ Cancel ]  [ Delete ]"))
+        frontEnd.press(.enter)
+        #expect(try fixture.store.posts().count == 1)
+        frontEnd.press(.char("d"), .right, .enter)
+        #expect(try fixture.store.posts().isEmpty)
+    }
+
+    @Test func theEditorWrapsMovesByScreenRowsAndUndoes() {
+        var editor = TextEditor(text: "")
+        editor.insert("abcdefghij")  // wraps at 4: abcd / efgh / ij
+        #expect(editor.layout(width: 4).rows.map { editor.text(of: $0) } == ["abcd", "efgh", "ij"])
+        editor.moveVertically(-1, width: 4)
+        #expect(editor.cursor == .init(line: 0, column: 6))
+        editor.insert("X")
+        editor.insert(" ")
+        editor.insert("Y")
+        #expect(editor.text == "abcdefX Yghij")
+        editor.undo()
+        #expect(editor.text == "abcdefX ghij")
+        editor.undo()
+        editor.undo()
+        #expect(editor.text == "abcdefghij")
+        var wide = TextEditor(text: "日本語")
+        #expect(wide.layout(width: 4).rows.count == 2)  // two wide characters fill four columns
+        wide.backspace()
+        #expect(wide.text == "日本")
+        wide.newline()
+        wide.insert("x")
+        wide.moveVertically(-1, width: 10)
+        #expect(wide.cursor.line == 0)
+    }
+
+    @Test func theListReadsOnlyTheRowsItShows() throws {
+        let fixture = try Fixture()
+        for i in 0..<500 { try fixture.post("Post \(i)", i % 7 == 0 ? "needle \(i)" : "hay", minute: i) }
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 80, height: 24)
+        #expect(frontEnd.visibleRows().rows.count == 19)
+        frontEnd.press(.char("G"))
+        let bottom = frontEnd.frame(width: 80, height: 24)
+        #expect(frontEnd.state.selection == 499)
+        #expect(bottom.text.contains("Post 0") && !bottom.text.contains("Post 100 "))
+        frontEnd.press(.char("g"), .char("j"), .char("j"))
+        #expect(frontEnd.state.selection == 2)
+        frontEnd.press(.pageDown)
+        #expect(frontEnd.state.selection == 20)
+    }
+
+    @Test func searchFindsNextAndPreviousAndWraps() throws {
+        let fixture = try Fixture()
+        for i in 0..<50 { try fixture.post("Post \(i)", i % 10 == 3 ? "needle" : "hay", minute: i) }
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 80, height: 24)
+        frontEnd.press(.char("/"))
+        frontEnd.type("needle")
+        frontEnd.press(.enter)
+        // Newest first: Post 43 is at position 6, then 33 at 16, 23, 13, 3.
+        #expect(frontEnd.state.selection == 6)
+        frontEnd.press(.char("n"))
+        #expect(frontEnd.state.selection == 16)
+        frontEnd.press(.char("N"), .char("N"))
+        #expect(frontEnd.state.selection == 46)  // wrapped to the last match
+        frontEnd.runCommandLine("search nothing-like-this")
+        #expect(frontEnd.frame(width: 80, height: 24).text.contains("nothing matches"))
+    }
+
+    @Test func theCommandLineRunsRegistryCommandsByName() throws {
+        let fixture = try Fixture()
+        let other = try fixture.store.createNotebook("Work", owner: fixture.account.id)
+        try fixture.post("Groceries", minute: 1)
+        let frontEnd = fixture.frontEnd()
+        frontEnd.press(.char(":"))
+        frontEnd.type("filter Work")
+        frontEnd.press(.enter)
+        #expect(frontEnd.state.filter.notebook == other)
+        #expect(frontEnd.frame(width: 80, height: 24).text.contains("Notebook Work (0)"))
+        frontEnd.runCommandLine("no-such-thing")
+        #expect(frontEnd.frame(width: 80, height: 24).text.contains("no command named 'no-such-thing'"))
+        frontEnd.runCommandLine("q")
+        #expect(frontEnd.state.quit)
+    }
+
+    @Test func helpListsEveryCommandWithItsKeysAndWhyItIsDisabled() throws {
+        let fixture = try Fixture()
+        let frontEnd = fixture.frontEnd()
+        let footerKeys = Set(frontEnd.footer().map(\.key))
+        #expect(footerKeys.count > 5 && footerKeys.isSubset(of: Set(Commands.all.map { $0.keys[0].description })))
+        frontEnd.press(.char("?"))
+        let model = frontEnd.model(width: 120, height: 60)
+        for command in Commands.all {
+            #expect(model.help.contains { $0.text.contains("(:\(command.name))") })
+        }
+        #expect(model.help.contains { $0.keys == "e" && $0.text.contains("[no post selected]") })
+        frontEnd.press(.escape)
+        #expect(frontEnd.state.mode == .browse)
+    }
+
+    @Test func arrivalsFromOthersShowABriefNotice() throws {
+        let fixture = try Fixture()
+        let post = try fixture.post("Groceries", minute: 1)
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 80, height: 24)
+        frontEnd.post { $0.storeChanged(LiveSync.Update(arrivals: [Arrival(kind: .edited, postID: post.id, title: "Groceries", by: "_mary")])) }
+        #expect(frontEnd.frame(width: 80, height: 24).lines[22].hasPrefix("mary edited 'Groceries'"))
+        // One's own edits from another device are no news.
+        frontEnd.storeChanged(LiveSync.Update(arrivals: [Arrival(kind: .edited, postID: post.id, title: "x", by: "_jermaine")]))
+        #expect(!frontEnd.frame(width: 80, height: 24).text.contains("edited 'x'"))
+    }
+
+    @Test func theSelectionFollowsItsPostWhenOthersEditsReorderTheList() throws {
+        let fixture = try Fixture()
+        try fixture.post("A", minute: 1)
+        var b = try fixture.post("B", minute: 2)
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 80, height: 24)
+        frontEnd.press(.char("j"))  // A
+        _ = frontEnd.frame(width: 80, height: 24)
+        b.content = "moved up"
+        try fixture.store.save(b, by: "_mary", now: Fixture.moment.addingTimeInterval(99_999))
+        frontEnd.storeChanged()
+        let screen = frontEnd.frame(width: 80, height: 24)
+        #expect(frontEnd.state.selection == 1)
+        #expect(screen.lines[2].contains(" A "))
+    }
+
+    @Test func coloursDegradeAndSwitchOff() {
+        #expect(ColorMode.choose(environment: ["NO_COLOR": "1", "TERM": "xterm-256color"], terminalColors: 256) == .monochrome)
+        #expect(ColorMode.choose(environment: ["TERM": "dumb"], terminalColors: 256) == .monochrome)
+        #expect(ColorMode.choose(environment: ["TERM": "xterm-256color"], terminalColors: 256) == .full)
+        #expect(ColorMode.choose(environment: ["TERM": "xterm"], terminalColors: 8) == .sixteen)
+        #expect(ColorMode.choose(environment: ["TERM": "vt100"], terminalColors: 0) == .monochrome)
+    }
+
+    @Test func anExternalEditReadsTheFileBackWithoutDroppingText() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", "milk", minute: 1)
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 80, height: 24)
+        frontEnd.press(.char("E"))
+        let post = try #require(frontEnd.externalEdit)
+        #expect(ExternalForm.text(of: post).hasPrefix("Title: Groceries\nTags: \nLocation: \n\nmilk"))
+        frontEnd.finishExternalEdit("Title: Shopping\nTags: home\nMood: good\n\nmilk\neggs\n")
+        let saved = try fixture.store.posts()[0]
+        #expect(saved.title == "Shopping" && saved.tags == ["home"])
+        #expect(saved.content == "Mood: good\nmilk\neggs")  // an unknown header is kept as text
+    }
+}
