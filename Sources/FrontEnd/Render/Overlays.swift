@@ -45,7 +45,8 @@ enum Overlays {
     }
 
     static func share(_ dialog: ShareDialog, into grid: inout Grid) {
-        let inner = Overlays.dialog(dialog.title, width: min(grid.width - 6, 70), height: 9, into: &grid)
+        // Wide enough for the URL on one line where the terminal allows, so it can be selected whole.
+        let inner = Overlays.dialog(dialog.title, width: min(grid.width - 6, max(70, (dialog.url?.columns ?? 0) + 1)), height: 9, into: &grid)
         var y = inner.y
         if let url = dialog.url {
             grid.put("Shared. Send this URL to the people you invited:", x: inner.x, y: y)

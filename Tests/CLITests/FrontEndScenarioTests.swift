@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// SPEC §3 scenarios 1–4 on screen: two front ends (jermaine and heather) in
+/// tmux against one temporary cloud, invitations accepted from the command
+/// line in a third terminal, every step checked on the screens people see.
+@Suite(.serialized) struct FrontEndScenarioTests {
+    let app = App()
+    let tmux = Tmux(width: 160, height: 40)
+
+    func openFrontEnd(_ account: String) throws {
+        try tmux.open(account, [CloudNotesBinary.url.path, "--account", account], environment: app.environment)
+        let ready = try tmux.waitFor(account) { $0.contains("CloudNotes · \(account)") && $0.contains("synced") }
+        try #require(ready.ok, "front end of \(account) did not start:\n\(ready.screen)")
+    }
+
+    /// Runs `cloudnotes accept URL` in a terminal of its own and waits for it to finish.
+    func acceptInThirdTerminal(_ url: String, as account: String) throws {
+        let name = "accept-\(account)-\(UUID().uuidString.prefix(4))"
+        try tmux.open(name, [CloudNotesBinary.url.path, "accept", url, "--account", account], environment: app.environment)
+        let done = try tmux.waitFor(name) { $0.contains("[exited]") }
+        try #require(done.ok && done.screen.contains("accepted \""), "accept failed:\n\(done.screen)")
+    }
+
+    /// Writes a post in a front end: `a`, the title, the text, Ctrl-S.
+    func write(_ title: String, _ text: String, in session: String) throws {
+        try tmux.press(session, "a")
+        try tmux.type(session, title)
+        try tmux.press(session, "Tab", "Tab", "Tab")
+        try tmux.type(session, text)
+        try tmux.press(session, "C-s")
+        try #require(try tmux.waitFor(session) { $0.contains("\"\(title)\" written") }.ok)
+    }
+
+    /// Shares the selected post from its front end's dialog and returns the URL it shows.
+    func share(in session: String, inviting people: String, readOnly: Bool) throws -> String {
+        try tmux.press(session, "s")
+        try tmux.type(session, people)
+        if readOnly { try tmux.press(session, "Tab", "Space") }
+        try tmux.press(session, "Enter")
+        let shown = try tmux.waitFor(session) { $0.contains("Send this URL") }
+        try #require(shown.ok, "no URL shown:\n\(shown.screen)")
+        let url = try #require(shown.screen.firstMatch(of: /cloudnotes:\/\/share\/\S+/).map { String($0.0) })
+        try tmux.press(session, "Enter")
+        return url
+    }
+
+    /// The list row of a post on a screen.
+    func row(_ title: String, in screen: String) -> String? {
+        screen.split(separator: "\n").first { $0.hasPrefix("│") && $0.contains(title) }.map { String($0.prefix(70)) }
+    }
+
+    @Test func shareAcceptParticipantsReadOnlyAndLiveEditsOnScreen() throws {
+        _ = try app.ok("status", as: "mary")  // mary has an account; she accepts later
+        try openFrontEnd("jermaine")
+        try openFrontEnd("heather")
+
+        // 1. Jermaine writes a post and shares it read-write with heather and mary; the URL shows.
+        try write("Sharing demo is great", "first line", in: "jermaine")
+        let url = try share(in: "jermaine", inviting: "heather, mary", readOnly: false)
+        #expect(url.hasPrefix("cloudnotes://share/"))
+
+        // Heather accepts from a third terminal; her open front end shows the post, marked shared, without a key.
+        try acceptInThirdTerminal(url, as: "heather")
+        let arrived = try tmux.waitFor("heather") { self.row("Sharing demo is great", in: $0)?.contains("⇄") == true }
+        #expect(arrived.ok, "not on heather's screen:\n\(arrived.screen)")
+
+        // 2. Jermaine's participants pane: owner, heather accepted, mary pending.
+        let pane = try tmux.waitFor("jermaine") { $0.contains("heather") && $0.contains("accepted") && $0.contains("pending") }
+        #expect(pane.ok, "participants:\n\(pane.screen)")
+        let people = pane.screen.split(separator: "\n").map { $0.replacingOccurrences(of: " +", with: " ", options: .regularExpression) }
+        #expect(people.contains { $0.contains("jermaine owner read-write accepted") })
+        #expect(people.contains { $0.contains("heather private user read-write accepted") })
+        #expect(people.contains { $0.contains("mary private user read-write pending") })
+        try acceptInThirdTerminal(url, as: "mary")
+        #expect(try tmux.waitFor("jermaine") { $0.contains("mary") && !$0.contains("pending") }.ok)
+
+        // 4. Live: heather (read-write) edits; jermaine's screen shows it with a notice, no key pressed.
+        try tmux.press("heather", "e", "End")
+        try tmux.type("heather", " and heather's line")
+        try tmux.press("heather", "C-s")
+        let live = try tmux.waitFor("jermaine") { $0.contains("first line and heather's line") }
+        #expect(live.ok, "heather's edit did not reach jermaine:\n\(live.screen)")
+        #expect(live.screen.contains("heather edited 'Sharing demo is great'"))
+        // ...and the other way round.
+        try tmux.press("jermaine", "e", "End")
+        try tmux.type("jermaine", " plus jermaine's")
+        try tmux.press("jermaine", "C-s")
+        #expect(try tmux.waitFor("heather") { $0.contains("first line and heather's line plus jermaine's") }.ok)
+
+        // 3. Heather shares her own post view-only with jermaine; he accepts; his screen refuses edits.
+        try write("Heather's recipe", "two eggs", in: "heather")
+        let readOnlyURL = try share(in: "heather", inviting: "jermaine", readOnly: true)
+        try acceptInThirdTerminal(readOnlyURL, as: "jermaine")
+        let marked = try tmux.waitFor("jermaine") { self.row("Heather's recipe", in: $0)?.contains("⇄⊘") == true }
+        #expect(marked.ok, "read-only post not marked:\n\(marked.screen)")
+        // Select it (it is the newest change) and try to edit and to delete.
+        try tmux.press("jermaine", "g")
+        let selected = try tmux.waitFor("jermaine") { $0.contains("┌─ Post ─") && $0.contains("read-only: shared by heather") }
+        #expect(selected.ok, "\(selected.screen)")
+        try tmux.press("jermaine", "e")
+        let refused = try tmux.waitFor("jermaine") { $0.split(separator: "\n").contains { $0.hasPrefix("read-only: shared by heather") } }
+        #expect(refused.ok && !refused.screen.contains("Editing ·"), "edit was not refused:\n\(refused.screen)")
+        try tmux.press("jermaine", "d")
+        #expect(!(try tmux.screen("jermaine")).contains("Delete \"Heather's recipe\""))
+        let participants = try tmux.waitFor("jermaine") {
+            $0.replacingOccurrences(of: " +", with: " ", options: .regularExpression).contains("jermaine private user read-only accepted")
+        }
+        #expect(participants.ok, "\(participants.screen)")
+        // The command line refuses too, and the post is unchanged for its owner.
+        let cli = try app.run("edit", "Heather's recipe", "--body", "three eggs", as: "jermaine")
+        #expect(cli.status != 0 && cli.stderr.contains("read-only: shared by heather"))
+        #expect(!(try tmux.screen("heather")).contains("three eggs"))
+
+        // q leaves cleanly.
+        try tmux.press("heather", "q")
+        #expect(try tmux.waitFor("heather") { $0.contains("[exited]") }.ok)
+    }
+}
