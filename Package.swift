@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "cloudnotes", targets: ["cloudnotes"]),
         .executable(name: "cloudnotes-sim", targets: ["cloudnotes-sim"]),
+        .executable(name: "cloudnotes-bench", targets: ["cloudnotes-bench"]),
         .library(name: "Cloud", targets: ["Cloud"]),
         .library(name: "Sync", targets: ["Sync"]),
         .library(name: "Notes", targets: ["Notes"]),
@@ -55,6 +56,14 @@ let package = Package(
             name: "cloudnotes",
             dependencies: [
                 "Cloud", "Sync", "Notes", "FrontEnd", "Terminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Benchmarks that print figures (run in release mode).
+        .executableTarget(
+            name: "cloudnotes-bench",
+            dependencies: [
+                "Cloud", "Notes", "FrontEnd", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -10,9 +10,14 @@ public final class CursesScreen {
     private var last: Grid?
     private var attributes: [Role: (attr_t, Int16)] = [:]
 
-    public init(environment: [String: String]) {
+    /// - Parameter output: where to draw instead of the terminal (a benchmark draws to /dev/null).
+    public init(environment: [String: String], output: UnsafeMutablePointer<FILE>? = nil) {
         cn_set_locale()
-        initscr()
+        if let output {
+            set_term(newterm(environment["TERM"] ?? "xterm-256color", output, fopen("/dev/null", "r")))
+        } else {
+            initscr()
+        }
         raw()  // Ctrl-C and Ctrl-S/Ctrl-Z reach us as keys
         noecho()
         nonl()
@@ -50,6 +55,12 @@ public final class CursesScreen {
     }
 
     public var size: (width: Int, height: Int) { (Int(cn_cols()), Int(cn_lines())) }
+
+    /// Sets the screen's size where no terminal reports one (drawing to a file).
+    public func resize(width: Int, height: Int) {
+        resizeterm(Int32(height), Int32(width))
+        last = nil
+    }
 
     /// Writes the rows that differ from the last frame, then places the cursor.
     public func draw(_ grid: Grid) {

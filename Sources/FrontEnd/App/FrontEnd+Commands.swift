@@ -6,12 +6,13 @@ import Notes
 extension FrontEnd {
     /// Why a command cannot run now (shown greyed in the footer; said when pressed); nil when it can.
     public func disabledReason(_ id: CommandID) -> String? {
-        let post = selectedPost
+        let chosen = selectedDetail()
+        let post = chosen?.post
         switch id {
         case .edit, .editExternal, .delete, .comment:
-            guard let post else { return "no post selected" }
-            if let reason = context.sharing.readOnlyReason(for: post) { return reason }
-            if id == .delete, !context.sharing.canDelete(post) { return "only its owner deletes \"\(post.title)\": it is the post they shared" }
+            guard let chosen, let post else { return "no post selected" }
+            if let reason = chosen.readOnlyReason { return reason }
+            if id == .delete, !chosen.canDelete { return "only its owner deletes \"\(post.title)\": it is the post they shared" }
             return nil
         case .share, .shareNotebook:
             guard let post else { return "no post selected" }
@@ -21,7 +22,7 @@ extension FrontEnd {
         case .stopSharing:
             guard let post else { return "no post selected" }
             if post.scope == .shared { return "shared with you: leave it instead (L)" }
-            return context.sharing.isShared(post) ? nil : "\"\(post.title)\" is not shared"
+            return chosen?.isShared == true ? nil : "\"\(post.title)\" is not shared"
         case .leave:
             guard let post else { return "no post selected" }
             return post.scope == .shared ? nil : "\"\(post.title)\" is yours: stop sharing it instead (X)"

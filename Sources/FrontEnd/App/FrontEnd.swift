@@ -21,10 +21,14 @@ public final class FrontEnd: @unchecked Sendable {
         var marks: [(shared: Bool, readOnly: Bool)]
     }
 
+    /// The selected post with what the sharing seam says of it, asked once per selection, not per frame.
     struct SelectedDetail {
         var post: Post
         var detail: ScreenModel.Detail
         var share: Share?
+        var isShared: Bool
+        var readOnlyReason: String?
+        var canDelete: Bool
     }
 
     var count: Int?
@@ -140,7 +144,7 @@ public final class FrontEnd: @unchecked Sendable {
         if let window, window.offset == state.scroll, window.rows.count == min(listRows, max(0, postCount() - state.scroll)) {
             return window
         }
-        let rows = (try? context.store.listedPosts(state.filter, offset: state.scroll, limit: listRows)) ?? []
+        let rows = (try? context.store.listedPosts(state.filter, offset: state.scroll, limit: listRows, total: postCount())) ?? []
         let marks = rows.map { (shared: context.sharing.isShared($0.post), readOnly: !context.sharing.canEdit($0.post)) }
         let fresh = Window(offset: state.scroll, rows: rows, marks: marks)
         window = fresh
@@ -161,9 +165,11 @@ public final class FrontEnd: @unchecked Sendable {
         }
         guard let post = try? context.store.post(id: listed.id, zone: listed.zone, scope: listed.scope) else { return nil }
         let share = context.sharing.share(for: post)
+        let readOnly = context.sharing.readOnlyReason(for: post)
         let detail = DetailView.make(post, comments: (try? context.store.comments(on: post)) ?? [], share: share,
-                                     readOnly: context.sharing.readOnlyReason(for: post), names: context.names)
-        let chosen = SelectedDetail(post: post, detail: detail, share: share)
+                                     readOnly: readOnly, names: context.names)
+        let chosen = SelectedDetail(post: post, detail: detail, share: share, isShared: context.sharing.isShared(post),
+                                    readOnlyReason: readOnly, canDelete: context.sharing.canDelete(post))
         if detailShown != post.id { state.detailScroll = 0 }
         detailShown = post.id
         selected = chosen

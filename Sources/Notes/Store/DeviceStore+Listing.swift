@@ -30,12 +30,21 @@ extension DeviceStore {
         }
     }
 
-    /// `limit` posts from position `offset` of the list.
-    public func listedPosts(_ filter: PostFilter = .all, offset: Int, limit: Int) throws -> [ListedPost] {
+    /// `limit` posts from position `offset` of the list. Given the list's
+    /// length, a window in its second half is read from the end (SQLite steps
+    /// over the rows an OFFSET skips, so the last page costs what the first does).
+    public func listedPosts(_ filter: PostFilter = .all, offset: Int, limit: Int, total: Int? = nil) throws -> [ListedPost] {
         try read { db in
             let (sql, arguments) = union(filter, columns: "*, EXISTS(SELECT 1 FROM SCHEMA.pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id) AS is_pending")
-            return try Row.fetchAll(db, sql: sql + " ORDER BY modified_at DESC, id DESC LIMIT ? OFFSET ?",
-                                    arguments: arguments + [limit, offset]).map {
+            let rows: [Row]
+            if let total, offset > total / 2 {
+                let fromEnd = max(0, total - offset - limit)
+                rows = try Row.fetchAll(db, sql: sql + " ORDER BY modified_at, id LIMIT ? OFFSET ?",
+                                        arguments: arguments + [min(limit, total - offset), fromEnd]).reversed()
+            } else {
+                rows = try Row.fetchAll(db, sql: sql + " ORDER BY modified_at DESC, id DESC LIMIT ? OFFSET ?", arguments: arguments + [limit, offset])
+            }
+            return rows.map {
                 ListedPost(post: Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private), pending: $0["is_pending"])
             }
         }
@@ -46,7 +55,7 @@ extension DeviceStore {
     public func position(of text: String, after from: Int, backwards: Bool = false, _ filter: PostFilter = .all) throws -> Int? {
         let pattern = "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_") + "%"
-        let start = try listedPosts(filter, offset: max(0, from), limit: 1).first.map { ($0.post.modifiedAt?.timeIntervalSince1970, $0.post.id) }
+        let start = from < 0 ? nil : try listedPosts(filter, offset: from, limit: 1).first.map { ($0.post.modifiedAt?.timeIntervalSince1970, $0.post.id) }
         return try read { db in
             let matching = "AND (title LIKE ? ESCAPE '\\' OR content LIKE ? ESCAPE '\\')"
             let order = backwards ? "modified_at, id" : "modified_at DESC, id DESC"

@@ -101,17 +101,23 @@ extension DeviceStore {
 
     /// Saves a new or edited post and marks it to be sent, in one transaction.
     public func save(_ post: Post, by account: String, now: Date) throws {
+        try save([post], by: account, now: now)
+    }
+
+    /// Saves many posts (an import) in one transaction: all are kept and marked, or none.
+    public func save(_ posts: [Post], by account: String, now: Date) throws {
         try write { db in
-            var post = post
-            post.modifiedAt = now
-            post.modifiedBy = account
-            if post.createdAt == nil {
-                post.createdAt = now
-                post.createdBy = account
+            for var post in posts {
+                post.modifiedAt = now
+                post.modifiedBy = account
+                if post.createdAt == nil {
+                    post.createdAt = now
+                    post.createdBy = account
+                }
+                post.conflicted = false  // the user has looked at it
+                try Self.upsert(db, post)
+                try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "saveRecord")
             }
-            post.conflicted = false  // the user has looked at it
-            try Self.upsert(db, post)
-            try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "saveRecord")
         }
     }
 

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Cloud
+import Foundation
+import FrontEnd
+import Glibc
+import Notes
+import Terminal
+
+/// The front end over a store of many posts: start to first full frame,
+/// key press to frame (moving the selection, opening a post, jumping to the
+/// end), and peak memory. Each frame is drawn through ncurses into
+/// /dev/null, so the backend's work counts too.
+struct FrontEndBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "frontend", abstract: "The front end at 100,000 posts.")
+
+    @Option(help: "Posts in the store.") var posts = 100_000
+    @Option(help: "Key presses per measured key.") var presses = 1000
+    @Option(help: "Fresh starts measured.") var starts = 20
+    @Option(help: "Terminal size, WIDTHxHEIGHT.") var size = "200x60"
+    @Flag(help: "Print JSON instead of a table.") var json = false
+    @Option(help: .hidden) var makeStore: String?
+
+    func run() throws {
+        let parts = size.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2 else { throw ValidationError("--size is WIDTHxHEIGHT") }
+        if let makeStore { return try Self.fill(URL(fileURLWithPath: makeStore), posts: posts) }
+        let (width, height) = (parts[0], parts[1])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-bench-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The store is filled by a child process, so the peak memory below is the front end's alone.
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["frontend", "--posts", String(posts), "--make-store", directory.path]
+        try child.run()
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else { throw ValidationError("filling the store failed") }
+
+        let screen = CursesScreen(environment: ["TERM": "xterm-256color"], output: fopen("/dev/null", "w"))
+        defer { screen.end() }
+        screen.resize(width: width, height: height)
+        var start = Timings()
+        var frontEnd: FrontEnd!
+        for _ in 0..<starts {
+            start.time {
+                frontEnd = try! Self.frontEnd(directory)
+                screen.resize(width: width, height: height)
+                screen.draw(frontEnd.frame(width: width, height: height))
+            }
+        }
+        func keys(_ keys: [Key]) -> Timings {
+            var timings = Timings()
+            for i in 0..<presses {
+                timings.time {
+                    frontEnd.handle(keys[i % keys.count])
+                    screen.draw(frontEnd.frame(width: width, height: height))
+                }
+            }
+            return timings
+        }
+        let move = keys([.char("j")])
+        var open = Timings()
+        for _ in 0..<presses {
+            frontEnd.handle(.char("j"))
+            screen.draw(frontEnd.frame(width: width, height: height))
+            open.time {  // the editor opens with the post's whole text
+                frontEnd.handle(.char("e"))
+                screen.draw(frontEnd.frame(width: width, height: height))
+            }
+            frontEnd.handle(.escape)
+        }
+        let jump = keys([.char("G"), .char("g")])
+        let figures = [
+            Figure(name: "first frame (open store, query, draw)", median: start.median, p95: start.p95, unit: "ms", target: "≤ 300"),
+            Figure(name: "key to frame: move selection (j)", median: move.median, p95: move.p95, unit: "ms", target: "p95 ≤ 16"),
+            Figure(name: "key to frame: open post in editor (e)", median: open.median, p95: open.p95, unit: "ms", target: "p95 ≤ 16"),
+            Figure(name: "key to frame: jump to end and back (G/g)", median: jump.median, p95: jump.p95, unit: "ms", target: "—"),
+            Figure(name: "peak resident memory", value: peakResidentMiB(), unit: "MiB", target: "< 150"),
+        ]
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(["posts": posts]).dropLast(), as: UTF8.self) + ",")
+            print(String(decoding: try encoder.encode(figures), as: UTF8.self))
+        } else {
+            print("front end: \(posts) posts, \(width)×\(height), \(presses) presses per key, \(starts) starts")
+            printTable(figures)
+        }
+    }
+
+    static func frontEnd(_ directory: URL) throws -> FrontEnd {
+        let store = try DeviceStore(directory: directory)
+        let account = Account(id: "_bench", name: "bench", email: "bench@example.com", createdAt: Date(timeIntervalSince1970: 0))
+        return FrontEnd(context: FrontEndContext(
+            store: store, account: account, device: "bench",
+            sharing: StoreSharingProvider(store: store, account: account) { $0 }, names: { $0 }))
+    }
+
+    /// Writes `posts` posts in batches of 5,000 (one transaction each), a few shared-notebook ones among them.
+    static func fill(_ directory: URL, posts: Int) throws {
+        let store = try DeviceStore(directory: directory)
+        let notes = try store.ensureDefaultNotebook(owner: "_bench")
+        var random = SystemRandomNumberGenerator()
+        let words = ["milk", "trip", "Hà Nội", "日本語", "meeting", "notes", "ideas", "🎉", "plan", "draft"]
+        for batch in stride(from: 0, to: posts, by: 5000) {
+            let chunk = (batch..<min(posts, batch + 5000)).map { i in
+                Post(id: String(format: "p%07d", i), zone: notes.zone, title: "Post \(i) \(words[i % words.count])",
+                     content: (0..<8).map { _ in words.randomElement(using: &random)! }.joined(separator: " ") + "\nline two")
+            }
+            try store.save(chunk, by: "_bench", now: Date(timeIntervalSince1970: 1_795_000_000 + Double(batch)))
+        }
+    }
+}

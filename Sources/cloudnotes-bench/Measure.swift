@@ -1,0 +1,54 @@
+import Foundation
+
+/// Timings of one operation, in milliseconds.
+struct Timings {
+    var samples: [Double] = []
+
+    mutating func time<T>(_ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try body()
+        samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+        return result
+    }
+
+    func percentile(_ p: Double) -> Double {
+        guard !samples.isEmpty else { return .nan }
+        let sorted = samples.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+
+    var median: Double { percentile(0.5) }
+    var p95: Double { percentile(0.95) }
+}
+
+/// The most memory this process has held (VmHWM), in MiB.
+func peakResidentMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { return .nan }
+    return kib / 1024
+}
+
+/// A figure as the table and the JSON print it.
+struct Figure: Encodable {
+    var name: String
+    var median: Double?
+    var p95: Double?
+    var value: Double?
+    var unit: String
+    var target: String
+
+    func row() -> [String] {
+        let format = { (x: Double?) in x.map { String(format: "%.2f", $0) } ?? "" }
+        return [name, format(median), format(p95), format(value), unit, target]
+    }
+}
+
+func printTable(_ figures: [Figure]) {
+    let rows = [["FIGURE", "MEDIAN", "P95", "VALUE", "UNIT", "TARGET"]] + figures.map { $0.row() }
+    let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for row in rows {
+        print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
+    }
+}

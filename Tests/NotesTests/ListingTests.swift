@@ -1,0 +1,41 @@
+import Cloud
+import Foundation
+import Notes
+import Testing
+import TestSupport
+
+/// Reading posts a screenful at a time, across both stores.
+@Suite struct ListingTests {
+    @Test func windowsReadFromEitherEndAgreeWithTheWholeList() throws {
+        let directory = TemporaryDirectory("listing")
+        let store = try DeviceStore(directory: directory.url)
+        let notes = try store.ensureDefaultNotebook(owner: "_me")
+        for i in 0..<120 {
+            let post = Post(id: String(format: "p%03d", i), zone: notes.zone, title: "Post \(i)", content: i % 9 == 0 ? "needle" : "")
+            try store.save(post, by: "_me", now: Date(timeIntervalSince1970: Double(i / 3)))  // ties broken by ID
+        }
+        let shared = Post(id: "s1", zone: ZoneID(name: "Notes", owner: "_heather"), scope: .shared, title: "Shared one")
+        try store.save(shared, by: "_heather", now: Date(timeIntervalSince1970: 20.5))
+        let all = try store.posts().map(\.id)
+        let total = try store.postCount()
+        #expect(total == 121 && all.count == 121)
+        for offset in stride(from: 0, to: 121, by: 7) {
+            let front = try store.listedPosts(offset: offset, limit: 10).map(\.post.id)
+            let back = try store.listedPosts(offset: offset, limit: 10, total: total).map(\.post.id)
+            #expect(front == Array(all[offset..<min(121, offset + 10)]))
+            #expect(back == front)
+        }
+        #expect(try store.listedPosts(offset: 0, limit: 1)[0].pending)
+        #expect(try store.position(of: shared) == all.firstIndex(of: "s1"))
+        let book = PostFilter(notebook: notes)
+        #expect(try store.postCount(book) == 120)
+        #expect(try store.position(of: shared, book) == nil)
+        // Search: positions of matches in list order, wrapping at the end.
+        let matches = all.indices.filter { all[$0] != "s1" && Int(all[$0].dropFirst())! % 9 == 0 }
+        #expect(try store.position(of: "needle", after: -1) == matches[0])
+        #expect(try store.position(of: "needle", after: matches[0]) == matches[1])
+        #expect(try store.position(of: "needle", after: matches.last!) == matches[0])
+        #expect(try store.position(of: "needle", after: matches[0], backwards: true) == matches.last!)
+        #expect(try store.position(of: "50%_", after: 0) == nil)  // LIKE's wildcards are taken literally
+    }
+}
