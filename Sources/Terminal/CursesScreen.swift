@@ -8,7 +8,8 @@ import Glibc
 public final class CursesScreen {
     public let colors: ColorMode
     private var last: Grid?
-    private var attributes: [Role: (attr_t, Int16)] = [:]
+    /// Attributes and colour pair of each role, by its raw value.
+    private var attributes: [(attr_t, Int16)] = []
 
     /// - Parameter output: where to draw instead of the terminal (a benchmark draws to /dev/null).
     public init(environment: [String: String], output: UnsafeMutablePointer<FILE>? = nil) {
@@ -41,7 +42,7 @@ public final class CursesScreen {
                 let limit = Int16(clamping: cn_colors())
                 init_pair(pair, look.foreground < limit ? look.foreground : 7, look.background < limit ? look.background : -1)
             }
-            attributes[role] = (attr, pair)
+            attributes.append((attr, pair))
         }
     }
 
@@ -64,11 +65,14 @@ public final class CursesScreen {
 
     /// Writes the rows that differ from the last frame, then places the cursor.
     public func draw(_ grid: Grid) {
+        let previous = last.flatMap { $0.width == grid.width && $0.height == grid.height ? $0 : nil }
         for y in grid.changedRows(since: last) {
             for x in 0..<grid.width {
                 let cell = grid[x, y]
                 guard !cell.text.isEmpty else { continue }  // the right half of a wide character
-                let (attr, pair) = attributes[cell.role] ?? (cn_a_normal(), 0)
+                // A wide character that replaced two narrow ones must still be written, so compare its neighbour too.
+                if let previous, previous[x, y] == cell, x + 1 == grid.width || previous[x + 1, y] == grid[x + 1, y] { continue }
+                let (attr, pair) = attributes[cell.role.rawValue]
                 var chars = cell.text.unicodeScalars.prefix(4).map { wchar_t(bitPattern: $0.value) }
                 chars.append(0)
                 if cn_put_cell(Int32(y), Int32(x), chars, attr, pair) == ERR, y != grid.height - 1 || x != grid.width - 1 {
