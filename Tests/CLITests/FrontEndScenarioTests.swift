@@ -67,14 +67,16 @@ import TestSupport
         #expect(arrived.ok, "not on heather's screen:\n\(arrived.screen)")
 
         // 2. Jermaine's participants pane: owner, heather accepted, mary pending.
-        let pane = try tmux.waitFor("jermaine") { $0.contains("heather") && $0.contains("accepted") && $0.contains("pending") }
+        let wanted = ["jermaine owner read-write accepted", "heather private user read-write accepted", "mary private user read-write pending"]
+        let pane = try tmux.waitFor("jermaine") { screen in
+            let people = screen.replacingOccurrences(of: " +", with: " ", options: .regularExpression)
+            return wanted.allSatisfy { people.contains($0) }
+        }
         #expect(pane.ok, "participants:\n\(pane.screen)")
-        let people = pane.screen.split(separator: "\n").map { $0.replacingOccurrences(of: " +", with: " ", options: .regularExpression) }
-        #expect(people.contains { $0.contains("jermaine owner read-write accepted") })
-        #expect(people.contains { $0.contains("heather private user read-write accepted") })
-        #expect(people.contains { $0.contains("mary private user read-write pending") })
         try acceptInThirdTerminal(url, as: "mary")
-        #expect(try tmux.waitFor("jermaine") { $0.contains("mary") && !$0.contains("pending") }.ok)
+        #expect(try tmux.waitFor("jermaine") {
+            $0.replacingOccurrences(of: " +", with: " ", options: .regularExpression).contains("mary private user read-write accepted")
+        }.ok)
 
         // 4. Live: heather (read-write) edits; jermaine's screen shows it with a notice, no key pressed.
         try tmux.press("heather", "e", "End")
