@@ -1,0 +1,137 @@
+import Cloud
+import Foundation
+@testable import FrontEnd
+import Notes
+import Sync
+import Testing
+import TestSupport
+
+/// A sync that runs at once when asked, so a test sees its effect on the next frame.
+final class ImmediateSync: SyncControl, @unchecked Sendable {
+    let sync: NotesSync
+    weak var frontEnd: FrontEnd?
+    init(_ sync: NotesSync) { self.sync = sync }
+    func changesAdded() { now() }
+    func refresh() { now() }
+
+    /// Syncs and tells the front end, as `LiveSync` does after each round.
+    func now() {
+        try? sync.syncNow()
+        frontEnd?.storeChanged()
+    }
+    func status() -> LiveSync.Status { .synced }
+}
+
+/// One account's device with a front end over a real cloud: the real sharing provider and sharing actions.
+struct Device {
+    let store: DeviceStore
+    let account: Account
+    let sync: ImmediateSync
+    let frontEnd: FrontEnd
+
+    init(_ name: String, cloud: Cloud, directory: TemporaryDirectory) throws {
+        account = try cloud.accountCreatingIfNeeded(name: name)
+        store = try DeviceStore(directory: directory.path(name))
+        _ = try store.ensureDefaultNotebook(owner: account.id)
+        sync = ImmediateSync(try NotesSync(store: store, cloud: cloud, account: FixedAccount(account)))
+        let names = try AccountNames(cloud)
+        frontEnd = FrontEnd(context: FrontEndContext(
+            store: store, account: account, device: name,
+            sharing: StoreSharingProvider(store: store, account: account) { names($0) }, names: { names($0) },
+            postSharing: PostSharing(store: store, cloud: cloud, account: account), sync: sync))
+        sync.frontEnd = frontEnd
+    }
+
+    var screen: String { frontEnd.frame(width: 120, height: 36).text }
+}
+
+@Suite struct SharingFlowTests {
+    @Test func shareAcceptChangePermissionAndRemoveFromTheFrontEnds() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory)
+        let heather = try Device("heather", cloud: cloud.cloud, directory: directory)
+
+        jermaine.frontEnd.press(.char("a"))
+        jermaine.frontEnd.type("Sharing demo is great")
+        jermaine.frontEnd.press(.ctrl("s"))
+        #expect(jermaine.screen.contains("\"Sharing demo is great\" written"))
+
+        // The dialog: a public share takes no invitations (the cloud says so, the dialog stays)...
+        jermaine.frontEnd.press(.char("s"))
+        jermaine.frontEnd.type("heather")
+        jermaine.frontEnd.press(.tab, .char(" "), .tab, .right, .enter)
+        #expect(jermaine.screen.contains("not shared: invalid arguments: a public share takes no invitations"))
+        #expect(jermaine.frontEnd.clipboard == nil)
+        // ...so heather, read-only, private: the URL shows and goes to the clipboard.
+        jermaine.frontEnd.press(.left, .enter)
+        let shown = jermaine.screen  // results of cloud calls arrive with the next frame
+        let url = try #require(jermaine.frontEnd.clipboard, "\(shown)")
+        #expect(url.hasPrefix("cloudnotes://share/"))
+        let dialog = jermaine.screen
+        #expect(dialog.contains("Send this URL") && dialog.contains(url))
+        jermaine.frontEnd.press(.enter)
+        #expect(jermaine.screen.contains("┌─ Participants ─"))
+
+        // Heather accepts from her front end's command line; the post arrives shared and read-only.
+        heather.frontEnd.press(.char(":"))
+        heather.frontEnd.type("accept \(url)")
+        heather.frontEnd.press(.enter)
+        let arrived = heather.screen
+        #expect(arrived.contains("⇄⊘") && arrived.contains("Sharing demo is great"), "\(arrived)")
+        heather.frontEnd.press(.char("e"))
+        #expect(heather.frontEnd.state.mode == .browse)
+
+        // Jermaine makes heather read-write from the participants pane; her edit then goes through.
+        jermaine.sync.now()
+        _ = jermaine.screen
+        jermaine.frontEnd.press(.tab, .tab, .char("j"), .char("p"))
+        #expect(jermaine.screen.contains("heather@example.com is now read-write"))
+        heather.sync.now()
+        #expect(!heather.screen.contains("⊘"))
+        heather.frontEnd.press(.char("e"))
+        heather.frontEnd.type(" and heather")
+        heather.frontEnd.press(.ctrl("s"))
+        jermaine.sync.now()
+        #expect(jermaine.screen.contains("and heather"))
+
+        // Removing her (confirmed; Cancel first) takes the post from her device only.
+        jermaine.frontEnd.press(.char("x"), .enter)
+        #expect(try heather.store.postCount() == 1)
+        jermaine.frontEnd.press(.char("x"), .char("y"))
+        #expect(jermaine.screen.contains("removed heather"))
+        heather.sync.now()
+        #expect(try heather.store.postCount() == 0)
+        #expect(heather.screen.contains("Posts (0)"))
+        #expect(try jermaine.store.postCount() == 1)
+    }
+
+    @Test func aSharedNotebookReachesItsParticipantsAndTheyMayLeave() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory)
+        let heather = try Device("heather", cloud: cloud.cloud, directory: directory)
+        jermaine.frontEnd.press(.char("a"))
+        jermaine.frontEnd.type("Trip plan")
+        jermaine.frontEnd.press(.ctrl("s"), .char("b"))
+        #expect(jermaine.screen.contains("Share notebook Notes"))
+        jermaine.frontEnd.type("heather")
+        jermaine.frontEnd.press(.enter)
+        _ = jermaine.screen
+        let url = try #require(jermaine.frontEnd.clipboard)
+        jermaine.frontEnd.press(.enter)
+        heather.frontEnd.runCommandLine("accept \(url)")
+        #expect(heather.screen.contains("Trip plan"))
+        // A post written later in the notebook reaches her too.
+        jermaine.frontEnd.press(.char("a"))
+        jermaine.frontEnd.type("Packing list")
+        jermaine.frontEnd.press(.ctrl("s"))
+        heather.frontEnd.press(.char("r"))
+        #expect(heather.screen.contains("Packing list"))
+        // She leaves; jermaine keeps both.
+        heather.frontEnd.press(.char("L"), .char("y"))
+        heather.sync.now()
+        #expect(try heather.store.postCount() == 0)
+        #expect(try jermaine.store.postCount() == 2)
+    }
+}
