@@ -14,7 +14,10 @@ public final class Tmux: @unchecked Sendable {
         self.height = height
     }
 
-    deinit { _ = try? tmux(["kill-server"]) }
+    deinit { close() }
+
+    /// Ends every session and the programs in them.
+    public func close() { _ = try? tmux(["kill-server"]) }
 
     /// Starts `arguments` (a built executable and its arguments) in a new session.
     public func open(_ session: String, _ arguments: [String], environment: [String: String]) throws {

@@ -18,7 +18,7 @@ public final class FrontEnd: @unchecked Sendable {
     struct Window {
         var offset: Int
         var rows: [ListedPost]
-        var marks: [(shared: Bool, readOnly: Bool)]
+        var marks: [SharingMark]
     }
 
     /// The selected post with what the sharing seam says of it, asked once per selection, not per frame.
@@ -145,7 +145,7 @@ public final class FrontEnd: @unchecked Sendable {
             return window
         }
         let rows = (try? context.store.listedPosts(state.filter, offset: state.scroll, limit: listRows, total: postCount())) ?? []
-        let marks = rows.map { (shared: context.sharing.isShared($0.post), readOnly: !context.sharing.canEdit($0.post)) }
+        let marks = context.sharing.marks(for: rows.map(\.post))
         let fresh = Window(offset: state.scroll, rows: rows, marks: marks)
         window = fresh
         return fresh

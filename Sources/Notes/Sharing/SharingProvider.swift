@@ -11,11 +11,25 @@ public protocol SharingProvider: Sendable {
     func canDelete(_ post: Post) -> Bool
     /// Why the account may not change the post ("read-only: shared by heather"); nil when it may.
     func readOnlyReason(for post: Post) -> String?
+    /// The list's markers for a screenful of posts, asked at once.
+    func marks(for posts: [Post]) -> [SharingMark]
+}
+
+/// What a list row shows of a post's sharing.
+public struct SharingMark: Equatable, Sendable {
+    public var shared: Bool
+    public var readOnly: Bool
+
+    public init(shared: Bool, readOnly: Bool) {
+        self.shared = shared
+        self.readOnly = readOnly
+    }
 }
 
 extension SharingProvider {
     public func isShared(_ post: Post) -> Bool { post.scope == .shared || share(for: post) != nil }
     public func participants(for post: Post) -> [ShareParticipant] { share(for: post)?.participants ?? [] }
+    public func marks(for posts: [Post]) -> [SharingMark] { posts.map { SharingMark(shared: isShared($0), readOnly: !canEdit($0)) } }
 }
 
 /// The sharing provider of a device: answers from the share records the
@@ -43,7 +57,19 @@ public struct StoreSharingProvider: SharingProvider {
     }
 
     public func readOnlyReason(for post: Post) -> String? {
-        guard post.scope == .shared, share(for: post)?.participant(account.id)?.permission != .readWrite else { return nil }
+        readOnlyReason(for: post, share: post.scope == .shared ? share(for: post) : nil)
+    }
+
+    /// One read for the whole screenful, and one share lookup per post.
+    public func marks(for posts: [Post]) -> [SharingMark] {
+        let shares = (try? store.shares(for: posts)) ?? posts.map { _ in nil }
+        return zip(posts, shares).map { post, share in
+            SharingMark(shared: post.scope == .shared || share != nil, readOnly: readOnlyReason(for: post, share: share) != nil)
+        }
+    }
+
+    private func readOnlyReason(for post: Post, share: Share?) -> String? {
+        guard post.scope == .shared, share?.participant(account.id)?.permission != .readWrite else { return nil }
         return "read-only: shared by \(name(post.zone.owner))"
     }
 }

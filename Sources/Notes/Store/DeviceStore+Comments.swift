@@ -7,10 +7,10 @@ extension DeviceStore {
     /// A post's comments, oldest first.
     public func comments(on post: Post) throws -> [Comment] {
         try read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM \(Self.schema(post.scope)).comments WHERE zone_name = ? AND zone_owner = ? AND post_id = ?
                 ORDER BY created_at, id
-                """, arguments: [post.zone.name, post.zone.owner, post.id]).map { Self.comment(from: $0, scope: post.scope) }
+                """), arguments: [post.zone.name, post.zone.owner, post.id]).map { Self.comment(from: $0, scope: post.scope) }
         }
     }
 

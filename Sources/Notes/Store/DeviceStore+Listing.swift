@@ -39,10 +39,10 @@ extension DeviceStore {
             let rows: [Row]
             if let total, offset > total / 2 {
                 let fromEnd = max(0, total - offset - limit)
-                rows = try Row.fetchAll(db, sql: sql + " ORDER BY modified_at, id LIMIT ? OFFSET ?",
+                rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY modified_at, id LIMIT ? OFFSET ?"),
                                         arguments: arguments + [min(limit, total - offset), fromEnd]).reversed()
             } else {
-                rows = try Row.fetchAll(db, sql: sql + " ORDER BY modified_at DESC, id DESC LIMIT ? OFFSET ?", arguments: arguments + [limit, offset])
+                rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY modified_at DESC, id DESC LIMIT ? OFFSET ?"), arguments: arguments + [limit, offset])
             }
             return rows.map {
                 ListedPost(post: Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private), pending: $0["is_pending"])

@@ -7,15 +7,22 @@ extension DeviceStore {
     /// The share covering a post, from the share records this device fetched:
     /// one rooted at the post, or one of its whole notebook.
     public func share(for post: Post) throws -> Share? {
-        try read { db in
-            let rows = try Data.fetchAll(db, sql: """
+        try read { db in try Self.share(db, for: post) }
+    }
+
+    /// The shares of many posts in one read (a screenful of the list).
+    public func shares(for posts: [Post]) throws -> [Share?] {
+        try read { db in try posts.map { try Self.share(db, for: $0) } }
+    }
+
+    static func share(_ db: Database, for post: Post) throws -> Share? {
+        let rows = try Data.fetchAll(db.cachedStatement(sql: """
                 SELECT record FROM \(Self.schema(post.scope)).server_records
                 WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name = ?)
-                """, arguments: [post.zone.name, post.zone.owner, "share-" + post.id, Share.zoneWideRecordName])
-            return rows.compactMap { try? JSONDecoder().decode(Record.self, from: $0) }
-                .filter { $0.type == Share.recordType }
-                .compactMap { try? Share(record: $0) }
-                .first { $0.rootRecord == nil || $0.rootRecord == post.id }
-        }
+                """), arguments: [post.zone.name, post.zone.owner, "share-" + post.id, Share.zoneWideRecordName])
+        return rows.compactMap { try? JSONDecoder().decode(Record.self, from: $0) }
+            .filter { $0.type == Share.recordType }
+            .compactMap { try? Share(record: $0) }
+            .first { $0.rootRecord == nil || $0.rootRecord == post.id }
     }
 }

@@ -78,7 +78,7 @@ extension DeviceStore {
     }
 
     static func localPost(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Post? {
-        try Row.fetchOne(db, sql: "SELECT * FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?"),
                          arguments: [id.zone.name, id.zone.owner, id.name]).map { post(from: $0, scope: scope) }
     }
 
