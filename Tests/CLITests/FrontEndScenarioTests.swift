@@ -52,7 +52,7 @@ import TestSupport
     }
 
     @Test func shareAcceptParticipantsReadOnlyAndLiveEditsOnScreen() throws {
-        defer { tmux.close() }  // the test process may end before the suite is released
+        defer { tmux.end() }  // the test process may end before the suite is released
         _ = try app.ok("status", as: "mary")  // mary has an account; she accepts later
         try openFrontEnd("jermaine")
         try openFrontEnd("heather")

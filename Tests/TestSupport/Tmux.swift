@@ -14,10 +14,10 @@ public final class Tmux: @unchecked Sendable {
         self.height = height
     }
 
-    deinit { close() }
+    deinit { end() }
 
     /// Ends every session and the programs in them.
-    public func close() { _ = try? tmux(["kill-server"]) }
+    public func end() { _ = try? tmux(["kill-server"]) }
 
     /// Starts `arguments` (a built executable and its arguments) in a new session.
     public func open(_ session: String, _ arguments: [String], environment: [String: String]) throws {
@@ -86,8 +86,20 @@ public final class Tmux: @unchecked Sendable {
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (cArgs + cEnv).forEach { free($0) } }
+        // The test runner's threads block signals; a tmux server that inherited that
+        // mask would never see SIGCHLD or SIGTERM, so the child starts with none blocked.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else { throw TmuxError("cannot run tmux") }
+        guard posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv) == 0 else { throw TmuxError("cannot run tmux") }
         var output = Data()
         if capture {
             close(fds[1])
