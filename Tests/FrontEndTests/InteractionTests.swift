@@ -148,6 +148,12 @@ import Testing
             #expect(model.help.contains { $0.text.contains("(:\(command.name))") })
         }
         #expect(model.help.contains { $0.keys == "e" && $0.text.contains("[no post selected]") })
+        // At 80×24 the overlay scrolls to its last line.
+        let top = frontEnd.frame(width: 80, height: 24).text
+        for _ in 0..<40 { frontEnd.press(.char("j")) }
+        let bottom = frontEnd.frame(width: 80, height: 24).text
+        #expect(top.contains("Edit the post in place") && !top.contains("shared · read-only · conflict"))
+        #expect(bottom.contains("shared · read-only · conflict") && !bottom.contains("Edit the post in place"))
         frontEnd.press(.escape)
         #expect(frontEnd.state.mode == .browse)
     }

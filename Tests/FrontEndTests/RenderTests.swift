@@ -35,7 +35,7 @@ import Testing
             │                              ││                                              │
             └──────────────────────────────┘└──────────────────────────────────────────────┘
 
-            e edit  a new  d delete  c comment  s share  / search  Tab pane  r refresh
+            e edit  a new  d delete  c comment  s share  / search  Tab pane  ? help
             """)
     }
 
@@ -128,7 +128,7 @@ import Testing
         #expect(lines[2].contains("Post 99") && lines[56].contains("Post 45"))  // 55 rows shown, newest first
         #expect(!screen.text.contains("Post 44"))
         #expect(lines[57].hasPrefix("└"))
-        #expect(lines[59].hasSuffix(" ") && lines[59].contains("? help  q quit"))
+        #expect(lines[59].hasSuffix(" ") && lines[59].contains("r refresh  q quit  ? help"))
     }
 
     @Test func tinyTerminalsGetAMessageNotACrash() throws {

@@ -53,7 +53,9 @@ extension FrontEnd {
         if let reason = disabledReason(id) { return flash(reason, .warning) }
         switch id {
         case .quit: state.quit = true
-        case .help: state.mode = .help
+        case .help:
+            state.helpScroll = 0
+            state.mode = .help
         case .commandLine: state.mode = .prompt(Prompt(purpose: .command, label: ":"))
         case .down: move(1)
         case .up: move(-1)

@@ -10,7 +10,14 @@ extension FrontEnd {
         case .browse:
             if let command = Commands.command(for: key, in: state.focus) { perform(command.id) }
         case .help:
-            if [.escape, .char("q"), .char("?"), .enter].contains(key) { state.mode = .browse }
+            switch key {
+            case .escape, .char("q"), .char("?"), .enter: state.mode = .browse
+            case .char("j"), .down: state.helpScroll += 1
+            case .char("k"), .up: state.helpScroll = max(0, state.helpScroll - 1)
+            case .pageDown, .char(" "): state.helpScroll += 10
+            case .pageUp: state.helpScroll = max(0, state.helpScroll - 10)
+            default: break
+            }
         case .prompt(var prompt):
             switch key {
             case .escape, .ctrl("c"): state.mode = .browse

@@ -117,7 +117,7 @@ extension FrontEnd {
             return Commands.all.filter { $0.inFooter && $0.applies(in: state.focus) }.map {
                 ScreenModel.FooterItem(key: $0.keys[0].description, label: $0.label, enabled: disabledReason($0.id) == nil)
             }
-        case .help: return fixed([("Esc", "close")])
+        case .help: return fixed([("j/k", "scroll"), ("Esc", "close")])
         case .prompt: return fixed([("Enter", "ok"), ("Esc", "cancel")])
         case .confirm: return fixed([("←→", "choose"), ("Enter", "do it"), ("y", "yes"), ("n/Esc", "no")])
         case .edit: return fixed([("^S", "save"), ("Esc", "leave"), ("Tab", "next field"), ("^Z", "undo")])

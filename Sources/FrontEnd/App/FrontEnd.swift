@@ -128,7 +128,10 @@ public final class FrontEnd: @unchecked Sendable {
         model.mode = state.mode
         model.flash = state.flash
         model.footer = footer()
-        if state.mode == .help { model.help = helpLines() }
+        if state.mode == .help {
+            model.help = helpLines()
+            model.helpScroll = state.helpScroll
+        }
         return model
     }
 

@@ -135,6 +135,7 @@ public struct FrontEndState: Equatable, Sendable {
     public var selection = 0
     public var scroll = 0
     public var detailScroll = 0
+    public var helpScroll = 0
     public var participantSelection = 0
     public var filter: PostFilter = .all
     public var search: String?

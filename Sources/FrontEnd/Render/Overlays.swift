@@ -22,8 +22,9 @@ enum Overlays {
 
     static func help(_ model: ScreenModel, into grid: inout Grid) {
         let keyWidth = model.help.map(\.keys.columns).max() ?? 0
-        let inner = dialog("Keys (Esc closes)", width: min(grid.width - 6, 76), height: model.help.count, into: &grid)
-        for (index, line) in model.help.enumerated() where index < inner.height {
+        let inner = dialog("Keys (j/k scroll, Esc closes)", width: min(grid.width - 6, 76), height: model.help.count, into: &grid)
+        let start = min(model.helpScroll, max(0, model.help.count - inner.height))
+        for (index, line) in model.help.dropFirst(start).prefix(inner.height).enumerated() {
             grid.put(line.keys, x: inner.x, y: inner.y + index, role: .key)
             grid.put(line.text.truncated(to: inner.width - keyWidth - 2), x: inner.x + keyWidth + 2, y: inner.y + index)
         }

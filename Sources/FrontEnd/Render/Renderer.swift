@@ -63,9 +63,13 @@ public enum Renderer {
     }
 
     /// The keys that apply now; disabled ones greyed (pressing them says why).
+    /// When they do not all fit, the last one (help) stays and those before it go.
     static func footer(_ model: ScreenModel, y: Int, into grid: inout Grid) {
+        var items = model.footer
+        let width = { (items: [ScreenModel.FooterItem]) in items.reduce(0) { $0 + $1.key.columns + 1 + $1.label.columns + 2 } - 2 }
+        while items.count > 1, width(items) > grid.width { items.remove(at: items.count - 2) }
         var x = 0
-        for item in model.footer {
+        for item in items {
             let width = item.key.columns + 1 + item.label.columns
             guard x + width <= grid.width else { break }
             grid.put(item.key, x: x, y: y, role: item.enabled ? .key : .disabledKey)

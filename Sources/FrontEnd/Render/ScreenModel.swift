@@ -3,7 +3,7 @@ import Notes
 
 /// What one frame shows, gathered by the front end from its state and the
 /// store; `Renderer` turns it into cells without asking anything else.
-public struct ScreenModel: Equatable, Sendable {
+public struct ScreenModel: Sendable {
     public struct Row: Equatable, Sendable {
         public var title: String
         public var notebook: String
@@ -13,18 +13,13 @@ public struct ScreenModel: Equatable, Sendable {
         public var pending = false
     }
 
-    public struct Detail: Equatable, Sendable {
+    public struct Detail: Sendable {
         public var title: String
-        /// "label: value" lines under the title.
-        public var facts: [(String, String)]
+        /// "label  value" lines under the title.
+        public var facts: [(label: String, value: String)]
         public var content: String
-        public var comments: [(String, String)]
+        public var comments: [(by: String, text: String)]
         public var notice: String?
-
-        public static func == (a: Detail, b: Detail) -> Bool {
-            a.title == b.title && a.facts.map { [$0.0, $0.1] } == b.facts.map { [$0.0, $0.1] } && a.content == b.content
-                && a.comments.map { [$0.0, $0.1] } == b.comments.map { [$0.0, $0.1] } && a.notice == b.notice
-        }
     }
 
     public struct Participant: Equatable, Sendable {
@@ -59,14 +54,7 @@ public struct ScreenModel: Equatable, Sendable {
     public var mode: Mode = .browse
     /// The help overlay's lines: keys and what they do, with the reason where disabled.
     public var help: [(keys: String, text: String)] = []
-
-    public static func == (a: ScreenModel, b: ScreenModel) -> Bool {
-        a.account == b.account && a.device == b.device && a.status == b.status && a.rows == b.rows && a.selectedRow == b.selectedRow
-            && a.detail == b.detail && a.participants == b.participants && a.focus == b.focus && a.footer == b.footer
-            && a.flash == b.flash && a.mode == b.mode && a.help.map { [$0.keys, $0.text] } == b.help.map { [$0.keys, $0.text] }
-            && a.detailScroll == b.detailScroll && a.selectedParticipant == b.selectedParticipant && a.listTitle == b.listTitle
-            && a.statusLevel == b.statusLevel && a.publicPermission == b.publicPermission
-    }
+    public var helpScroll = 0
 }
 
 /// Where the panes go at a size. The list takes two fifths of a wide screen;
