@@ -6,16 +6,15 @@ import Foundation
 final class SyncDriver: @unchecked Sendable {
     private weak var engine: SyncEngine?
     private let queue = DispatchQueue(label: "cloudnotes.sync")
-    private let random: any RandomSource
-    private var scheduler: SyncScheduler
-    private var timer: DispatchSourceTimer?
+    private var timer: SchedulerTimer!
     private var subscription: PushSubscription?
     private var stopped = false
 
     init(engine: SyncEngine, timing: SyncTiming, random: any RandomSource) {
         self.engine = engine
-        self.random = random
-        scheduler = SyncScheduler(timing: timing)
+        timer = SchedulerTimer(queue: queue, timing: timing, random: random) { [weak self] fetch, send in
+            self?.run(fetch: fetch, send: send) ?? .failure
+        }
     }
 
     func start() {
@@ -28,8 +27,7 @@ final class SyncDriver: @unchecked Sendable {
     func stop() {
         queue.sync {
             stopped = true
-            timer?.cancel()
-            timer = nil
+            timer.stop()
             subscription?.cancel()
             subscription = nil
         }
@@ -48,23 +46,7 @@ final class SyncDriver: @unchecked Sendable {
         }
     }
 
-    /// Feeds the scheduler on the driver's queue and carries out its action.
-    private func handle(_ input: SyncScheduler.Input) {
-        guard !stopped else { return }
-        switch scheduler.handle(input, now: Date(), jitter: random.unit()) {
-        case .arm(let date)?:
-            timer?.cancel()
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + max(0, date.timeIntervalSinceNow))
-            timer.setEventHandler { [weak self] in self?.handle(.timerFired) }
-            timer.resume()
-            self.timer = timer
-        case .run(let fetch, let send)?:
-            handle(.finished(run(fetch: fetch, send: send)))
-        case nil:
-            break
-        }
-    }
+    private func handle(_ input: SyncScheduler.Input) { if !stopped { timer.handle(input) } }
 
     /// Fetches, then sends, even when the fetch failed (the send may still
     /// get through); the outcome is the first error's.

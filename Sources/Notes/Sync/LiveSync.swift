@@ -35,10 +35,8 @@ public final class LiveSync: @unchecked Sendable {
 
     private let sync: NotesSync
     private let queue = DispatchQueue(label: "cloudnotes.live-sync")
-    private let random: any RandomSource
     private let onUpdate: @Sendable (Update) -> Void
-    private var scheduler: SyncScheduler
-    private var timer: DispatchSourceTimer?
+    private var timer: SchedulerTimer!
     private var watches: [PushSubscription] = []
     private let errorLock = NSLock()
     private var _lastError: (any Error)?
@@ -52,9 +50,10 @@ public final class LiveSync: @unchecked Sendable {
     public init(sync: NotesSync, timing: SyncTiming = SyncTiming(), random: any RandomSource = SystemRandom(),
                 onUpdate: @escaping @Sendable (Update) -> Void) {
         self.sync = sync
-        self.random = random
         self.onUpdate = onUpdate
-        scheduler = SyncScheduler(timing: timing)
+        timer = SchedulerTimer(queue: queue, timing: timing, random: random) { [weak self] _, _ in
+            self?.runOnce() ?? .failure
+        }
     }
 
     public func start() {
@@ -80,7 +79,7 @@ public final class LiveSync: @unchecked Sendable {
     public func stop() {
         queue.sync {
             stopped = true
-            timer?.cancel()
+            timer.stop()
             watches.forEach { $0.cancel() }
             watches = []
         }
@@ -110,22 +109,7 @@ public final class LiveSync: @unchecked Sendable {
 
     // MARK: Scheduling
 
-    private func handle(_ input: SyncScheduler.Input) {
-        guard !stopped else { return }
-        switch scheduler.handle(input, now: Date(), jitter: random.unit()) {
-        case .arm(let date)?:
-            timer?.cancel()
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + max(0, date.timeIntervalSinceNow))
-            timer.setEventHandler { [weak self] in self?.handle(.timerFired) }
-            timer.resume()
-            self.timer = timer
-        case .run?:
-            handle(.finished(runOnce()))
-        case nil:
-            break
-        }
-    }
+    private func handle(_ input: SyncScheduler.Input) { if !stopped { timer.handle(input) } }
 
     private func runOnce() -> SyncScheduler.Outcome {
         var outcome = SyncScheduler.Outcome.success
