@@ -1,0 +1,64 @@
+import Cloud
+import Foundation
+import Notes
+import Sync
+import Testing
+import TestSupport
+
+/// Collects what a live sync reports.
+final class Updates: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [LiveSync.Update] = []
+    func add(_ update: LiveSync.Update) { lock.withLock { all.append(update) } }
+    var arrivals: [Arrival] { lock.withLock { all.flatMap(\.arrivals) } }
+    var count: Int { lock.withLock { all.count } }
+}
+
+@Suite struct LiveSyncTests {
+    @Test func aPushedChangeArrivesWithANoticeAndALocalWriteIsSentSoon() throws {
+        let d = try TwoDevices()
+        let updates = Updates()
+        let live = LiveSync(sync: d.b, random: SeededRandom(seed: 7)) { updates.add($0) }
+        live.start()
+        defer { live.stop() }
+        #expect(eventually { live.status() == .synced && updates.count > 0 })
+
+        // Another device sends; the cloud's push makes b fetch, and the arrival is reported.
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Groceries", content: "milk"))
+        try d.a.syncNow()
+        #expect(eventually { updates.arrivals.contains { $0.kind == .added && $0.title == "Groceries" && $0.by == d.heather.id } })
+        #expect(try d.b.store.post("Groceries").content == "milk")
+
+        // A write on b itself, announced as another process of the device would: sent without being asked.
+        var post = try d.b.store.post("Groceries")
+        post.content = "milk\neggs"
+        try d.b.store.save(post, by: d.heather.id, now: Date())
+        #expect(live.status() == .sending(1))
+        DeviceLock.wake(directory: d.b.store.directory)
+        #expect(eventually { live.status() == .synced })
+        try d.a.syncNow()
+        #expect(try d.a.store.post("Groceries").content == "milk\neggs")
+    }
+
+    @Test func anUnreachableCloudShowsOfflineWithWhatWaitsAndNothingIsLost() throws {
+        let d = try TwoDevices()
+        // The live device reads the fault switch from the cloud's directory, as every process does.
+        let switchable = try Cloud(directory: d.test.directory.url, clock: d.test.clock, random: SeededRandom(seed: 3), environment: [:])
+        let b = try NotesSync(store: d.b.store, cloud: switchable, account: FixedAccount(d.heather))
+        var timing = SyncTiming()
+        timing.backoffCap = 0.5
+        let live = LiveSync(sync: b, timing: timing, random: SeededRandom(seed: 7)) { _ in }
+        live.start()
+        defer { live.stop() }
+        #expect(eventually { live.status() == .synced })
+        try switchable.setFaultPlan(.unreachable)
+        try d.write(b, Post(id: "p2", zone: d.notes.zone, title: "Offline note"))
+        live.changesAdded()
+        #expect(eventually { live.status() == .offline(waiting: 1) })
+        #expect(try b.store.post("Offline note").title == "Offline note")  // kept locally
+        try switchable.setFaultPlan(.off)
+        #expect(eventually(timeout: 10) { live.status() == .synced })  // retried after the back-off, unasked
+        try d.a.syncNow()
+        #expect(try d.a.store.post("Offline note").title == "Offline note")
+    }
+}
