@@ -72,7 +72,9 @@ let package = Package(
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
         .testTarget(name: "FrontEndTests", dependencies: ["FrontEnd", "Terminal", "Notes", "Cloud", "TestSupport"]),
-        .testTarget(name: "NotesTests", dependencies: ["Notes", "NotesSimulation", "Sync", "Cloud", "TestSupport"]),
+        .testTarget(name: "NotesTests", dependencies: [
+            "Notes", "NotesSimulation", "Sync", "Cloud", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // Drives the built `cloudnotes` executable as separate OS processes.
         .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "Notes", "TestSupport"]),
     ],

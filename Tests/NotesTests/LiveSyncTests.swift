@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import GRDB
 import Notes
 import Sync
 import Testing
@@ -60,5 +61,22 @@ final class Updates: @unchecked Sendable {
         #expect(eventually(timeout: 10) { live.status() == .synced })  // retried after the back-off, unasked
         try d.a.syncNow()
         #expect(try d.a.store.post("Offline note").title == "Offline note")
+    }
+}
+
+@Suite struct DamagedStateTests {
+    @Test func aDeviceWhoseSavedSyncStateIsDamagedStartsAfreshAndLosesNothing() throws {
+        let d = try TwoDevices()
+        try d.write(d.b, Post(id: "p1", zone: d.notes.zone, title: "Written before the damage"))
+        // Garbage where the engine's state was saved (a torn write, a bad disk).
+        let file = try DatabaseQueue(path: d.b.store.directory.appendingPathComponent("private.sqlite").path)
+        try file.write { try $0.execute(sql: "UPDATE sync_state SET serialization = x'7b2276657273696f6e223a' WHERE id = 1") }
+        #expect(try file.read { try Data.fetchOne($0, sql: "SELECT serialization FROM sync_state WHERE id = 1") } == Data(#"{"version":"#.utf8))
+
+        let reopened = try NotesSync(store: try DeviceStore(directory: d.b.store.directory), cloud: d.test.cloud, account: FixedAccount(d.heather))
+        try reopened.syncNow()
+        try d.a.syncNow()
+        #expect(try d.a.store.post("Written before the damage").title == "Written before the damage")
+        #expect(try reopened.store.pendingCount() == 0)
     }
 }

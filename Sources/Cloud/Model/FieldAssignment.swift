@@ -27,7 +27,7 @@ public struct FieldAssignment: Equatable, Sendable {
 
     public init(parsing text: String) throws(CloudError) {
         guard let equals = text.firstIndex(of: "=") else {
-            throw .invalidArguments("field '\(text)' is not KEY=VALUE or KEY:TYPE=VALUE")
+            throw .invalidArguments("field \(text.inlineQuoted) is not KEY=VALUE or KEY:TYPE=VALUE")
         }
         let left = text[..<equals]
         let raw = String(text[text.index(after: equals)...])
@@ -43,12 +43,12 @@ public struct FieldAssignment: Equatable, Sendable {
         guard let first = key.unicodeScalars.first, CharacterSet.letters.contains(first), key.utf8.count <= 255,
               key.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") })
         else {
-            throw .invalidArguments("field key '\(key)' must start with a letter and hold only ASCII letters, digits and '_'")
+            throw .invalidArguments("field key \(key.inlineQuoted) must start with a letter and hold only ASCII letters, digits and '_'")
         }
     }
 
     private static func value(type: String, raw: String, key: String) throws(CloudError) -> Value {
-        func bad(_ what: String) -> CloudError { .invalidArguments("field \(key): '\(raw)' is not \(what)") }
+        func bad(_ what: String) -> CloudError { .invalidArguments("field \(key): \(raw.inlineQuoted) is not \(what)") }
         switch type {
         case "string": return .plain(.string(raw))
         case "int":
@@ -75,7 +75,7 @@ public struct FieldAssignment: Equatable, Sendable {
         case "list":
             return .plain(.list(raw.isEmpty ? [] : raw.split(separator: ",", omittingEmptySubsequences: false).map { .string(String($0)) }))
         default:
-            throw .invalidArguments("field \(key): unknown type '\(type)' (known: \(types.joined(separator: ", ")))")
+            throw .invalidArguments("field \(key): unknown type \(type.inlineQuoted) (known: \(types.joined(separator: ", ")))")
         }
     }
 

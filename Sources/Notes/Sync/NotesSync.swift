@@ -23,10 +23,15 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         self.cloud = cloud
         self.account = account
         for scope in [DatabaseScope.private, .shared] {
-            let engine = try SyncEngine(.init(
-                cloud: cloud, scope: scope, account: account, stateSerialization: try? store.savedState(scope),
-                delegate: self, automaticallySync: automaticallySync, deviceName: deviceName, log: log))
-            lock.withLock { engines[scope] = engine }
+            func engine(_ saved: SyncState.Serialization?) throws -> SyncEngine {
+                try SyncEngine(.init(cloud: cloud, scope: scope, account: account, stateSerialization: saved,
+                                     delegate: self, automaticallySync: automaticallySync, deviceName: deviceName, log: log))
+            }
+            // A damaged saved state is dropped: pending changes live in the store's own table and
+            // are loaded below, and without tokens the engine fetches everything again. Nothing is lost.
+            let saved = try? engine(try? store.savedState(scope))
+            let made = try saved ?? engine(nil)
+            lock.withLock { engines[scope] = made }
         }
         try loadPending()
     }

@@ -7,7 +7,9 @@ enum Output {
     }
 
     static func fail(_ message: String, code: Int32 = 1) -> Never {
-        FileHandle.standardError.write(Data("cloudnotes: \(message)\n".utf8))
+        // One line, whatever the message quotes.
+        let line = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        FileHandle.standardError.write(Data("cloudnotes: \(line)\n".utf8))
         exit(code)
     }
 
