@@ -63,7 +63,8 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes-bench",
             dependencies: [
-                "Cloud", "Notes", "FrontEnd", "Terminal",
+                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

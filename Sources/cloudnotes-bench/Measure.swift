@@ -19,6 +19,15 @@ struct Timings {
 
     var median: Double { percentile(0.5) }
     var p95: Double { percentile(0.95) }
+    var p99: Double { percentile(0.99) }
+    var total: Double { samples.reduce(0, +) }
+
+    /// Times one run of `body`, in milliseconds.
+    static func once(_ body: () throws -> Void) rethrows -> Double {
+        var timings = Timings()
+        try timings.time(body)
+        return timings.samples[0]
+    }
 }
 
 /// The most memory this process has held (VmHWM), in MiB.
@@ -35,19 +44,30 @@ struct Figure: Encodable {
     var name: String
     var median: Double?
     var p95: Double?
+    var p99: Double?
     var value: Double?
     var unit: String
     var target: String
 
+    init(name: String, median: Double? = nil, p95: Double? = nil, p99: Double? = nil, value: Double? = nil, unit: String, target: String) {
+        self.name = name
+        self.median = median
+        self.p95 = p95
+        self.p99 = p99
+        self.value = value
+        self.unit = unit
+        self.target = target
+    }
+
     func row() -> [String] {
         let format = { (x: Double?) in x.map { String(format: "%.2f", $0) } ?? "" }
-        return [name, format(median), format(p95), format(value), unit, target]
+        return [name, format(median), format(p95), format(p99), format(value), unit, target]
     }
 }
 
 func printTable(_ figures: [Figure]) {
-    let rows = [["FIGURE", "MEDIAN", "P95", "VALUE", "UNIT", "TARGET"]] + figures.map { $0.row() }
-    let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    let rows = [["FIGURE", "MEDIAN", "P95", "P99", "VALUE", "UNIT", "TARGET"]] + figures.map { $0.row() }
+    let widths = (0..<7).map { column in rows.map { $0[column].count }.max() ?? 0 }
     for row in rows {
         print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
     }

@@ -5,7 +5,7 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloudnotes-bench",
         abstract: "CloudNotes benchmarks (build with -c release).",
-        subcommands: [FrontEndBenchmark.self],
+        subcommands: [FrontEndBenchmark.self, SyncBenchmark.self, FetchProbe.self],
         defaultSubcommand: FrontEndBenchmark.self)
 }
 

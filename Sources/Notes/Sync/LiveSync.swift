@@ -20,11 +20,14 @@ public final class LiveSync: @unchecked Sendable {
         public var arrivals: [Arrival] = []
         public var refusals: [String] = []
         public var error: String?
+        /// How long the round's fetch and send took (zero when no round ran).
+        public var duration: TimeInterval = 0
 
-        public init(arrivals: [Arrival] = [], refusals: [String] = [], error: String? = nil) {
+        public init(arrivals: [Arrival] = [], refusals: [String] = [], error: String? = nil, duration: TimeInterval = 0) {
             self.arrivals = arrivals
             self.refusals = refusals
             self.error = error
+            self.duration = duration
         }
     }
 
@@ -112,6 +115,7 @@ public final class LiveSync: @unchecked Sendable {
     private func handle(_ input: SyncScheduler.Input) { if !stopped { timer.handle(input) } }
 
     private func runOnce() -> SyncScheduler.Outcome {
+        let started = DispatchTime.now().uptimeNanoseconds
         var outcome = SyncScheduler.Outcome.success
         do {
             try sync.syncNow()
@@ -126,7 +130,8 @@ public final class LiveSync: @unchecked Sendable {
         }
         let news = sync.takeNews()
         Self.announceStored(sync.store.directory)
-        onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }))
+        let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }, duration: duration))
         return outcome
     }
 }

@@ -1,0 +1,31 @@
+import Cloud
+import Foundation
+import Notes
+import Sync
+
+/// A temporary directory with a cloud and devices of one account, removed afterwards.
+final class Scratch {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-bench-\(getpid())-\(UUID().uuidString.prefix(6))")
+    let cloud: Cloud
+    let account: Account
+
+    init() throws {
+        cloud = try Cloud(directory: directory.appendingPathComponent("cloud"), environment: [:])
+        account = try cloud.accountCreatingIfNeeded(name: "bench")
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func device(_ name: String) throws -> NotesSync {
+        try NotesSync(store: try DeviceStore(directory: directory.appendingPathComponent(name)), cloud: cloud, account: FixedAccount(account))
+    }
+
+    /// `count` posts of about the size people write, by ID `prefix`NNNNNNN.
+    static func posts(_ count: Int, in zone: ZoneID, prefix: String = "p") -> [Post] {
+        let words = ["milk", "trip", "Hà Nội", "日本語", "meeting", "notes", "ideas", "plan", "draft", "🎉"]
+        return (0..<count).map { i in
+            Post(id: prefix + String(format: "%07d", i), zone: zone, title: "Post \(i) \(words[i % words.count])",
+                 content: (0..<24).map { words[($0 * 7 + i) % words.count] }.joined(separator: " "), tags: ["bench"])
+        }
+    }
+}
