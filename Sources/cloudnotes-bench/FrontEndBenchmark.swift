@@ -24,7 +24,11 @@ struct FrontEndBenchmark: ParsableCommand {
         let parts = size.split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2 else { throw ValidationError("--size is WIDTHxHEIGHT") }
         if let makeStore { return try Self.fill(URL(fileURLWithPath: makeStore), posts: posts) }
-        let (width, height) = (parts[0], parts[1])
+        let figures = try Self.measure(posts: posts, presses: presses, starts: starts, width: parts[0], height: parts[1])
+        try report(figures, json: json, title: "front end: \(posts) posts, \(size), \(presses) presses per key, \(starts) starts")
+    }
+
+    static func measure(posts: Int, presses: Int, starts: Int, width: Int, height: Int) throws -> [Figure] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
         // The store is filled by a child process, so the peak memory below is the front end's alone.
@@ -69,22 +73,13 @@ struct FrontEndBenchmark: ParsableCommand {
             frontEnd.handle(.escape)
         }
         let jump = keys([.char("G"), .char("g")])
-        let figures = [
-            Figure(name: "first frame (open store, query, draw)", median: start.median, p95: start.p95, unit: "ms", target: "≤ 300"),
-            Figure(name: "key to frame: move selection (j)", median: move.median, p95: move.p95, unit: "ms", target: "p95 ≤ 16"),
-            Figure(name: "key to frame: open post in editor (e)", median: open.median, p95: open.p95, unit: "ms", target: "p95 ≤ 16"),
-            Figure(name: "key to frame: jump to end and back (G/g)", median: jump.median, p95: jump.p95, unit: "ms", target: "—"),
-            Figure(name: "peak resident memory", value: peakResidentMiB(), unit: "MiB", target: "< 150"),
+        return [
+            Figure(name: "front end \(posts): first frame (open store, query, draw)", median: start.median, p95: start.p95, unit: "ms", target: "≤ 300"),
+            Figure(name: "front end \(posts): key to frame, move selection (j)", median: move.median, p95: move.p95, unit: "ms", target: "p95 ≤ 16"),
+            Figure(name: "front end \(posts): key to frame, open in editor (e)", median: open.median, p95: open.p95, unit: "ms", target: "p95 ≤ 16"),
+            Figure(name: "front end \(posts): key to frame, jump to end and back (G/g)", median: jump.median, p95: jump.p95, unit: "ms", target: "—"),
+            Figure(name: "front end peak resident memory, \(posts) posts", value: peakResidentMiB(), unit: "MiB", target: "< 150"),
         ]
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(["posts": posts]).dropLast(), as: UTF8.self) + ",")
-            print(String(decoding: try encoder.encode(figures), as: UTF8.self))
-        } else {
-            print("front end: \(posts) posts, \(width)×\(height), \(presses) presses per key, \(starts) starts")
-            printTable(figures)
-        }
     }
 
     static func frontEnd(_ directory: URL) throws -> FrontEnd {

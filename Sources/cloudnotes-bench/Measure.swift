@@ -40,7 +40,7 @@ func peakResidentMiB() -> Double {
 }
 
 /// A figure as the table and the JSON print it.
-struct Figure: Encodable {
+struct Figure: Codable {
     var name: String
     var median: Double?
     var p95: Double?

@@ -1,12 +1,38 @@
 import ArgumentParser
+import Foundation
 
-/// `cloudnotes-bench`: figures measured side by side in one run, printed as a table or JSON.
+/// `cloudnotes-bench`: figures measured side by side in one run, printed as a table and as JSON.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloudnotes-bench",
         abstract: "CloudNotes benchmarks (build with -c release).",
-        subcommands: [FrontEndBenchmark.self, SyncBenchmark.self, FetchProbe.self],
-        defaultSubcommand: FrontEndBenchmark.self)
+        subcommands: [AllBenchmarks.self, FrontEndBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, FetchProbe.self],
+        defaultSubcommand: AllBenchmarks.self)
+}
+
+/// Every benchmark, each in a process of its own (so one's memory does not
+/// count against another's), then one table and one JSON document.
+struct AllBenchmarks: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "all", abstract: "Every figure: a table, then JSON.")
+
+    func run() throws {
+        var figures: [Figure] = []
+        for arguments in [["frontend"], ["sync"], ["live"]] {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            child.arguments = arguments + ["--json"]
+            let out = Pipe()
+            child.standardOutput = out
+            try child.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            child.waitUntilExit()
+            guard child.terminationStatus == 0 else { throw ValidationError("cloudnotes-bench \(arguments[0]) failed") }
+            figures += try JSONDecoder().decode([Figure].self, from: data)
+        }
+        printTable(figures)
+        print()
+        try report(figures, json: true, title: "")
+    }
 }
 
 Bench.main()

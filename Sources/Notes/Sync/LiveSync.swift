@@ -20,13 +20,16 @@ public final class LiveSync: @unchecked Sendable {
         public var arrivals: [Arrival] = []
         public var refusals: [String] = []
         public var error: String?
-        /// How long the round's fetch and send took (zero when no round ran).
+        /// When the round began (`DispatchTime` uptime, nanoseconds) and how long its fetch and send took;
+        /// zero when no round ran.
+        public var started: UInt64 = 0
         public var duration: TimeInterval = 0
 
-        public init(arrivals: [Arrival] = [], refusals: [String] = [], error: String? = nil, duration: TimeInterval = 0) {
+        public init(arrivals: [Arrival] = [], refusals: [String] = [], error: String? = nil, started: UInt64 = 0, duration: TimeInterval = 0) {
             self.arrivals = arrivals
             self.refusals = refusals
             self.error = error
+            self.started = started
             self.duration = duration
         }
     }
@@ -131,7 +134,7 @@ public final class LiveSync: @unchecked Sendable {
         let news = sync.takeNews()
         Self.announceStored(sync.store.directory)
         let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }, duration: duration))
+        onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }, started: started, duration: duration))
         return outcome
     }
 }

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Cloud
+import Foundation
+import Notes
+import Sync
+
+/// An edit committed on device A until device B's store holds it, with both
+/// devices syncing on their own (LiveSync: send shortly after a change, fetch
+/// on the cloud's push). The scheduling delay (from the commit until A's sync
+/// round begins: the scheduler's coalescing wait) is reported apart from the
+/// processing (A's send, the push, B's fetch and apply).
+struct LiveBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "live", abstract: "Store-to-store latency with automatic sync.")
+
+    @Option(help: "Edits measured.") var edits = 500
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func run() throws { try report(try Self.measure(edits: edits), json: json, title: "live") }
+
+    /// What B's rounds saw, shared with the thread that waits for them.
+    final class Arrivals: @unchecked Sendable {
+        let condition = NSCondition()
+        var latest = -1
+        /// When the current edit was committed, and when A's first round after it began.
+        var committed: UInt64 = 0
+        var senderStarted: UInt64?
+    }
+
+    static func measure(edits: Int) throws -> [Figure] {
+        let scratch = try Scratch()
+        let a = try scratch.device("a"), b = try scratch.device("b")
+        let notes = try a.store.ensureDefaultNotebook(owner: scratch.account.id)
+        var post = Scratch.posts(1, in: notes.zone)[0]
+        try a.store.save(post, by: scratch.account.id, now: Date())
+        try a.syncNow()
+        try b.syncNow()
+        let seen = Arrivals()
+        let store = b.store, postID = post.id
+        let liveB = LiveSync(sync: b) { update in
+            // The edit number B now holds, read from its store as the front end would.
+            let number = (try? store.post(postID))?.content.split(separator: " ").last.flatMap { Int($0) } ?? -1
+            seen.condition.lock()
+            if number > seen.latest { seen.latest = number }
+            seen.condition.broadcast()
+            seen.condition.unlock()
+        }
+        let liveA = LiveSync(sync: a) { update in
+            seen.condition.lock()
+            if seen.senderStarted == nil, update.started >= seen.committed { seen.senderStarted = update.started }
+            seen.condition.unlock()
+        }
+        liveA.start()
+        liveB.start()
+        defer {
+            liveA.stop()
+            liveB.stop()
+        }
+        Thread.sleep(forTimeInterval: 0.5)  // both settle their first round
+        var total = Timings(), processing = Timings(), scheduling = Timings()
+        for edit in 0..<edits {
+            post.content = "edit \(edit)"
+            try a.store.save(post, by: scratch.account.id, now: Date())
+            seen.condition.lock()
+            let started = DispatchTime.now().uptimeNanoseconds
+            seen.committed = started
+            seen.senderStarted = nil
+            seen.condition.unlock()
+            liveA.changesAdded()
+            seen.condition.lock()
+            while seen.latest < edit {
+                guard seen.condition.wait(until: Date() + 10) else {
+                    seen.condition.unlock()
+                    throw ValidationError("edit \(edit) did not reach device B in 10 s")
+                }
+            }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let elapsed = Double(now - started) / 1e6
+            let waited = Double((seen.senderStarted ?? started) - started) / 1e6
+            seen.condition.unlock()
+            total.samples.append(elapsed)
+            scheduling.samples.append(waited)
+            processing.samples.append(elapsed - waited)
+        }
+        return [
+            Figure(name: "edit on A until B's store holds it (\(edits) edits)", median: total.median, p95: total.p95, p99: total.p99,
+                   unit: "ms", target: "p95 ≤ 250"),
+            Figure(name: "  of which processing (send, push, fetch)", median: processing.median, p95: processing.p95, p99: processing.p99,
+                   unit: "ms", target: "—"),
+            Figure(name: "  of which scheduling (wait before A's round)", median: scheduling.median, p95: scheduling.p95, p99: scheduling.p99,
+                   unit: "ms", target: "—"),
+        ]
+    }
+}
