@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "cloudnotes", targets: ["cloudnotes"]),
         .executable(name: "cloudnotes-sim", targets: ["cloudnotes-sim"]),
         .executable(name: "cloudnotes-bench", targets: ["cloudnotes-bench"]),
+        .executable(name: "cloudnotes-soak", targets: ["cloudnotes-soak"]),
         .library(name: "Cloud", targets: ["Cloud"]),
         .library(name: "Sync", targets: ["Sync"]),
         .library(name: "Notes", targets: ["Notes"]),
@@ -64,6 +65,15 @@ let package = Package(
             name: "cloudnotes-bench",
             dependencies: [
                 "Cloud", "Sync", "Notes", "FrontEnd", "Terminal",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Many processes, faults and SIGKILLs against one cloud; then checks that nothing was lost.
+        .executableTarget(
+            name: "cloudnotes-soak",
+            dependencies: [
+                "Cloud", "Sync", "Notes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Cloud
+import Foundation
+import Notes
+
+/// `cloudnotes-soak`: several OS processes (devices of three accounts) do
+/// random work against one cloud for a set time, with faults injected and
+/// processes killed with SIGKILL at random moments and restarted. Then every
+/// device settles and `SoakCheck` looks for anything lost, diverged, damaged
+/// or written without the right to.
+struct Soak: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cloudnotes-soak", abstract: "Crash-and-load harness: prints one line, exits non-zero on any violation.",
+        subcommands: [Run.self, Worker.self], defaultSubcommand: Run.self)
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run")
+
+    @Option(help: "Worker processes (devices), at least 3.") var processes = 8
+    @Option(help: "How long the load runs, in seconds.") var seconds = 60.0
+    @Option(help: "Share of requests that fail with a transient error.") var faultRate = 0.1
+    @Option(help: "Mean seconds between SIGKILLs.") var killEvery = 3.0
+    @Option(help: "Seed of the run (workers, kills).") var seed: UInt64 = 1
+    @Option(help: "Keep the run's files here (default: a temporary directory, removed when all is well).") var directory: String?
+
+    func validate() throws {
+        if processes < 3 { throw ValidationError("--processes must be at least 3 (one per account)") }
+    }
+
+    func run() throws {
+        let root = URL(fileURLWithPath: directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-soak-\(getpid())").path)
+        let layout = SoakLayout(root: root)
+        _ = try layout.prepare()
+        let random = SeededRandom(seed: seed)
+        let faults = "rate=\(faultRate);errors=networkFailure,serviceUnavailable,zoneBusy,requestRateLimited;retryAfter=0.05"
+        var workers = (0..<processes).map { try! start(process: $0, root: root, seed: random.next() % 1_000_000, faults: faults) }
+        var kills = 0
+        let deadline = Date() + seconds
+        while Date() < deadline {
+            Thread.sleep(forTimeInterval: min(deadline.timeIntervalSinceNow, random.unit() * 2 * killEvery))
+            guard Date() < deadline else { break }
+            let victim = random.below(processes)
+            kill(workers[victim].processIdentifier, SIGKILL)
+            workers[victim].waitUntilExit()
+            kills += 1
+            workers[victim] = try start(process: victim, root: root, seed: random.next() % 1_000_000, faults: faults)
+        }
+        for worker in workers { kill(worker.processIdentifier, SIGKILL) }
+        for worker in workers { worker.waitUntilExit() }
+        let report = try SoakCheck(layout: layout, processes: processes).run()
+        print("soak: \(processes) processes, \(Int(seconds)) s, fault rate \(faultRate), \(kills) kills, seed \(seed): \(report.summary)")
+        if report.violations.isEmpty {
+            if directory == nil { try? FileManager.default.removeItem(at: root) }
+        } else {
+            for line in report.violations.prefix(20) { FileHandle.standardError.write(Data("  \(line)\n".utf8)) }
+            FileHandle.standardError.write(Data("  files kept in \(root.path)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    func start(process: Int, root: URL, seed: UInt64, faults: String) throws -> Process {
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        worker.arguments = ["worker", "--root", root.path, "--process", String(process), "--seed", String(seed)]
+        var env = ProcessInfo.processInfo.environment
+        env["CLOUDNOTES_FAULTS"] = faults
+        worker.environment = env
+        worker.standardOutput = FileHandle.nullDevice
+        try worker.run()
+        return worker
+    }
+}
+
+Soak.main()
