@@ -29,7 +29,7 @@ public enum TerminalApp {
             clip(frontEnd)
             if frontEnd.externalEdit != nil { editExternally(frontEnd, screen: screen, environment: environment) }
             let ready = poll(&fds, 2, 1000)
-            if ready == 0 { _ = frontEnd.tick() }
+            if ready == 0 { frontEnd.tick() }
             if fds[1].revents != 0 { wakeup.drain() }
             if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { break }  // the terminal went away
             for key in screen.readKeys() { frontEnd.handle(key) }

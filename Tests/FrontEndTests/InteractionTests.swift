@@ -208,3 +208,20 @@ import Testing
         #expect(saved.content == "Mood: good\nmilk\neggs")  // an unknown header is kept as text
     }
 }
+
+@Suite struct SyncNoticeTests {
+    @Test func aSyncErrorFlashesOnceNotOnEveryRetry() throws {
+        let fixture = try Fixture()
+        let sync = StandInSync()
+        let frontEnd = fixture.frontEnd(sync: sync)
+        _ = frontEnd.frame(width: 80, height: 24)
+        sync.current = .offline(waiting: 1)
+        frontEnd.storeChanged(LiveSync.Update(error: "network unavailable"))
+        #expect(frontEnd.frame(width: 80, height: 24).lines[22].hasPrefix("sync: network unavailable"))
+        frontEnd.state.flash = nil
+        frontEnd.storeChanged(LiveSync.Update(error: "network unavailable"))  // the retry fails too
+        let screen = frontEnd.frame(width: 80, height: 24)
+        #expect(!screen.text.contains("sync: network unavailable"))
+        #expect(screen.lines[0].hasSuffix("offline · 1 waiting "))
+    }
+}

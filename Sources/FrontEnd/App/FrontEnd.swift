@@ -61,6 +61,7 @@ public final class FrontEnd: @unchecked Sendable {
     /// The store changed (a sync round, another process): reread what shows, tell what arrived.
     public func storeChanged(_ update: LiveSync.Update? = nil) {
         let keep = window == nil ? nil : selectedPost
+        let wasFailing = status.map { $0.level != .info } ?? false  // the status line already says so
         invalidate()
         if let keep, let position = try? context.store.position(of: keep, state.filter) { state.selection = position }
         guard let update else { return }
@@ -68,7 +69,7 @@ public final class FrontEnd: @unchecked Sendable {
         let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names) }
         if let refusal = update.refusals.first {
             flash(refusal, .error)
-        } else if let error = update.error, status?.level != .warning {
+        } else if let error = update.error, !wasFailing {
             flash("sync: \(error)", .warning)
         } else if let first = notices.first {
             flash(notices.count == 1 ? first : "\(first) (and \(notices.count - 1) more changes)", .info)
@@ -200,14 +201,8 @@ public final class FrontEnd: @unchecked Sendable {
         return computed
     }
 
-    /// Checks the clock: clears an expired flash and rereads the sync status. Returns whether the screen may differ.
-    public func tick() -> Bool {
-        status = nil
-        if let flash = state.flash, flash.until < context.now() {
-            state.flash = nil
-        }
-        return true
-    }
+    /// A second passed: the sync status is read again and an expired flash goes at the next frame.
+    public func tick() { status = nil }
 
     // MARK: Messages
 
