@@ -90,7 +90,10 @@ public struct RecordZoneChangeBatch: Sendable {
     /// for each record to save only then. A save whose record no longer
     /// exists (the provider returns nil) is left out, and the engine drops it.
     /// Nil when nothing is pending.
-    public init?(pendingChanges: [PendingRecordZoneChange], maxItems: Int = 400, atomicByZone: Bool = false,
+    /// How many changes a batch holds unless told otherwise (the cloud's per-request limit).
+    public static let defaultMaxItems = 400
+
+    public init?(pendingChanges: [PendingRecordZoneChange], maxItems: Int = defaultMaxItems, atomicByZone: Bool = false,
                  recordProvider: (RecordID) -> Record?) {
         var saves: [Record] = []
         var deletes: [RecordID] = []

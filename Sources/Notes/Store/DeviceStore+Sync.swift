@@ -92,22 +92,32 @@ extension DeviceStore {
                        arguments: [zone.name, zone.owner, name])
     }
 
-    /// The record to send for a post: its last known record with the post's fields over it.
+    /// The record to send for a post or comment: its last known record with the row's fields over it.
     public func record(for id: RecordID, in scope: DatabaseScope) throws -> Record? {
-        if let comment = try read({ db in try Self.localComment(db, scope, id) }) {
-            var record = try read { db in try Self.lastKnown(db, scope, id) } ?? Record(type: Comment.recordType, id: id)
-            comment.apply(to: &record)
-            return record
+        try records(for: [id], in: scope)[id]
+    }
+
+    /// The records to send for many rows, read in one transaction (a batch of a send); rows gone are left out.
+    public func records(for ids: [RecordID], in scope: DatabaseScope) throws -> [RecordID: Record] {
+        let found = try read { db in
+            try ids.compactMap { id -> (RecordID, Record, Post?)? in
+                if let comment = try Self.localComment(db, scope, id) {
+                    var record = try Self.lastKnown(db, scope, id) ?? Record(type: Comment.recordType, id: id)
+                    comment.apply(to: &record)
+                    return (id, record, nil)
+                }
+                guard let post = try Self.localPost(db, scope, id) else { return nil }
+                var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)
+                post.apply(to: &record)
+                return (id, record, try opened(db, post))
+            }
         }
-        let found = try read { db -> (Post, Record)? in
-            guard let post = try Self.localPost(db, scope, id) else { return nil }
-            var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)
-            post.apply(to: &record)
-            return (try opened(db, post), record)
+        var records: [RecordID: Record] = [:]
+        for (id, unsealed, post) in found {
+            var record = unsealed
+            if let post { try sealLocation(of: post, into: &record) }
+            records[id] = record
         }
-        guard let (post, unsealed) = found else { return nil }
-        var record = unsealed
-        try sealLocation(of: post, into: &record)
-        return record
+        return records
     }
 }

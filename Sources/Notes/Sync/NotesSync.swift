@@ -83,7 +83,12 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
 
     public func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) -> RecordZoneChangeBatch? {
         let pending = engine.state.pendingRecordZoneChanges.filter { context.scope.contains($0.recordID.zone) }
-        return RecordZoneChangeBatch(pendingChanges: pending) { try? store.record(for: $0, in: engine.scope) }
+        // The records of the batch's first items are read in one transaction, not one each.
+        let saves = pending.prefix(RecordZoneChangeBatch.defaultMaxItems).compactMap { change -> RecordID? in
+            if case .saveRecord(let id) = change { id } else { nil }
+        }
+        let prepared = (try? store.records(for: saves, in: engine.scope)) ?? [:]
+        return RecordZoneChangeBatch(pendingChanges: pending) { id in prepared[id] ?? (try? store.record(for: id, in: engine.scope)) }
     }
 
     public func handleEvent(_ event: SyncEvent, engine: SyncEngine) {
