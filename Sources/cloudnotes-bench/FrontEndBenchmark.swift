@@ -32,12 +32,7 @@ struct FrontEndBenchmark: ParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
         // The store is filled by a child process, so the peak memory below is the front end's alone.
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["frontend", "--posts", String(posts), "--make-store", directory.path]
-        try child.run()
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else { throw ValidationError("filling the store failed") }
+        _ = try runSelf(["frontend", "--posts", String(posts), "--make-store", directory.path])
 
         let screen = CursesScreen(environment: ["TERM": "xterm-256color"], output: fopen("/dev/null", "w"))
         defer { screen.end() }

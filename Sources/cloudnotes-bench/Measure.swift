@@ -72,3 +72,25 @@ func printTable(_ figures: [Figure]) {
         print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
     }
 }
+
+/// Runs this executable again with `arguments` (work whose memory or state must
+/// not mix with the caller's) and returns what it printed; throws if it failed.
+func runSelf(_ arguments: [String]) throws -> Data {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = arguments
+    let out = Pipe()
+    child.standardOutput = out
+    try child.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    child.waitUntilExit()
+    guard child.terminationStatus == 0 else {
+        throw BenchError("cloudnotes-bench \(arguments.joined(separator: " ")) failed (status \(child.terminationStatus))")
+    }
+    return data
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -77,17 +77,8 @@ struct SyncBenchmark: ParsableCommand {
 
     /// A new device fetches what the cloud holds, in a child process, so its peak memory is the fetch's alone.
     static func fetchMemory(_ scratch: Scratch) throws -> Double {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["fetch-probe", scratch.directory.path]
-        let out = Pipe()
-        child.standardOutput = out
-        try child.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        guard child.terminationStatus == 0, let mib = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw ValidationError("the fetch probe failed: \(text)")
-        }
+        let text = String(decoding: try runSelf(["fetch-probe", scratch.directory.path]), as: UTF8.self)
+        guard let mib = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw BenchError("the fetch probe printed \(text)") }
         return mib
     }
 

@@ -18,15 +18,7 @@ struct AllBenchmarks: ParsableCommand {
     func run() throws {
         var figures: [Figure] = []
         for arguments in [["frontend"], ["sync"], ["live"]] {
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = arguments + ["--json"]
-            let out = Pipe()
-            child.standardOutput = out
-            try child.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            child.waitUntilExit()
-            guard child.terminationStatus == 0 else { throw ValidationError("cloudnotes-bench \(arguments[0]) failed") }
+            let data = try runSelf(arguments + ["--json"])
             figures += try JSONDecoder().decode([Figure].self, from: data)
         }
         printTable(figures)
