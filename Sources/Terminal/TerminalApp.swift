@@ -51,7 +51,9 @@ public enum TerminalApp {
         defer { try? FileManager.default.removeItem(at: file) }
         var result: String?
         do {
-            try Data(ExternalForm.text(of: post).utf8).write(to: file)
+            // Readable by this user only: the post may be private.
+            guard FileManager.default.createFile(atPath: file.path, contents: Data(ExternalForm.text(of: post).utf8),
+                                                 attributes: [.posixPermissions: 0o600]) else { throw CocoaError(.fileWriteUnknown) }
             screen.end()
             let editor = environment["VISUAL"] ?? environment["EDITOR"] ?? "vi"
             let process = Process()
