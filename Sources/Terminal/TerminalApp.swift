@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import FrontEnd
 import Glibc
+import Synchronization
 
 /// Runs a front end on the real terminal: the event loop waits on the
 /// keyboard, resizes (SIGWINCH makes ncurses report KEY_RESIZE) and the
@@ -13,17 +14,17 @@ public enum TerminalApp {
         defer { screen.end() }
         let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        nonisolated(unsafe) var stopping = false
+        let stopping = Stopping()
         for (source, number) in [(terminate, SIGTERM), (hangup, SIGHUP)] {
             signal(number, SIG_IGN)
             source.setEventHandler {
-                stopping = true
+                stopping.flag.store(true, ordering: .relaxed)
                 wakeup.wake()
             }
             source.resume()
         }
         var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0)]
-        while !frontEnd.state.quit && !stopping {
+        while !frontEnd.state.quit && !stopping.flag.load(ordering: .relaxed) {
             let (width, height) = screen.size
             screen.draw(frontEnd.frame(width: width, height: height))
             clip(frontEnd)
@@ -34,6 +35,11 @@ public enum TerminalApp {
             if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { break }  // the terminal went away
             for key in screen.readKeys() { frontEnd.handle(key) }
         }
+    }
+
+    /// Set by a signal handler on another thread, read by the loop.
+    final class Stopping: Sendable {
+        let flag = Atomic<Bool>(false)
     }
 
     /// Puts text on the clipboard through the terminal (OSC 52), where it allows.

@@ -61,4 +61,18 @@ import TestSupport
         let result = try CloudNotesBinary.run(["cloud", "accounts", "--cloud", dir.url.path])
         #expect(result.isOneLineRefusal && result.stderr.contains("cloud storage error"))
     }
+
+    @Test func theFrontEndWithoutATerminalSaysToUseASubcommand() throws {
+        let dir = TemporaryDirectory()
+        let result = try CloudNotesBinary.run(["--account", "heather"],
+                                              environment: ["CLOUDNOTES_CLOUD": dir.path("cloud").path, "CLOUDNOTES_DATA": dir.path("data").path])
+        #expect(result.isOneLineRefusal && result.stderr.contains("the front end needs a terminal"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("data/devices").path))  // nothing was opened or created
+    }
+
+    @Test func aTypedNewlineInAFieldStillMakesOneLine() throws {
+        let result = try CloudNotesBinary.run(["cloud", "save-record", "--account", "heather", "--zone", "Notes", "--type", "Post",
+                                               "--name", "p1", "--field", "count:int=3\nrm -rf", "--cloud", Self.cli.cloudPath])
+        #expect(result.isOneLineRefusal && result.stderr.contains("'3\\nrm -rf' is not an integer"), "\(result.stderr)")
+    }
 }
