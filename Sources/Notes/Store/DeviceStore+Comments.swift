@@ -42,7 +42,7 @@ extension DeviceStore {
     }
 
     static func localComment(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Comment? {
-        try Row.fetchOne(db, sql: "SELECT * FROM \(schema(scope)).comments WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(schema(scope)).comments WHERE zone_name = ? AND zone_owner = ? AND id = ?"),
                          arguments: [id.zone.name, id.zone.owner, id.name]).map { comment(from: $0, scope: scope) }
     }
 }

@@ -133,11 +133,11 @@ extension DeviceStore {
 
     static func upsert(_ db: Database, _ post: Post) throws {
         let tags = String(decoding: try JSONEncoder().encode(post.tags), as: UTF8.self)
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO \(schema(post.scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
                 location_sealed, created_at, created_by, modified_at, modified_by, conflicted)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [post.id, post.zone.name, post.zone.owner, post.title, post.content, tags, post.location,
+            """).execute(arguments: [post.id, post.zone.name, post.zone.owner, post.title, post.content, tags, post.location,
                              post.sealedLocation, post.createdAt?.timeIntervalSince1970, post.createdBy,
                              post.modifiedAt?.timeIntervalSince1970, post.modifiedBy, post.conflicted])
     }
@@ -157,7 +157,7 @@ extension DeviceStore {
     }
 
     static func markPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String, kind: String) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO \(schema(scope)).pending(zone_name, zone_owner, name, kind) VALUES (?, ?, ?, ?)",
-                       arguments: [zone.name, zone.owner, name, kind])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(schema(scope)).pending(zone_name, zone_owner, name, kind) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [zone.name, zone.owner, name, kind])
     }
 }

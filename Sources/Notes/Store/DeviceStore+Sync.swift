@@ -62,14 +62,14 @@ extension DeviceStore {
     // MARK: Records
 
     static func lastKnown(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Record? {
-        try Data.fetchOne(db, sql: "SELECT record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?",
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?"),
                           arguments: [id.zone.name, id.zone.owner, id.name])
             .flatMap { try? JSONDecoder().decode(Record.self, from: $0) }
     }
 
     static func remember(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record) VALUES (?, ?, ?, ?)",
-                       arguments: [record.id.zone.name, record.id.zone.owner, record.id.name, try JSONEncoder().encode(record)])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [record.id.zone.name, record.id.zone.owner, record.id.name, try JSONEncoder().encode(record)])
     }
 
     static func forget(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
@@ -83,13 +83,13 @@ extension DeviceStore {
     }
 
     static func pendingKind(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT kind FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name = ?",
+        try String.fetchOne(db.cachedStatement(sql: "SELECT kind FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name = ?"),
                             arguments: [id.zone.name, id.zone.owner, id.name])
     }
 
     static func clearPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String) throws {
-        try db.execute(sql: "DELETE FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name = ?",
-                       arguments: [zone.name, zone.owner, name])
+        try db.cachedStatement(sql: "DELETE FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name = ?")
+            .execute(arguments: [zone.name, zone.owner, name])
     }
 
     /// The record to send for a post or comment: its last known record with the row's fields over it.
