@@ -27,31 +27,34 @@ enum RecordTable {
     }
 
     static func find(_ db: Database, zone: Int64, name: String, zoneID: ZoneID) throws -> StoredRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM records WHERE zone = ? AND name = ?", arguments: [zone, name])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM records WHERE zone = ? AND name = ?"), arguments: [zone, name])
             .map { try stored(from: $0, zoneID: zoneID) }
     }
 
     /// Records changed after `sequence` (tombstones included), or every live
     /// record when nil, in the order they changed.
     static func changed(_ db: Database, zone: Int64, after sequence: Int64?, limit: Int, zoneID: ZoneID) throws -> [StoredRecord] {
-        let filter = sequence == nil ? "deleted = 0" : "seq > \(sequence!)"
-        return try Row.fetchAll(
-            db, sql: "SELECT * FROM records WHERE zone = ? AND \(filter) ORDER BY seq LIMIT ?",
-            arguments: [zone, limit]
-        ).map { try stored(from: $0, zoneID: zoneID) }
+        let rows = if let sequence {
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM records WHERE zone = ? AND seq > ? ORDER BY seq LIMIT ?"),
+                             arguments: [zone, sequence, limit])
+        } else {
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM records WHERE zone = ? AND deleted = 0 ORDER BY seq LIMIT ?"),
+                             arguments: [zone, limit])
+        }
+        return try rows.map { try stored(from: $0, zoneID: zoneID) }
     }
 
     /// The record's name and its ancestors' names, nearest first, following
     /// stored parents (a cycle or a very deep chain stops the walk).
     static func chain(_ db: Database, zone: Int64, from name: String) throws -> [String] {
-        try String.fetchAll(db, sql: """
+        try String.fetchAll(db.cachedStatement(sql: """
             WITH RECURSIVE up(name, depth) AS (
                 SELECT ?, 0
                 UNION
                 SELECT r.parent, up.depth + 1 FROM records r JOIN up ON r.zone = ? AND r.name = up.name
                 WHERE r.parent IS NOT NULL AND up.depth < 256)
             SELECT name FROM up ORDER BY depth
-            """, arguments: [name, zone])
+            """), arguments: [name, zone])
     }
 
     /// The given records and every record below them, tombstones included.
@@ -70,16 +73,16 @@ enum RecordTable {
     /// Writes the record as saved; `body` is its encoded fields.
     static func write(_ db: Database, zone: Int64, record: Record, body: Data, seq: Int64) throws {
         let system = record.system!
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO records(zone, name, type, body, parent, change_tag, created_at, created_by,
                 modified_at, modified_by, seq, deleted)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
-            """, arguments: [
+            """).execute(arguments: [
                 zone, record.id.name, record.type, body, record.parent, system.changeTag,
                 system.createdAt.timeIntervalSince1970, system.createdBy,
                 system.modifiedAt.timeIntervalSince1970, system.modifiedBy, seq,
             ])
-        try db.execute(sql: "DELETE FROM cascades WHERE zone = ? AND source = ?", arguments: [zone, record.id.name])
+        try db.cachedStatement(sql: "DELETE FROM cascades WHERE zone = ? AND source = ?").execute(arguments: [zone, record.id.name])
         for case .reference(let ref) in record.fields.values where ref.action == .deleteSelf {
             try db.execute(sql: "INSERT OR IGNORE INTO cascades(zone, source, target) VALUES (?, ?, ?)",
                            arguments: [zone, record.id.name, ref.recordName])
