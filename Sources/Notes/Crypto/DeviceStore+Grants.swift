@@ -1,7 +1,6 @@
 import Cloud
 import Foundation
 import GRDB
-import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
 
 extension DeviceStore {
     /// Makes sure every participant of this account's shares can open the
@@ -11,10 +10,8 @@ extension DeviceStore {
     public func repairKeyGrants() throws {
         guard let keyring else { return }
         let shares = try read { db in
-            try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'share-%' OR name = ?",
-                              arguments: [Share.zoneWideRecordName])
-                .compactMap { try? JSONDecoder().decode(Record.self, from: $0) }
-                .compactMap { try? Share(record: $0) }
+            Self.shares(fromStored: try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'share-%' OR name = ?",
+                                                      arguments: [Share.zoneWideRecordName]))
         }
         for share in shares where share.id.zone.owner == keyring.account.id {
             let wanted = share.participants.filter { $0.status != .removed && $0.role != .owner }.compactMap(\.userRecordID)

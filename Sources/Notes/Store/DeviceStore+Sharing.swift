@@ -20,9 +20,13 @@ extension DeviceStore {
                 SELECT record FROM \(Self.schema(post.scope)).server_records
                 WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name = ?)
                 """), arguments: [post.zone.name, post.zone.owner, "share-" + post.id, Share.zoneWideRecordName])
-        return rows.compactMap { try? JSONDecoder().decode(Record.self, from: $0) }
+        return shares(fromStored: rows).first { $0.rootRecord == nil || $0.rootRecord == post.id }
+    }
+
+    /// The shares among stored server records (`server_records.record`); other records are skipped.
+    static func shares(fromStored rows: [Data]) -> [Share] {
+        rows.compactMap { try? JSONDecoder().decode(Record.self, from: $0) }
             .filter { $0.type == Share.recordType }
             .compactMap { try? Share(record: $0) }
-            .first { $0.rootRecord == nil || $0.rootRecord == post.id }
     }
 }
