@@ -96,6 +96,12 @@ public struct Share: Hashable, Codable, Sendable {
 
     public var owner: ShareParticipant? { participants.first { $0.role == .owner } }
 
+    /// Participants not removed: who is on the share now, owner included.
+    public var currentParticipants: [ShareParticipant] { participants.filter { $0.status != .removed } }
+
+    /// Current participants other than the owner: the people it is shared with.
+    public var invitees: [ShareParticipant] { currentParticipants.filter { $0.role != .owner } }
+
     public func participant(_ userRecordID: String) -> ShareParticipant? {
         participants.first { $0.userRecordID == userRecordID }
     }

@@ -25,7 +25,7 @@ enum ShareRules {
             result.publicPermission = desired.publicPermission
         }
 
-        let wantedParticipants = desired.participants.filter { $0.status != .removed }
+        let wantedParticipants = desired.currentParticipants
         let wanted = Set(wantedParticipants.compactMap(key))
         for i in result.participants.indices {
             let p = result.participants[i]
@@ -71,7 +71,7 @@ enum ShareRules {
             }
         }
 
-        let active = result.participants.filter { $0.status != .removed && $0.role != .owner }.count
+        let active = result.invitees.count
         guard active <= maxParticipants else { throw .tooManyParticipants(limit: maxParticipants) }
         return result
     }

@@ -10,7 +10,7 @@ enum DetailView {
         if post.scope == .shared {
             facts.append(("Sharing", "shared with you by \(names(post.zone.owner))" + (readOnly == nil ? " · you may edit" : " · read-only")))
         } else if let share {
-            let others = share.participants.filter { $0.role != .owner && $0.status != .removed }.count
+            let others = share.invitees.count
             facts.append(("Sharing", (share.isZoneWide ? "notebook shared" : "shared") + " with \(others) \(others == 1 ? "person" : "people")"))
         }
         if let at = post.createdAt { facts.append(("Created", "\(format(at)) by \(post.createdBy.map(names) ?? "?")")) }

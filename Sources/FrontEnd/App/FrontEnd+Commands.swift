@@ -44,7 +44,7 @@ extension FrontEnd {
 
     var selectedParticipant: ShareParticipant? {
         guard state.focus == .participants, let share = selectedDetail()?.share else { return nil }
-        let people = share.participants.filter { $0.status != .removed }
+        let people = share.currentParticipants
         return people.indices.contains(state.participantSelection) ? people[state.participantSelection] : nil
     }
 

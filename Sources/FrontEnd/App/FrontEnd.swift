@@ -118,7 +118,7 @@ public final class FrontEnd: @unchecked Sendable {
         model.detail = chosen?.detail
         model.detailScroll = state.detailScroll
         if let share = chosen?.share {
-            model.participants = share.participants.filter { $0.status != .removed }.map(participantRow)
+            model.participants = share.currentParticipants.map(participantRow)
             if share.publicPermission != .none { model.publicPermission = share.publicPermission.text }
             state.participantSelection = min(state.participantSelection, max(0, (model.participants?.count ?? 1) - 1))
         } else if state.focus == .participants {

@@ -14,7 +14,7 @@ extension DeviceStore {
                                                       arguments: [Share.zoneWideRecordName]))
         }
         for share in shares where share.id.zone.owner == keyring.account.id {
-            let wanted = share.participants.filter { $0.status != .removed && $0.role != .owner }.compactMap(\.userRecordID)
+            let wanted = share.invitees.compactMap(\.userRecordID)
             let keyID = Keyring.keyRecordID(zone: share.id.zone, root: share.rootRecord)
             let granted = try read { db in
                 try Self.keyRecords(db, .private, zone: share.id.zone).first { $0.id == keyID }.map(Keyring.envelopes(of:)) ?? [:]

@@ -97,7 +97,7 @@ public struct PostSharing: Sendable {
         for participant in try lookUp(invitees, in: db) { share.addParticipant(participant, permission: permission) }
         switch Result(catching: { () throws(CloudError) in try db.saveShare(share, rootRecord: root) }) {
         case .success(let saved):
-            let ids = saved.share.participants.filter { $0.role != .owner }.compactMap(\.userRecordID)
+            let ids = saved.share.invitees.compactMap(\.userRecordID)
             try store.keyring?.grant(zone: saved.share.id.zone, root: saved.share.rootRecord, to: ids)
             return saved.url!
         case .failure(.serverRecordChanged):
@@ -117,7 +117,7 @@ public struct PostSharing: Sendable {
         for participant in try lookUp(invitees, in: db) {
             updated = try db.addParticipant(participant, permission: permission, to: share.id)
         }
-        let ids = updated.participants.filter { $0.role != .owner && $0.status != .removed }.compactMap(\.userRecordID)
+        let ids = updated.invitees.compactMap(\.userRecordID)
         try store.keyring?.grant(zone: share.id.zone, root: share.rootRecord, to: ids)
         return invitees
     }
@@ -130,8 +130,8 @@ public struct PostSharing: Sendable {
     }
 
     private func participantID(email: String, in share: Share, post: Post) throws -> String {
-        let match = share.participants.first {
-            ($0.email?.lowercased() == email.lowercased() || $0.name?.lowercased() == email.lowercased()) && $0.status != .removed
+        let match = share.currentParticipants.first {
+            $0.email?.lowercased() == email.lowercased() || $0.name?.lowercased() == email.lowercased()
         }
         guard let id = match?.userRecordID else { throw StoreError.invalid("\(email) does not take part in \"\(post.title)\"") }
         return id
