@@ -46,7 +46,8 @@ final class SyncDriver: @unchecked Sendable {
         }
     }
 
-    private func handle(_ input: SyncScheduler.Input) { if !stopped { timer.handle(input) } }
+    /// The timer ignores input once stopped.
+    private func handle(_ input: SyncScheduler.Input) { timer.handle(input) }
 
     /// Fetches, then sends, even when the fetch failed (the send may still
     /// get through); the outcome is the first error's.

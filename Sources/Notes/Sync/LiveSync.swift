@@ -51,7 +51,6 @@ public final class LiveSync: @unchecked Sendable {
         get { errorLock.withLock { _lastError } }
         set { errorLock.withLock { _lastError = newValue } }
     }
-    private var stopped = false
 
     public init(sync: NotesSync, timing: SyncTiming = SyncTiming(), random: any RandomSource = SystemRandom(),
                 onUpdate: @escaping @Sendable (Update) -> Void) {
@@ -84,7 +83,6 @@ public final class LiveSync: @unchecked Sendable {
 
     public func stop() {
         queue.sync {
-            stopped = true
             timer.stop()
             watches.forEach { $0.cancel() }
             watches = []
@@ -115,7 +113,8 @@ public final class LiveSync: @unchecked Sendable {
 
     // MARK: Scheduling
 
-    private func handle(_ input: SyncScheduler.Input) { if !stopped { timer.handle(input) } }
+    /// The timer ignores input once stopped.
+    private func handle(_ input: SyncScheduler.Input) { timer.handle(input) }
 
     private func runOnce() -> SyncScheduler.Outcome {
         let started = DispatchTime.now().uptimeNanoseconds
