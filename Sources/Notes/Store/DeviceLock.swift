@@ -23,10 +23,13 @@ public final class DeviceLock: @unchecked Sendable {
 
     /// Tells the syncing process that the store changed: it watches this
     /// file with inotify, through the same mechanism as the cloud's pushes.
-    public static func wake(directory: URL) {
+    public static func wake(directory: URL) { signal(LiveSync.changedFile, directory: directory) }
+
+    /// Rewrites `notify/NAME` in the device directory; whoever watches it with inotify hears.
+    static func signal(_ name: String, directory: URL) {
         let path = directory.appendingPathComponent("notify").path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let fd = open(path + "/changed", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(path + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if fd >= 0 {
             _ = write(fd, "1\n", 2)
             close(fd)

@@ -107,9 +107,7 @@ public final class LiveSync: @unchecked Sendable {
     public static func notifyDirectory(_ device: URL) -> URL { device.appendingPathComponent("notify") }
 
     /// Tells the device's other readers that the store changed.
-    static func announceStored(_ device: URL) {
-        try? Data("1\n".utf8).write(to: notifyDirectory(device).appendingPathComponent(storedFile))
-    }
+    static func announceStored(_ device: URL) { DeviceLock.signal(storedFile, directory: device) }
 
     // MARK: Scheduling
 
