@@ -58,9 +58,19 @@ extension CloudDatabase {
                 var zoneResult = ModifyResult()
                 let saves = saving.indices.filter { saving[$0].id.zone == zone }
                 let deletes = deleting.filter { $0.zone == zone }
-                for i in saves {
-                    zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
-                        try save(saving[i], body: bodies[i], policy: policy, &request)
+                if !saves.isEmpty {
+                    // The caller's access is worked out once for the zone's saves, and its audience told once.
+                    let access = Result { () throws(CloudError) in
+                        let zoneID = try normalize(zone)
+                        return try wrapStorage { try self.access(zoneID, for: &request) }
+                    }
+                    for i in saves {
+                        zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
+                            try write(saving[i], body: bodies[i], policy: policy, access: try access.get(), &request)
+                        }
+                    }
+                    if case .success(let access) = access, zoneResult.saveResults.values.contains(where: { (try? $0.get()) != nil }) {
+                        try wrapStorage { try request.notify(access) }
                     }
                 }
                 for id in deletes {
@@ -117,18 +127,21 @@ extension CloudDatabase {
 
     // MARK: Items
 
-    private func save(_ record: Record, body: Data, policy: SavePolicy, _ request: inout Request) throws(CloudError) -> Record {
+    /// Saves one record into a zone the caller reached, checking the policy and their rights,
+    /// and tells the zone's audience.
+    func save(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess,
+              _ request: inout Request) throws(CloudError) -> Record {
+        let saved = try write(record, body: body, policy: policy, access: access, &request)
+        try wrapStorage { try request.notify(access) }
+        return saved
+    }
+
+    /// Saves one record as `save` does, leaving the telling to the caller.
+    private func write(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess,
+                       _ request: inout Request) throws(CloudError) -> Record {
         guard record.type != Share.recordType else {
             throw .invalidArguments("shares are saved with saveShare, not as plain records")
         }
-        let zoneID = try normalize(record.id.zone)
-        let zoneAccess = try wrapStorage { try self.access(zoneID, for: &request) }
-        return try save(record, body: body, policy: policy, access: zoneAccess, &request)
-    }
-
-    /// Saves one record into a zone the caller reached, checking the policy and their rights.
-    func save(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess,
-              _ request: inout Request) throws(CloudError) -> Record {
         let zoneID = access.zoneID
         if let parent = record.parent, parent.isEmpty || parent == record.id.name {
             throw .invalidArguments("record \(record.id.name) cannot be its own parent")
@@ -151,7 +164,7 @@ extension CloudDatabase {
                 if policy != .allKeys {
                     content = live
                     for key in record.changedKeys { content.copyKey(key, from: record) }
-                    body = try RecordTable.encodeBody(content)
+                    body = RecordArchive.encodeBody(content)
                 }
                 created = (live.system!.createdAt, live.system!.createdBy)
             } else if policy == .ifServerRecordUnchanged && record.changeTag != nil {
@@ -174,7 +187,6 @@ extension CloudDatabase {
                try ShareTable.live(db, zone: access.zone.id).contains(where: { $0.root != nil }) {
                 try ZoneTable.moved(db, zone: access.zone.id, seq: seq)  // participants must look again
             }
-            try request.notify(access)
             return saved
         }
     }
@@ -222,7 +234,7 @@ extension CloudDatabase {
             throw .invalidArguments("record \(id.name) appears twice in one request")
         }
         var total = 0
-        let bodies = try wrapStorage { try saving.map(RecordTable.encodeBody) }
+        let bodies = saving.map(RecordArchive.encodeBody)
         for (record, body) in zip(saving, bodies) {
             guard body.count <= limits.maxRecordBytes else {
                 throw .limitExceeded("record \(record.id.name) is \(body.count) bytes; at most \(limits.maxRecordBytes)")

@@ -51,9 +51,17 @@ extension SyncEngine {
     /// Each pending change is attempted at most once per send: what the app
     /// adds again while handling the results (a merge, a zone re-created)
     /// goes out with the next send, so a change that keeps failing cannot spin.
+    ///
+    /// The state is posted once when the send ends, not after each batch:
+    /// its serialization holds every pending change, so per batch it grew
+    /// with the square of a large send. A crash before it is saved only
+    /// means the saved changes are offered again; they carry the change
+    /// tags the app stored with each batch's results.
     private func sendRecordChanges(_ database: CloudDatabase, _ zoneScope: ZoneScope) throws {
         let context = SendChangesContext(scope: zoneScope)
         var attempted = Set<PendingRecordZoneChange>()
+        var stateChanged = false
+        defer { if stateChanged { postStateUpdate() } }
         while hasPendingRecordChanges(in: zoneScope), var batch = batch(context) {
             batch.recordsToSave.removeAll { attempted.contains(.saveRecord($0.id)) }
             batch.recordIDsToDelete.removeAll { attempted.contains(.deleteRecord($0)) }
@@ -62,7 +70,7 @@ extension SyncEngine {
                 let gone = batch.recordIDsWithoutRecords.map { PendingRecordZoneChange.saveRecord($0) }
                 attempted.formUnion(gone)
                 state.removeSent(gone.map { ($0, state.recordVersion($0)) })
-                postStateUpdate()
+                stateChanged = true
                 if batch.recordsToSave.isEmpty && batch.recordIDsToDelete.isEmpty { continue }
             }
             let changes = batch.recordsToSave.map { PendingRecordZoneChange.saveRecord($0.id) }
@@ -80,7 +88,7 @@ extension SyncEngine {
             state.removeSent(versions.filter { settled.contains($0.0) })
             if !settled.isEmpty {
                 post(.sentRecordZoneChanges(sent))
-                postStateUpdate()
+                stateChanged = true
             }
             if let failure { throw failure }
         }

@@ -118,6 +118,9 @@ public struct Record: Hashable, Codable, Sendable {
         self.system = system
     }
 
+    /// Marks a key changed without touching its value, as an archive of a record being edited records it.
+    mutating func markChanged(_ key: String) { changedKeys.insert(key) }
+
     /// Clears the change tracking, as a fresh fetch would.
     public mutating func markClean() { changedKeys = [] }
 }

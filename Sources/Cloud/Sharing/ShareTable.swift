@@ -62,7 +62,7 @@ enum ShareTable {
 
     /// The live shares of a zone.
     static func live(_ db: Database, zone: Int64) throws -> [ShareRow] {
-        try Row.fetchAll(db, sql: "SELECT * FROM shares WHERE zone = ? AND deleted = 0 ORDER BY id", arguments: [zone])
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM shares WHERE zone = ? AND deleted = 0 ORDER BY id"), arguments: [zone])
             .map(ShareRow.init)
     }
 
@@ -147,10 +147,10 @@ enum ShareTable {
 
     /// Accounts whose shared database shows this zone: they hear of its changes.
     static func audience(_ db: Database, zone: Int64) throws -> [String] {
-        try String.fetchAll(db, sql: """
+        try String.fetchAll(db.cachedStatement(sql: """
             SELECT DISTINCT p.account FROM participants p JOIN shares s ON p.share = s.id
             WHERE s.zone = ? AND s.deleted = 0 AND p.status = 'accepted' AND p.role != 'owner' AND p.account IS NOT NULL
-            """, arguments: [zone])
+            """), arguments: [zone])
     }
 
     // MARK: Access requests

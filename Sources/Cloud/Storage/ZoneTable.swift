@@ -36,7 +36,7 @@ enum ZoneTable {
     /// The row ID of a database, created on first write.
     static func databaseID(_ db: Database, container: String, scope: DatabaseScope, owner: String, create: Bool) throws -> Int64? {
         let key: StatementArguments = [container, scope.rawValue, owner]
-        if let id = try Int64.fetchOne(db, sql: "SELECT id FROM databases WHERE container = ? AND scope = ? AND owner = ?", arguments: key) {
+        if let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM databases WHERE container = ? AND scope = ? AND owner = ?"), arguments: key) {
             return id
         }
         guard create else { return nil }
@@ -49,12 +49,12 @@ enum ZoneTable {
     }
 
     static func find(_ db: Database, database: Int64, name: String) throws -> ZoneRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM zones WHERE database = ? AND name = ?", arguments: [database, name])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM zones WHERE database = ? AND name = ?"), arguments: [database, name])
             .map(ZoneRow.init)
     }
 
     static func find(_ db: Database, id: Int64) throws -> ZoneRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM zones WHERE id = ?", arguments: [id]).map(ZoneRow.init)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM zones WHERE id = ?"), arguments: [id]).map(ZoneRow.init)
     }
 
     static func live(_ db: Database, database: Int64) throws -> [ZoneRow] {
@@ -95,6 +95,6 @@ enum ZoneTable {
 
     /// Marks the zone changed, so database change fetches report it.
     static func touch(_ db: Database, zone: Int64, seq: Int64) throws {
-        try db.execute(sql: "UPDATE zones SET seq = ? WHERE id = ?", arguments: [seq, zone])
+        try db.cachedStatement(sql: "UPDATE zones SET seq = ? WHERE id = ?").execute(arguments: [seq, zone])
     }
 }

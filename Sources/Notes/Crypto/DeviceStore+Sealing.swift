@@ -9,7 +9,7 @@ extension DeviceStore {
     static func keyRecords(_ db: Database, _ scope: DatabaseScope, zone: ZoneID) throws -> [Record] {
         try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name LIKE 'keys%'",
                           arguments: [zone.name, zone.owner])
-            .compactMap { try? JSONDecoder().decode(Record.self, from: $0) }
+            .compactMap { try? RecordArchive.decode($0) }
     }
 
     /// The post with its location opened, when it came sealed and a key is at hand.

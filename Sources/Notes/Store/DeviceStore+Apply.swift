@@ -13,6 +13,8 @@ extension DeviceStore {
         try write { db in
             var arrivals: [Arrival] = []
             for record in modifications {
+                // Already known by its change tag (this device's own save coming back): nothing new to apply.
+                if let tag = record.changeTag, try Self.knownChangeTag(db, scope, record.id) == tag { continue }
                 if record.type == Comment.recordType {
                     let comment = Comment(record: record, scope: scope)
                     if let post = try Self.localPost(db, scope, RecordID(name: comment.postID, zone: comment.zone)) {
@@ -77,6 +79,7 @@ extension DeviceStore {
                 if let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: Post.fields(of: record)),
                    post.location == nil || locationSynced(db, post, in: record) {
                     try Self.clearPending(db, scope, zone: record.id.zone, name: record.id.name)
+                    try Self.stamp(db, scope, post, with: record)
                 } else {
                     again.append(.saveRecord(record.id))
                 }
@@ -136,6 +139,16 @@ extension DeviceStore {
             }
             return (again, zones, refusals)
         }
+    }
+
+    /// Gives a sent post the cloud's creation and modification stamps, as fetching it back would.
+    private static func stamp(_ db: Database, _ scope: DatabaseScope, _ post: Post, with record: Record) throws {
+        guard let system = record.system else { return }
+        try db.cachedStatement(sql: """
+            UPDATE \(schema(scope)).posts SET created_at = ?, created_by = ?, modified_at = ?, modified_by = ?
+            WHERE zone_name = ? AND zone_owner = ? AND id = ?
+            """).execute(arguments: [system.createdAt.timeIntervalSince1970, system.createdBy, system.modifiedAt.timeIntervalSince1970,
+                                     system.modifiedBy, post.zone.name, post.zone.owner, post.id])
     }
 
     private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {

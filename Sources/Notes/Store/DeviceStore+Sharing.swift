@@ -25,7 +25,7 @@ extension DeviceStore {
 
     /// The shares among stored server records (`server_records.record`); other records are skipped.
     static func shares(fromStored rows: [Data]) -> [Share] {
-        rows.compactMap { try? JSONDecoder().decode(Record.self, from: $0) }
+        rows.compactMap { try? RecordArchive.decode($0) }
             .filter { $0.type == Share.recordType }
             .compactMap { try? Share(record: $0) }
     }

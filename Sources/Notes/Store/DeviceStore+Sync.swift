@@ -34,12 +34,37 @@ extension DeviceStore {
     }
 
     func saveState(_ scope: DatabaseScope, _ state: SyncState.Serialization) throws {
-        try write { db in
-            try db.execute(sql: """
-                INSERT INTO \(Self.schema(scope)).sync_state(id, serialization) VALUES (1, ?)
-                ON CONFLICT(id) DO UPDATE SET serialization = excluded.serialization
-                """, arguments: [state.data])
+        stagedStates.stage(scope, state)
+        try saveStagedStates()
+    }
+
+    /// Keeps an engine's state to be saved with the next write of this store,
+    /// instead of in a transaction of its own: during a sync every batch
+    /// moves a change token, and a commit each doubled the sync's disk work.
+    /// The state only describes changes already applied, so saving it later
+    /// is safe; a crash before then means fetching a little again.
+    func stageState(_ scope: DatabaseScope, _ state: SyncState.Serialization) {
+        stagedStates.stage(scope, state)
+    }
+
+    /// Saves the staged states now, if there are any.
+    func saveStagedStates() throws {
+        let states = stagedStates.current
+        guard !states.isEmpty else { return }
+        try queue.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                for (scope, state) in states { try Self.writeState(db, scope, state) }
+                return .commit
+            }
         }
+        stagedStates.remove(states)
+    }
+
+    static func writeState(_ db: Database, _ scope: DatabaseScope, _ state: SyncState.Serialization) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO \(schema(scope)).sync_state(id, serialization) VALUES (1, ?)
+            ON CONFLICT(id) DO UPDATE SET serialization = excluded.serialization
+            """).execute(arguments: [state.data])
     }
 
     /// When this device last synced, and the last error a sync met.
@@ -64,12 +89,19 @@ extension DeviceStore {
     static func lastKnown(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Record? {
         try Data.fetchOne(db.cachedStatement(sql: "SELECT record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?"),
                           arguments: [id.zone.name, id.zone.owner, id.name])
-            .flatMap { try? JSONDecoder().decode(Record.self, from: $0) }
+            .flatMap { try? RecordArchive.decode($0) }
     }
 
     static func remember(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [record.id.zone.name, record.id.zone.owner, record.id.name, try JSONEncoder().encode(record)])
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record, change_tag) VALUES (?, ?, ?, ?, ?)
+            """).execute(arguments: [record.id.zone.name, record.id.zone.owner, record.id.name, RecordArchive.encode(record), record.changeTag])
+    }
+
+    /// The change tag of the last known server record, without reading the record.
+    static func knownChangeTag(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT change_tag FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?"),
+                            arguments: [id.zone.name, id.zone.owner, id.name])
     }
 
     static func forget(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
@@ -119,5 +151,20 @@ extension DeviceStore {
             records[id] = record
         }
         return records
+    }
+}
+
+/// The latest unsaved sync state of each scope.
+final class StagedStates: @unchecked Sendable {
+    private let lock = NSLock()
+    private var states: [DatabaseScope: SyncState.Serialization] = [:]
+
+    var current: [DatabaseScope: SyncState.Serialization] { lock.withLock { states } }
+
+    func stage(_ scope: DatabaseScope, _ state: SyncState.Serialization) { lock.withLock { states[scope] = state } }
+
+    /// Forgets the states that were saved, unless a newer one was staged meanwhile.
+    func remove(_ saved: [DatabaseScope: SyncState.Serialization]) {
+        lock.withLock { for (scope, state) in saved where states[scope] == state { states[scope] = nil } }
     }
 }

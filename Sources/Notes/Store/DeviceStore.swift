@@ -2,6 +2,7 @@ import Cloud
 import Foundation
 import GRDB
 import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
+import Sync
 
 /// One device's data: `private.sqlite` mirrors the account's private
 /// database, `shared.sqlite` its shared database; the shared file is
@@ -16,6 +17,7 @@ public final class DeviceStore: @unchecked Sendable {
     let queue: DatabaseQueue
     private let keyringLock = NSLock()
     private var _keyring: Keyring?
+    let stagedStates = StagedStates()
 
     /// The keys this device seals and opens locations with; none, no locations travel.
     public var keyring: Keyring? {
@@ -43,14 +45,23 @@ public final class DeviceStore: @unchecked Sendable {
         for file in ["private.sqlite", "shared.sqlite"] { chmod(directory.appendingPathComponent(file).path, 0o600) }
     }
 
-    /// One immediate transaction.
+    /// One immediate transaction. One that changes anything also saves the
+    /// sync states staged since the last (see `stageState`), so they cost no
+    /// commit of their own.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try queue.writeWithoutTransaction { db in
             var result: T?
+            var savedStates: [DatabaseScope: SyncState.Serialization] = [:]
             try db.inTransaction(.immediate) {
+                let changesBefore = db.totalChangesCount
                 result = try body(db)
+                if db.totalChangesCount != changesBefore {
+                    savedStates = stagedStates.current
+                    for (scope, state) in savedStates { try Self.writeState(db, scope, state) }
+                }
                 return .commit
             }
+            stagedStates.remove(savedStates)
             return result!
         }
     }

@@ -33,6 +33,10 @@ enum StoreSchema {
         """
         CREATE INDEX IF NOT EXISTS SCHEMA.posts_by_modified ON posts(modified_at, id);
         """,
+        // v3: the change tag of each known server record beside it, so a fetch recognises what it already holds.
+        """
+        ALTER TABLE SCHEMA.server_records ADD COLUMN change_tag TEXT;
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.

@@ -16,6 +16,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     /// What the cloud refused and the user should hear about.
     public private(set) var refusals: [String] = []
     private var arrivals: [Arrival] = []
+    /// Fetches and sends under way, by scope.
+    private var operations: [DatabaseScope: Int] = [:]
 
     public init(store: DeviceStore, cloud: Cloud, account: any AccountSource, automaticallySync: Bool = false,
                 deviceName: String = "device", log: SyncLog? = nil) throws {
@@ -96,7 +98,12 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         do {
             switch event {
             case .stateUpdate(let state):
-                try store.saveState(scope, state)
+                // Within a fetch or send the state rides on the store's next write; otherwise it is saved now.
+                if lock.withLock({ operations[scope, default: 0] }) > 0 {
+                    store.stageState(scope, state)
+                } else {
+                    try store.saveState(scope, state)
+                }
             case .accountChange(let change):
                 if case .signIn = change { return }
                 try store.reset()
@@ -123,8 +130,11 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
                 lock.withLock { refusals += refused }
                 if !zones.isEmpty { engine.state.add(pendingDatabaseChanges: zones) }
                 if !records.isEmpty { engine.state.add(pendingRecordZoneChanges: records) }
-            case .willFetchChanges, .didFetchChanges, .willSendChanges, .didSendChanges:
-                break
+            case .willFetchChanges, .willSendChanges:
+                lock.withLock { operations[scope, default: 0] += 1 }
+            case .didFetchChanges, .didSendChanges:
+                lock.withLock { operations[scope, default: 0] -= 1 }
+                try store.saveStagedStates()
             }
         } catch {
             lock.withLock { refusals.append("the store could not apply \(event.name): \(error)") }
