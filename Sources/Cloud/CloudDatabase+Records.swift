@@ -59,7 +59,7 @@ extension CloudDatabase {
                 let saves = saving.indices.filter { saving[$0].id.zone == zone }
                 let deletes = deleting.filter { $0.zone == zone }
                 if !saves.isEmpty {
-                    // The caller's access is worked out once for the zone's saves, and its audience told once.
+                    // The caller's access is worked out once for the zone's saves; the zone is touched and its audience told once.
                     let access = Result { () throws(CloudError) in
                         let zoneID = try normalize(zone)
                         return try wrapStorage { try self.access(zoneID, for: &request) }
@@ -70,7 +70,7 @@ extension CloudDatabase {
                         }
                     }
                     if case .success(let access) = access, zoneResult.saveResults.values.contains(where: { (try? $0.get()) != nil }) {
-                        try wrapStorage { try request.notify(access) }
+                        try finish(access, &request)
                     }
                 }
                 for id in deletes {
@@ -132,8 +132,16 @@ extension CloudDatabase {
     func save(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess,
               _ request: inout Request) throws(CloudError) -> Record {
         let saved = try write(record, body: body, policy: policy, access: access, &request)
-        try wrapStorage { try request.notify(access) }
+        try finish(access, &request)
         return saved
+    }
+
+    /// After saves into a zone: its change sequence moves to the last, and its audience hears of it.
+    private func finish(_ access: ZoneAccess, _ request: inout Request) throws(CloudError) {
+        try wrapStorage {
+            try ZoneTable.touch(request.db, zone: access.zone.id, seq: request.sequence)
+            try request.notify(access)
+        }
     }
 
     /// Saves one record as `save` does, leaving the telling to the caller.
@@ -182,7 +190,6 @@ extension CloudDatabase {
                                fields: content.fields, encryptedFields: content.encryptedFields,
                                parent: content.parent, system: system)
             try RecordTable.write(db, zone: access.zone.id, record: saved, body: body, seq: seq)
-            try ZoneTable.touch(db, zone: access.zone.id, seq: seq)
             if let existing, !existing.isDeleted, content.parent != existing.record?.parent,
                try ShareTable.live(db, zone: access.zone.id).contains(where: { $0.root != nil }) {
                 try ZoneTable.moved(db, zone: access.zone.id, seq: seq)  // participants must look again

@@ -92,6 +92,10 @@ enum Schema {
         """
         ALTER TABLE zones ADD COLUMN hierarchy_seq INTEGER NOT NULL DEFAULT 0;
         """,
+        // v4: every save clears the record's own delete-self references, found by source.
+        """
+        CREATE INDEX cascades_by_source ON cascades(zone, source);
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

@@ -10,7 +10,7 @@ extension DeviceStore {
     /// cloud's edit nor the local one is lost; its pending save stays.
     @discardableResult
     func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws -> [Arrival] {
-        try write { db in
+        try write(scope) { db in
             var arrivals: [Arrival] = []
             for record in modifications {
                 // Already known by its change tag (this device's own save coming back): nothing new to apply.
@@ -67,7 +67,7 @@ extension DeviceStore {
     /// Applies what a send did and returns the changes to send again.
     func applySent(_ scope: DatabaseScope, _ sent: SentRecordZoneChanges) throws
         -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [String]) {
-        try write { db in
+        try write(scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [String] = []
             for record in sent.savedRecords where record.type == Comment.recordType {
                 try Self.remember(db, scope, record)
@@ -164,7 +164,7 @@ extension DeviceStore {
     }
 
     func zonesSent(_ scope: DatabaseScope, _ sent: SentDatabaseChanges) throws {
-        try write { db in
+        try write(scope) { db in
             for zone in sent.savedZones + sent.deletedZones { try Self.clearPending(db, scope, zone: zone, name: "") }
             for (zone, _) in sent.failedZoneSaves { try Self.clearPending(db, scope, zone: zone, name: "") }
         }
@@ -172,7 +172,7 @@ extension DeviceStore {
 
     /// Forgets every row of zones the account no longer reaches.
     func dropZones(_ scope: DatabaseScope, _ zones: [ZoneID]) throws {
-        try write { db in try dropZones(db, scope, zones) }
+        try write(scope) { db in try dropZones(db, scope, zones) }
     }
 
     func dropZones(_ db: Database, _ scope: DatabaseScope, _ zones: [ZoneID]) throws {
@@ -186,7 +186,7 @@ extension DeviceStore {
 
     /// After a from-scratch fetch: posts that did not arrive (and wait for nothing) are gone.
     func prune(_ scope: DatabaseScope, zone: ZoneID, keeping arrived: Set<String>) throws {
-        try write { db in
+        try write(scope) { db in
             let schema = Self.schema(scope)
             let names = try String.fetchAll(db, sql: """
                 SELECT id FROM (SELECT id, zone_name, zone_owner FROM \(schema).posts
@@ -207,7 +207,7 @@ extension DeviceStore {
 
     /// A new account on this device: the previous one's data is no longer shown.
     func reset() throws {
-        try write { db in
+        try write(.private, .shared) { db in
             for schema in ["main", "shared"] {
                 for table in ["posts", "comments", "server_records", "pending", "notebooks", "sync_state"] {
                     try db.execute(sql: "DELETE FROM \(schema).\(table)")

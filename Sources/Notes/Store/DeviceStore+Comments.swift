@@ -19,7 +19,7 @@ extension DeviceStore {
         var comment = comment
         comment.createdAt = now
         comment.createdBy = account
-        try write { db in
+        try write(comment.scope) { db in
             try Self.upsert(db, comment)
             try Self.markPending(db, comment.scope, zone: comment.zone, name: comment.id, kind: "saveRecord")
         }

@@ -35,7 +35,7 @@ extension DeviceStore {
     /// over the rows an OFFSET skips, so the last page costs what the first does).
     public func listedPosts(_ filter: PostFilter = .all, offset: Int, limit: Int, total: Int? = nil) throws -> [ListedPost] {
         try read { db in
-            let (sql, arguments) = union(filter, columns: "*, EXISTS(SELECT 1 FROM SCHEMA.pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id) AS is_pending")
+            let (sql, arguments) = union(filter, columns: "\(Self.postColumns), EXISTS(SELECT 1 FROM SCHEMA.pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id) AS is_pending")
             let rows: [Row]
             if let total, offset > total / 2 {
                 let fromEnd = max(0, total - offset - limit)
@@ -45,7 +45,7 @@ extension DeviceStore {
                 rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY modified_at DESC, id DESC LIMIT ? OFFSET ?"), arguments: arguments + [limit, offset])
             }
             return rows.map {
-                ListedPost(post: Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private), pending: $0["is_pending"])
+                ListedPost(post: Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private, at: 1), pending: $0["is_pending"])
             }
         }
     }

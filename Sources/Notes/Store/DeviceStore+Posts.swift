@@ -35,7 +35,7 @@ extension DeviceStore {
     public func posts(notebook: String? = nil) throws -> [Post] {
         try read { db in
             try [DatabaseScope.private, .shared].flatMap { scope in
-                try Row.fetchAll(db, sql: "SELECT * FROM \(Self.schema(scope)).posts").map { try opened(db, Self.post(from: $0, scope: scope)) }
+                try Row.fetchAll(db, sql: "SELECT \(Self.postColumns) FROM \(Self.schema(scope)).posts").map { try opened(db, Self.post(from: $0, scope: scope)) }
             }
             .filter { notebook == nil || $0.zone.name == notebook }
             .sorted { ($0.modifiedAt ?? .distantFuture, $0.id) > ($1.modifiedAt ?? .distantFuture, $1.id) }
@@ -85,7 +85,7 @@ extension DeviceStore {
 
     /// Records notebooks the cloud reported (zones of this database).
     func noteNotebooks(_ scope: DatabaseScope, _ zones: [ZoneID]) throws {
-        try write { db in
+        try write(scope) { db in
             for zone in zones where !zone.isDefault {
                 try db.execute(sql: "INSERT OR IGNORE INTO \(Self.schema(scope)).notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
                                arguments: [zone.name, zone.owner, zone.name])
@@ -106,7 +106,7 @@ extension DeviceStore {
 
     /// Saves many posts (an import) in one transaction: all are kept and marked, or none.
     public func save(_ posts: [Post], by account: String, now: Date) throws {
-        try write { db in
+        try write(locking: Set(posts.map(\.scope))) { db in
             for var post in posts {
                 post.modifiedAt = now
                 post.modifiedBy = account
@@ -122,7 +122,7 @@ extension DeviceStore {
     }
 
     public func delete(_ post: Post) throws {
-        try write { db in
+        try write(post.scope) { db in
             try db.execute(sql: "DELETE FROM \(Self.schema(post.scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                            arguments: [post.zone.name, post.zone.owner, post.id])
             try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "deleteRecord")
@@ -132,7 +132,7 @@ extension DeviceStore {
     // MARK: Rows
 
     static func upsert(_ db: Database, _ post: Post) throws {
-        let tags = String(decoding: try JSONEncoder().encode(post.tags), as: UTF8.self)
+        let tags = TagsColumn.text(post.tags)
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO \(schema(post.scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
                 location_sealed, created_at, created_by, modified_at, modified_by, conflicted)
@@ -142,17 +142,24 @@ extension DeviceStore {
                              post.modifiedAt?.timeIntervalSince1970, post.modifiedBy, post.conflicted])
     }
 
-    static func post(from row: Row, scope: DatabaseScope) -> Post {
-        var post = Post(id: row["id"], zone: ZoneID(name: row["zone_name"], owner: row["zone_owner"]), scope: scope,
-                        title: row["title"], content: row["content"],
-                        tags: (try? JSONDecoder().decode([String].self, from: Data((row["tags"] as String).utf8))) ?? [],
-                        location: row["location"])
-        post.createdAt = (row["created_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        post.createdBy = row["created_by"]
-        post.modifiedAt = (row["modified_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        post.modifiedBy = row["modified_by"]
-        post.conflicted = row["conflicted"]
-        post.sealedLocation = row["location_sealed"]
+    /// The columns `post(from:)` reads, in its order: select these, not `*`
+    /// (reading by position spares a name lookup per column per row).
+    static let postColumns = """
+        id, zone_name, zone_owner, title, content, tags, location, location_sealed,
+        created_at, created_by, modified_at, modified_by, conflicted
+        """
+
+    /// A post from a row whose columns from `start` on are `postColumns`.
+    static func post(from row: Row, scope: DatabaseScope, at start: Int = 0) -> Post {
+        var post = Post(id: row[start], zone: ZoneID(name: row[start + 1], owner: row[start + 2]), scope: scope,
+                        title: row[start + 3], content: row[start + 4], tags: TagsColumn.tags(from: row[start + 5]),
+                        location: row[start + 6])
+        post.sealedLocation = row[start + 7]
+        post.createdAt = (row[start + 8] as Double?).map(Date.init(timeIntervalSince1970:))
+        post.createdBy = row[start + 9]
+        post.modifiedAt = (row[start + 10] as Double?).map(Date.init(timeIntervalSince1970:))
+        post.modifiedBy = row[start + 11]
+        post.conflicted = row[start + 12]
         return post
     }
 

@@ -47,19 +47,6 @@ extension DeviceStore {
         stagedStates.stage(scope, state)
     }
 
-    /// Saves the staged states now, if there are any.
-    func saveStagedStates() throws {
-        let states = stagedStates.current
-        guard !states.isEmpty else { return }
-        try queue.writeWithoutTransaction { db in
-            try db.inTransaction(.immediate) {
-                for (scope, state) in states { try Self.writeState(db, scope, state) }
-                return .commit
-            }
-        }
-        stagedStates.remove(states)
-    }
-
     static func writeState(_ db: Database, _ scope: DatabaseScope, _ state: SyncState.Serialization) throws {
         try db.cachedStatement(sql: """
             INSERT INTO \(schema(scope)).sync_state(id, serialization) VALUES (1, ?)
@@ -110,7 +97,7 @@ extension DeviceStore {
     }
 
     static func localPost(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Post? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?"),
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(postColumns) FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?"),
                          arguments: [id.zone.name, id.zone.owner, id.name]).map { post(from: $0, scope: scope) }
     }
 
@@ -133,15 +120,15 @@ extension DeviceStore {
     public func records(for ids: [RecordID], in scope: DatabaseScope) throws -> [RecordID: Record] {
         let found = try read { db in
             try ids.compactMap { id -> (RecordID, Record, Post?)? in
-                if let comment = try Self.localComment(db, scope, id) {
-                    var record = try Self.lastKnown(db, scope, id) ?? Record(type: Comment.recordType, id: id)
-                    comment.apply(to: &record)
-                    return (id, record, nil)
+                if let post = try Self.localPost(db, scope, id) {
+                    var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)
+                    post.apply(to: &record)
+                    return (id, record, try opened(db, post))
                 }
-                guard let post = try Self.localPost(db, scope, id) else { return nil }
-                var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)
-                post.apply(to: &record)
-                return (id, record, try opened(db, post))
+                guard let comment = try Self.localComment(db, scope, id) else { return nil }
+                var record = try Self.lastKnown(db, scope, id) ?? Record(type: Comment.recordType, id: id)
+                comment.apply(to: &record)
+                return (id, record, nil)
             }
         }
         var records: [RecordID: Record] = [:]

@@ -38,25 +38,60 @@ public final class DeviceStore: @unchecked Sendable {
             try db.execute(sql: "PRAGMA shared.journal_mode = DELETE")
         }
         queue = try DatabaseQueue(path: directory.appendingPathComponent("private.sqlite").path, configuration: config)
-        try write { db in
-            try StoreSchema.migrate(db, schema: "main")
-            try StoreSchema.migrate(db, schema: "shared")
+        try queue.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {  // the tables `write` locks through may not exist yet
+                try StoreSchema.migrate(db, schema: "main")
+                try StoreSchema.migrate(db, schema: "shared")
+                return .commit
+            }
         }
         for file in ["private.sqlite", "shared.sqlite"] { chmod(directory.appendingPathComponent(file).path, 0o600) }
     }
 
-    /// One immediate transaction. One that changes anything also saves the
-    /// sync states staged since the last (see `stageState`), so they cost no
+    /// One transaction writing the store of each scope named (the private
+    /// store when none is), whose write locks are taken before `body` runs,
+    /// waiting as `BEGIN IMMEDIATE` would. `BEGIN IMMEDIATE` itself locks
+    /// every attached file, and a commit holding two files locked goes
+    /// through a super-journal: four more syncs on every commit, even on one
+    /// that changed nothing.
+    ///
+    /// A transaction that changes anything also saves the sync states staged
+    /// for its scopes since the last (see `stageState`), so they cost no
     /// commit of their own.
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
+    func write<T>(_ scopes: DatabaseScope..., body: (Database) throws -> T) throws -> T {
+        try write(locking: scopes.isEmpty ? [.private] : Set(scopes), body)
+    }
+
+    func write<T>(locking scopes: Set<DatabaseScope>, _ body: (Database) throws -> T) throws -> T {
+        try transaction(locking: scopes) { db in
+            let changesBefore = db.totalChangesCount
+            let result = try body(db)
+            return (result, db.totalChangesCount != changesBefore)
+        }
+    }
+
+    /// Saves the staged sync states now, if there are any.
+    func saveStagedStates() throws {
+        let scopes = Set(stagedStates.current.keys)
+        guard !scopes.isEmpty else { return }
+        try transaction(locking: scopes) { _ in ((), true) }
+    }
+
+    /// The transaction behind `write`; `body` says whether the staged states go with it.
+    private func transaction<T>(locking scopes: Set<DatabaseScope>,
+                                _ body: (Database) throws -> (T, savesStates: Bool)) throws -> T {
         try queue.writeWithoutTransaction { db in
             var result: T?
             var savedStates: [DatabaseScope: SyncState.Serialization] = [:]
-            try db.inTransaction(.immediate) {
-                let changesBefore = db.totalChangesCount
-                result = try body(db)
-                if db.totalChangesCount != changesBefore {
-                    savedStates = stagedStates.current
+            try db.inTransaction(.deferred) {
+                for scope in scopes.sorted(by: { $0.rawValue < $1.rawValue }) {
+                    // A write statement takes the file's write lock even when it changes no row.
+                    try db.execute(sql: "DELETE FROM \(Self.schema(scope)).pending WHERE 0")
+                }
+                let (value, savesStates) = try body(db)
+                result = value
+                if savesStates {
+                    savedStates = stagedStates.current.filter { scopes.contains($0.key) }
                     for (scope, state) in savedStates { try Self.writeState(db, scope, state) }
                 }
                 return .commit
