@@ -53,6 +53,16 @@ struct PendingList<Item: Hashable & Sendable, Key: Hashable & Sendable>: Sendabl
 
     var items: [Item] { order.compactMap { entries[$0]?.item } }
 
+    /// The first `limit` items that `isIncluded` accepts, in order, without building the whole list
+    /// (a send asks for each batch; the whole list each time made a large send quadratic).
+    func prefix(_ limit: Int, where isIncluded: (Item) -> Bool) -> [Item] {
+        var found: [Item] = []
+        for k in order where found.count < limit {
+            if let item = entries[k]?.item, isIncluded(item) { found.append(item) }
+        }
+        return found
+    }
+
     var isEmpty: Bool { entries.isEmpty }
 
     mutating func add(_ new: [Item]) {

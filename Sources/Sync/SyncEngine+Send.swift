@@ -95,7 +95,7 @@ extension SyncEngine {
     }
 
     private func hasPendingRecordChanges(in zoneScope: ZoneScope) -> Bool {
-        state.pendingRecordZoneChanges.contains { zoneScope.contains($0.recordID.zone) }
+        !state.pendingRecordZoneChanges(in: zoneScope, limit: 1).isEmpty
     }
 
     /// Sends one batch; a request over the cloud's limits is split in halves

@@ -31,6 +31,11 @@ public final class SyncState: @unchecked Sendable {
     public var pendingRecordZoneChanges: [PendingRecordZoneChange] { lock.withLock { records.items } }
     public var pendingDatabaseChanges: [PendingDatabaseChange] { lock.withLock { zones.items } }
 
+    /// The first `limit` pending record changes in `scope`, in the order they were added.
+    public func pendingRecordZoneChanges(in scope: ZoneScope, limit: Int) -> [PendingRecordZoneChange] {
+        lock.withLock { records.prefix(limit) { scope.contains($0.recordID.zone) } }
+    }
+
     public func add(pendingRecordZoneChanges changes: [PendingRecordZoneChange]) {
         lock.withLock { records.add(changes) }
         onChange?()

@@ -12,9 +12,12 @@ extension DeviceStore {
     func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws -> [Arrival] {
         try write(scope) { db in
             var arrivals: [Arrival] = []
+            let ids = modifications.map(\.id)
+            let knownTags = try Self.knownChangeTags(db, scope, ids), pendingKinds = try Self.pendingKinds(db, scope, ids)
+            let localPosts = try Self.localPosts(db, scope, ids)
             for record in modifications {
                 // Already known by its change tag (this device's own save coming back): nothing new to apply.
-                if let tag = record.changeTag, try Self.knownChangeTag(db, scope, record.id) == tag { continue }
+                if let tag = record.changeTag, knownTags[record.id] == tag { continue }
                 if record.type == Comment.recordType {
                     let comment = Comment(record: record, scope: scope)
                     if let post = try Self.localPost(db, scope, RecordID(name: comment.postID, zone: comment.zone)) {
@@ -28,18 +31,18 @@ extension DeviceStore {
                     try Self.remember(db, scope, record)  // shares and other records: kept for reference
                     continue
                 }
-                let pending = try Self.pendingKind(db, scope, record.id)
+                let pending = pendingKinds[record.id]
                 if pending == "deleteRecord" {
                     try Self.remember(db, scope, record)
                     continue
                 }
                 var fetched = Post(record: record, scope: scope)
-                let known = try Self.localPost(db, scope, record.id)
+                let known = localPosts[record.id]
                 if known?.modifiedAt != fetched.modifiedAt || known?.modifiedBy != fetched.modifiedBy {
                     arrivals.append(Arrival(kind: known == nil ? .added : .edited, postID: fetched.id, title: fetched.title, by: fetched.modifiedBy))
                 }
                 fetched.sealedLocation = record.encrypted("location")
-                if pending == "saveRecord", let local = try Self.localPost(db, scope, record.id) {
+                if pending == "saveRecord", let local = known {
                     let base = try Self.lastKnown(db, scope, record.id).map(Post.fields(of:)) ?? PostFields.empty
                     let merged = PostMerge.merge(base: base, local: local.fields, server: Post.fields(of: record))
                     fetched.fields = merged.fields
@@ -69,6 +72,7 @@ extension DeviceStore {
         -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [String]) {
         try write(scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [String] = []
+            let localPosts = try Self.localPosts(db, scope, sent.savedRecords.map(\.id))
             for record in sent.savedRecords where record.type == Comment.recordType {
                 try Self.remember(db, scope, record)
                 try Self.clearPending(db, scope, zone: record.id.zone, name: record.id.name)
@@ -76,7 +80,7 @@ extension DeviceStore {
             for record in sent.savedRecords where record.type != Comment.recordType {
                 try Self.remember(db, scope, record)
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again.
-                if let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: Post.fields(of: record)),
+                if let post = localPosts[record.id], post.fields.sameSynced(as: Post.fields(of: record)),
                    post.location == nil || locationSynced(db, post, in: record) {
                     try Self.clearPending(db, scope, zone: record.id.zone, name: record.id.name)
                     try Self.stamp(db, scope, post, with: record)

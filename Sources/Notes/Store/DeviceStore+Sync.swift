@@ -85,12 +85,6 @@ extension DeviceStore {
             """).execute(arguments: [record.id.zone.name, record.id.zone.owner, record.id.name, RecordArchive.encode(record), record.changeTag])
     }
 
-    /// The change tag of the last known server record, without reading the record.
-    static func knownChangeTag(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT change_tag FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?"),
-                            arguments: [id.zone.name, id.zone.owner, id.name])
-    }
-
     static func forget(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try db.execute(sql: "DELETE FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?",
                        arguments: [id.zone.name, id.zone.owner, id.name])
@@ -99,11 +93,6 @@ extension DeviceStore {
     static func localPost(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Post? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT \(postColumns) FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?"),
                          arguments: [id.zone.name, id.zone.owner, id.name]).map { post(from: $0, scope: scope) }
-    }
-
-    static func pendingKind(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT kind FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name = ?"),
-                            arguments: [id.zone.name, id.zone.owner, id.name])
     }
 
     static func clearPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String) throws {
@@ -119,14 +108,15 @@ extension DeviceStore {
     /// The records to send for many rows, read in one transaction (a batch of a send); rows gone are left out.
     public func records(for ids: [RecordID], in scope: DatabaseScope) throws -> [RecordID: Record] {
         let found = try read { db in
-            try ids.compactMap { id -> (RecordID, Record, Post?)? in
-                if let post = try Self.localPost(db, scope, id) {
-                    var record = try Self.lastKnown(db, scope, id) ?? Record(type: Post.recordType, id: id)
+            let posts = try Self.localPosts(db, scope, ids), known = try Self.lastKnown(db, scope, ids)
+            return try ids.compactMap { id -> (RecordID, Record, Post?)? in
+                if let post = posts[id] {
+                    var record = known[id] ?? Record(type: Post.recordType, id: id)
                     post.apply(to: &record)
                     return (id, record, try opened(db, post))
                 }
                 guard let comment = try Self.localComment(db, scope, id) else { return nil }
-                var record = try Self.lastKnown(db, scope, id) ?? Record(type: Comment.recordType, id: id)
+                var record = known[id] ?? Record(type: Comment.recordType, id: id)
                 comment.apply(to: &record)
                 return (id, record, nil)
             }

@@ -16,8 +16,8 @@ enum TagsColumn {
     /// The tags of a column; text that is not an array of strings reads as no tags.
     static func tags(from text: String) -> [String] {
         if text == "[]" { return [] }
-        if text.count >= 4, text.hasPrefix("[\""), text.hasSuffix("\"]"), !text.contains("\\") {
-            let items = text.dropFirst(2).dropLast(2).components(separatedBy: "\",\"")
+        if text.utf8.count >= 4, text.hasPrefix("[\""), text.hasSuffix("\"]"), !text.utf8.contains(UInt8(ascii: "\\")) {
+            let items = text.dropFirst(2).dropLast(2).split(separator: "\",\"", omittingEmptySubsequences: false).map(String.init)
             if items.allSatisfy(isPlain) { return items }
         }
         return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []

@@ -84,9 +84,9 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     // MARK: SyncEngineDelegate
 
     public func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) -> RecordZoneChangeBatch? {
-        let pending = engine.state.pendingRecordZoneChanges.filter { context.scope.contains($0.recordID.zone) }
-        // The records of the batch's first items are read in one transaction, not one each.
-        let saves = pending.prefix(RecordZoneChangeBatch.defaultMaxItems).compactMap { change -> RecordID? in
+        let pending = engine.state.pendingRecordZoneChanges(in: context.scope, limit: RecordZoneChangeBatch.defaultMaxItems)
+        // The records of the batch are read in one transaction, not one each.
+        let saves = pending.compactMap { change -> RecordID? in
             if case .saveRecord(let id) = change { id } else { nil }
         }
         let prepared = (try? store.records(for: saves, in: engine.scope)) ?? [:]
