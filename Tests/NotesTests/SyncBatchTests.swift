@@ -1,0 +1,91 @@
+import Cloud
+import Foundation
+import GRDB
+@testable import Notes
+import Sync
+import Testing
+import TestSupport
+
+/// What the sync's batching and its savings must not change.
+@Suite struct SyncBatchTests {
+    @Test func aSendersOwnRecordsComingBackChangeNothingAndItsPostsCarryTheCloudsStamps() throws {
+        let d = try TwoDevices()
+        let edited = Date(timeIntervalSince1970: 1_000)  // long before the send: the cloud's stamp is later
+        let posts = (0..<450).map { Post(id: String(format: "p%03d", $0), zone: d.notes.zone, title: "Post \($0)", content: "text") }
+        try d.a.store.save(posts, by: d.heather.id, now: edited)
+        _ = d.a.takeNews()
+
+        try d.a.syncNow()  // sends two batches, then fetches them back
+
+        #expect(d.a.takeNews().arrivals.isEmpty)
+        #expect(try d.a.store.pendingCount() == 0)
+        let cloud = try d.test.cloud.database(.private, as: d.heather).record(RecordID(name: "p449", zone: d.notes.zone))
+        let local = try d.a.store.post("p449")
+        #expect(local.modifiedAt == cloud.system?.modifiedAt && local.modifiedAt != edited)
+        try d.b.syncNow()
+        #expect(try d.b.store.post("p449").modifiedAt == local.modifiedAt)
+        #expect(try d.b.store.postCount() == 450)
+    }
+
+    @Test func anEditMadeWhileItsEarlierVersionWasSentStillGoesOut() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk"))
+        try d.a.syncNow()
+        var post = try d.a.store.post("p1")
+        post.content = "oat milk"
+        try d.write(d.a, post)
+        try d.a.syncNow()
+        try d.b.syncNow()
+        #expect(try d.b.store.post("p1").content == "oat milk")
+    }
+
+    @Test func theEngineStateIsSavedByTheEndOfASync() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk"))
+        try d.a.syncNow()
+        let saved = try #require(try d.a.store.savedState(.private))
+        let state = try #require(try JSONSerialization.jsonObject(with: saved.data) as? [String: Any])
+        #expect((state["pendingRecordZoneChanges"] as? [Any])?.isEmpty == true)
+        #expect((state["zoneTokens"] as? [Any])?.isEmpty == false)
+        #expect(d.a.store.stagedStates.current.isEmpty)
+    }
+
+    @Test func aWriteToThePrivateStoreDoesNotWaitForTheSharedOne() throws {
+        let d = try TwoDevices()
+        // Another process holds the shared store's write lock (say, a command accepting a share).
+        let other = try DatabaseQueue(path: d.dir.path("a").appendingPathComponent("shared.sqlite").path)
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? other.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    held.signal()
+                    release.wait()
+                    return .commit
+                }
+            }
+        }
+        held.wait()
+        defer { release.signal() }
+        let saved = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk"))
+            saved.signal()
+        }
+        #expect(saved.wait(timeout: .now() + 5) == .success)
+        #expect(try d.a.store.pendingCount() == 1)
+    }
+
+    @Test(arguments: [[], ["home"], ["a,b", "x y", "Hà Nội", "🎉"], ["say \"hi\"", "back\\slash", "tab\there", ""]])
+    func tagsSurviveTheirColumnAndReadAsJSONWould(tags: [String]) throws {
+        let text = TagsColumn.text(tags)
+        #expect(TagsColumn.tags(from: text) == tags)
+        #expect(try JSONDecoder().decode([String].self, from: Data(text.utf8)) == tags)
+    }
+
+    @Test func tagsWrittenByJSONAreRead() throws {
+        for tags in [["a", "b"], ["q\"uote"], ["\u{1}"]] {
+            #expect(TagsColumn.tags(from: String(decoding: try JSONEncoder().encode(tags), as: UTF8.self)) == tags)
+        }
+        #expect(TagsColumn.tags(from: "[\"]") == [])  // damaged: no tags rather than a guess
+    }
+}
