@@ -228,7 +228,8 @@ extension CloudDatabase {
         }
     }
 
-    /// Refuses a request over the limits before it touches the cloud, and
+    /// Refuses a request over the limits (or holding a number that is not
+    /// finite) before it touches the cloud, and
     /// returns each saved record's encoded body.
     func checkLimits(saving: [Record], deleting: [RecordID]) throws(CloudError) -> [Data] {
         let limits = cloud.limits
@@ -239,6 +240,11 @@ extension CloudDatabase {
         var seen = Set<RecordID>()
         for id in saving.map(\.id) + deleting where !seen.insert(id).inserted {
             throw .invalidArguments("record \(id.name) appears twice in one request")
+        }
+        for record in saving {
+            if let (key, _) = record.fields.first(where: { !$0.value.isFinite }) {
+                throw .invalidArguments("field \(key) of record \(record.id.name) is not a finite number")
+            }
         }
         var total = 0
         let bodies = saving.map(RecordArchive.encodeBody)

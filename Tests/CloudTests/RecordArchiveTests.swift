@@ -43,6 +43,18 @@ import TestSupport
         #expect(read.fields["title"] == .string("Grüße 🌍 \"quoted\"") && read.parent == "p0")
     }
 
+    @Test func theCloudRefusesNumbersThatAreNotFiniteAndStoresNothing() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        for bad in [FieldValue.double(.nan), .list([.double(.infinity)]), .date(Date(timeIntervalSinceReferenceDate: -.infinity))] {
+            var record = Record(type: "Post", id: RecordID(name: "p1", zone: zone))
+            record["value"] = bad
+            #expect(throws: CloudError.invalidArguments("field value of record p1 is not a finite number")) { try db.save(record) }
+        }
+        #expect(throws: CloudError.self) { try db.record(RecordID(name: "p1", zone: zone)) }
+    }
+
     @Test func damagedArchivesAreRefusedWholeAndGoodOnesRoundTrip() throws {
         let seed = Array(RecordArchive.encode(Self.everyKindOfRecord()))
         let mutator = Mutator(seed: 11)

@@ -29,6 +29,17 @@ public indirect enum FieldValue: Hashable, Sendable {
     case reference(Reference)
     case list([FieldValue])
 
+    /// False for a number or date that is NaN or infinite, at any depth: no field may hold one
+    /// (the cloud refuses it, and a stored one could not be read back).
+    public var isFinite: Bool {
+        switch self {
+        case .double(let v): v.isFinite
+        case .date(let v): v.timeIntervalSinceReferenceDate.isFinite
+        case .list(let v): v.allSatisfy(\.isFinite)
+        case .string, .int, .bool, .bytes, .reference: true
+        }
+    }
+
     /// The type's name as the command line and JSON spell it.
     public var typeName: String {
         switch self {

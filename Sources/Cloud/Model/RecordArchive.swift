@@ -226,7 +226,14 @@ private struct Reader {
     mutating func data() throws(RecordArchive.Damaged) -> Data { Data(try slice()) }
 
     mutating func date() throws(RecordArchive.Damaged) -> Date {
-        Date(timeIntervalSinceReferenceDate: Double(bitPattern: try fixed()))
+        Date(timeIntervalSinceReferenceDate: try finite())
+    }
+
+    /// A double; NaN and infinities are never written, so one read means damage.
+    mutating func finite() throws(RecordArchive.Damaged) -> Double {
+        let value = Double(bitPattern: try fixed())
+        guard value.isFinite else { throw damaged("a number is not finite") }
+        return value
     }
 
     mutating func optional<T>(_ read: (inout Reader) throws(RecordArchive.Damaged) -> T) throws(RecordArchive.Damaged) -> T? {
@@ -244,7 +251,7 @@ private struct Reader {
         switch tag {
         case .string: return .string(try string())
         case .int: return .int(Int64(bitPattern: try fixed()))
-        case .double: return .double(Double(bitPattern: try fixed()))
+        case .double: return .double(try finite())
         case .bool:
             switch try byte() {
             case 0: return .bool(false)
