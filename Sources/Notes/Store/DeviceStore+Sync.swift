@@ -74,9 +74,7 @@ extension DeviceStore {
     // MARK: Records
 
     static func lastKnown(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Record? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?"),
-                          arguments: [id.zone.name, id.zone.owner, id.name])
-            .flatMap { try? RecordArchive.decode($0) }
+        try lastKnown(db, scope, [id])[id]
     }
 
     static func remember(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws {
@@ -91,8 +89,7 @@ extension DeviceStore {
     }
 
     static func localPost(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Post? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(postColumns) FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?"),
-                         arguments: [id.zone.name, id.zone.owner, id.name]).map { post(from: $0, scope: scope) }
+        try localPosts(db, scope, [id])[id]
     }
 
     static func clearPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String) throws {
