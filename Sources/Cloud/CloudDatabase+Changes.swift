@@ -90,7 +90,12 @@ extension CloudDatabase {
     /// When what they see may have shrunk (their part in the zone changed, or
     /// a record moved to another parent), older tokens expire, so they fetch
     /// what they now see afresh.
-    public func zoneChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int? = nil) throws(CloudError) -> ZoneChanges {
+    ///
+    /// `known` names, by record name, the change tags of versions the caller
+    /// already holds (its own saves, say): those are left out of the batch,
+    /// and the token moves past them as if they had been sent.
+    public func zoneChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int? = nil,
+                            known: [String: String] = [:]) throws(CloudError) -> ZoneChanges {
         let zoneID = try normalize(zone)
         let limit = max(1, limit ?? cloud.limits.fetchBatchSize)
         return try cloud.performRead { db in
@@ -109,16 +114,18 @@ extension CloudDatabase {
             }
             var stored: [StoredRecord]
             if let visible = try access.visibleNames(db) {
-                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: Int.max, zoneID: zoneID)
+                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: Int.max, zoneID: zoneID,
+                                                 known: known)
                     .filter { visible.contains($0.name) }
                 stored = Array(stored.prefix(limit + 1))
             } else {
-                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: limit + 1, zoneID: zoneID)
+                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: limit + 1, zoneID: zoneID,
+                                                 known: known)
             }
             let moreComing = stored.count > limit
             if moreComing { stored.removeLast() }
             var changes = ZoneChanges(token: ChangeToken(moreComing ? stored.last!.seq : now), moreComing: moreComing)
-            for item in stored {
+            for item in stored where !item.isKnown {
                 if let record = item.record {
                     changes.modified.append(record)
                 } else {

@@ -27,6 +27,13 @@ public struct ModifyResult: Sendable {
         return errors
     }
 
+    /// Takes in the results of another part of the same request.
+    public mutating func merge(_ other: ModifyResult) {
+        // Assigned whole when empty: a merge into an empty dictionary still rehashes every entry.
+        if saveResults.isEmpty { saveResults = other.saveResults } else { saveResults.merge(other.saveResults) { $1 } }
+        if deleteResults.isEmpty { deleteResults = other.deleteResults } else { deleteResults.merge(other.deleteResults) { $1 } }
+    }
+
     /// Throws a partial failure naming every item that failed.
     public func throwIfFailed() throws(CloudError) {
         let errors = failures
@@ -57,6 +64,7 @@ extension CloudDatabase {
                 let topicsBefore = request.topics
                 var zoneResult = ModifyResult()
                 let saves = saving.indices.filter { saving[$0].id.zone == zone }
+                zoneResult.saveResults.reserveCapacity(saves.count)
                 let deletes = deleting.filter { $0.zone == zone }
                 if !saves.isEmpty {
                     // The caller's access is worked out once for the zone's saves; the zone is touched and its audience told once.
@@ -83,8 +91,7 @@ extension CloudDatabase {
                     zoneResult.deleteResults = zoneResult.deleteResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
                 }
                 try request.db.execute(sql: "RELEASE zone")
-                result.saveResults.merge(zoneResult.saveResults) { $1 }
-                result.deleteResults.merge(zoneResult.deleteResults) { $1 }
+                result.merge(zoneResult)
             }
             return result
         }
@@ -189,7 +196,7 @@ extension CloudDatabase {
             let saved = Record(id: RecordID(name: record.id.name, zone: zoneID), type: record.type,
                                fields: content.fields, encryptedFields: content.encryptedFields,
                                parent: content.parent, system: system)
-            try RecordTable.write(db, zone: access.zone.id, record: saved, body: body, seq: seq)
+            try RecordTable.write(db, zone: access.zone.id, record: saved, body: body, seq: seq, replacing: existing?.record != nil)
             if let existing, !existing.isDeleted, content.parent != existing.record?.parent,
                try ShareTable.live(db, zone: access.zone.id).contains(where: { $0.root != nil }) {
                 try ZoneTable.moved(db, zone: access.zone.id, seq: seq)  // participants must look again

@@ -44,6 +44,9 @@ public enum ZoneScope: Hashable, Sendable {
 /// Adding and removing cost O(1), so tens of thousands of changes stay cheap.
 struct PendingList<Item: Hashable & Sendable, Key: Hashable & Sendable>: Sendable {
     private var order: [Key] = []
+    /// Where `order` starts to hold live keys: a send removes from the front,
+    /// and each batch must not walk again over what the last ones removed.
+    private var start = 0
     private var ordered: Set<Key> = []
     private var entries: [Key: (item: Item, version: Int)] = [:]
     private var counter = 0
@@ -51,19 +54,21 @@ struct PendingList<Item: Hashable & Sendable, Key: Hashable & Sendable>: Sendabl
 
     init(key: @escaping @Sendable (Item) -> Key) { self.key = key }
 
-    var items: [Item] { order.compactMap { entries[$0]?.item } }
+    var items: [Item] { order[start...].compactMap { entries[$0]?.item } }
 
     /// The first `limit` items that `isIncluded` accepts, in order, without building the whole list
     /// (a send asks for each batch; the whole list each time made a large send quadratic).
     func prefix(_ limit: Int, where isIncluded: (Item) -> Bool) -> [Item] {
         var found: [Item] = []
-        for k in order where found.count < limit {
+        for k in order[start...] where found.count < limit {
             if let item = entries[k]?.item, isIncluded(item) { found.append(item) }
         }
         return found
     }
 
     var isEmpty: Bool { entries.isEmpty }
+
+    var count: Int { entries.count }
 
     mutating func add(_ new: [Item]) {
         for item in new {
@@ -90,10 +95,15 @@ struct PendingList<Item: Hashable & Sendable, Key: Hashable & Sendable>: Sendabl
         compact()
     }
 
-    /// Drops removed keys from the order once they are most of it.
+    /// Skips removed keys at the front, and drops removed keys from the order once they are most of it.
     private mutating func compact() {
+        while start < order.count, entries[order[start]] == nil {
+            ordered.remove(order[start])  // added again, it goes to the back
+            start += 1
+        }
         guard order.count > 2 * entries.count + 64 else { return }
-        order.removeAll { entries[$0] == nil }
+        order = order[start...].filter { entries[$0] != nil }
         ordered = Set(order)
+        start = 0
     }
 }

@@ -54,17 +54,19 @@ extension SyncEngine {
 
     /// Fetches one zone's changes. A fetch from scratch (no token) keeps its
     /// token to itself until it completes, so an interrupted one starts over
-    /// and the app sees every from-scratch fetch whole.
+    /// and the app sees every from-scratch fetch whole. Otherwise the records
+    /// this engine saved come back only if someone changed them since.
     private func fetchZone(_ zone: ZoneID, _ database: CloudDatabase) throws {
         var token = state.withLock { $0.zoneTokens[zone] }
         let fromScratch = token == nil
+        let known = fromScratch ? [:] : ownSaves[zone] ?? [:]
         post(.willFetchRecordZoneChanges(zone, fromScratch: fromScratch))
         do {
             var moreComing = true
             while moreComing {
                 let since = token
                 let batch = try request("zoneChanges", "\(zone) token=\(since?.description ?? "nil")") {
-                    try database.zoneChanges(in: zone, since: since)
+                    try database.zoneChanges(in: zone, since: since, known: known)
                 }
                 if !batch.modified.isEmpty || !batch.deleted.isEmpty {
                     post(.fetchedRecordZoneChanges(modifications: batch.modified, deletions: batch.deleted))
@@ -79,6 +81,7 @@ extension SyncEngine {
             // The app finishes with the zone (a from-scratch fetch prunes what did not
             // arrive) before the token that covers it is saved.
             post(.didFetchRecordZoneChanges(zone, error: nil))
+            ownSaves[zone] = nil
             state.withLock { state in
                 state.zoneTokens[zone] = token
                 state.zonesToFetch.removeAll { $0 == zone }

@@ -85,6 +85,7 @@ extension SyncEngine {
                 failure = error  // report what did go through, then stop
             }
             let (sent, settled) = report(batch, result)
+            noteOwnSaves(sent)
             state.removeSent(versions.filter { settled.contains($0.0) })
             if !settled.isEmpty {
                 post(.sentRecordZoneChanges(sent))
@@ -92,6 +93,13 @@ extension SyncEngine {
             }
             if let failure { throw failure }
         }
+    }
+
+    private func noteOwnSaves(_ sent: SentRecordZoneChanges) {
+        for record in sent.savedRecords {
+            if let tag = record.changeTag { ownSaves[record.id.zone, default: [:]][record.id.name] = tag }
+        }
+        for id in sent.deletedRecordIDs { ownSaves[id.zone]?[id.name] = nil }
     }
 
     private func hasPendingRecordChanges(in zoneScope: ZoneScope) -> Bool {
@@ -106,8 +114,7 @@ extension SyncEngine {
             let part = try request("modifyRecords", "save=\(saves.map { "\($0.id)#\($0.changeTag ?? "new")" }) delete=\(deletes)") {
                 try database.modifyRecords(saving: saves, deleting: deletes, policy: .ifServerRecordUnchanged, atomically: atomically)
             }
-            result.saveResults.merge(part.saveResults) { $1 }
-            result.deleteResults.merge(part.deleteResults) { $1 }
+            result.merge(part)
         } catch CloudError.limitExceeded(let why) {
             let count = saves.count + deletes.count
             guard count > 1 else {

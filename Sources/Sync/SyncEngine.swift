@@ -60,6 +60,11 @@ public final class SyncEngine: @unchecked Sendable {
     private weak var delegate: (any SyncEngineDelegate)?
     /// One fetch or send at a time.
     private let syncLock = NSLock()
+    /// The change tags of the records this engine saved, by zone and name,
+    /// since it last fetched the zone: the next fetch tells the cloud, which
+    /// leaves them out instead of sending the app its own saves back.
+    /// Touched only with `syncLock` held.
+    var ownSaves: [ZoneID: [String: String]] = [:]
     private var events: EventQueue<SyncEvent>!
     private var driver: SyncDriver?
 
@@ -132,11 +137,13 @@ public final class SyncEngine: @unchecked Sendable {
             driver?.accountChanged(to: account)
         case (let previous?, nil):
             state.reset(accountID: nil)
+            ownSaves = [:]
             post(.accountChange(.signOut(previous: previous)))
             postStateUpdate()
             throw SyncError.signedOut
         case (let previous?, let account?) where previous != account.id:
             state.reset(accountID: account.id)
+            ownSaves = [:]
             post(.accountChange(.switchAccounts(previous: previous, current: account)))
             postStateUpdate()
             driver?.accountChanged(to: account)

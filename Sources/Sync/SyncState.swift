@@ -87,8 +87,93 @@ public final class SyncState: @unchecked Sendable {
 
     // MARK: Serialization
 
-    private struct Stored: Codable {
-        var version = 1
+    /// The first byte of the binary serialization. Version 1 was JSON (it
+    /// starts with `{`) and is still read; it cost more to encode than a
+    /// large send spent on the cloud, since it lists every pending change.
+    private static let form: UInt8 = 2
+
+    var serialization: Serialization {
+        lock.withLock {
+            var out = ArchiveWriter(form: Self.form, capacity: 64 + 48 * records.count)
+            out.optional(accountID) { $0.string($1) }
+            out.optional(databaseToken) { $0.string($1.description) }
+            out.count(zoneTokens.count)
+            for (zone, token) in zoneTokens.sorted(by: { ($0.key.name, $0.key.owner) < ($1.key.name, $1.key.owner) }) {
+                out.zone(zone)
+                out.string(token.description)
+            }
+            out.count(zonesToFetch.count)
+            for zone in zonesToFetch { out.zone(zone) }
+            let pendingRecords = records.items
+            out.count(pendingRecords.count)
+            for change in pendingRecords {
+                if case .saveRecord = change { out.byte(0) } else { out.byte(1) }
+                out.zone(change.recordID.zone)
+                out.string(change.recordID.name)
+            }
+            let pendingZones = zones.items
+            out.count(pendingZones.count)
+            for change in pendingZones {
+                if case .saveZone = change { out.byte(0) } else { out.byte(1) }
+                out.zone(change.zoneID)
+            }
+            return Serialization(data: out.data)
+        }
+    }
+
+    /// Restores a state from its serialization; malformed bytes are refused,
+    /// never half-read.
+    convenience init(_ serialization: Serialization) throws(SyncError) {
+        self.init()
+        if serialization.data.first == UInt8(ascii: "{") {
+            try readVersion1(serialization.data)
+        } else {
+            do { try read(serialization.data) } catch { throw .malformedState }
+        }
+    }
+
+    private func read(_ data: Data) throws(ArchiveDamaged) {
+        var input = try ArchiveReader(data, form: Self.form, what: "sync state")
+        func token(_ input: inout ArchiveReader) throws(ArchiveDamaged) -> ChangeToken {
+            let text = try input.string()
+            guard let token = try? ChangeToken(parsing: text) else { throw input.damaged("'\(text)' is not a change token") }
+            return token
+        }
+        func kind(_ input: inout ArchiveReader) throws(ArchiveDamaged) -> Bool {
+            let byte = try input.byte()
+            guard byte < 2 else { throw input.damaged("change kind \(byte)") }
+            return byte == 0
+        }
+        accountID = try input.optional { input throws(ArchiveDamaged) in try input.string() }
+        databaseToken = try input.optional(token)
+        for _ in 0..<(try input.count()) { zoneTokens[try input.zone()] = try token(&input) }
+        for _ in 0..<(try input.count()) { zonesToFetch.append(try input.zone()) }
+        var pendingRecords: [PendingRecordZoneChange] = []
+        for _ in 0..<(try input.count()) {
+            let save = try kind(&input)
+            let zone = try input.zone()
+            let id = RecordID(name: try input.string(), zone: zone)
+            pendingRecords.append(save ? .saveRecord(id) : .deleteRecord(id))
+        }
+        var pendingZones: [PendingDatabaseChange] = []
+        for _ in 0..<(try input.count()) {
+            let save = try kind(&input)
+            let zone = try input.zone()
+            pendingZones.append(save ? .saveZone(zone) : .deleteZone(zone))
+        }
+        try input.end()
+        records.add(pendingRecords)
+        zones.add(pendingZones)
+    }
+
+    /// Version 1, JSON, as states saved before the binary form.
+    private struct Version1: Decodable {
+        struct ZoneTokenEntry: Decodable {
+            var zone: ZoneID
+            var token: ChangeToken
+        }
+
+        var version: Int
         var accountID: String?
         var databaseToken: ChangeToken?
         var zoneTokens: [ZoneTokenEntry]
@@ -97,29 +182,8 @@ public final class SyncState: @unchecked Sendable {
         var pendingDatabaseChanges: [PendingDatabaseChange]
     }
 
-    private struct ZoneTokenEntry: Codable {
-        var zone: ZoneID
-        var token: ChangeToken
-    }
-
-    var serialization: Serialization {
-        let stored = lock.withLock {
-            Stored(accountID: accountID, databaseToken: databaseToken,
-                   zoneTokens: zoneTokens.map { ZoneTokenEntry(zone: $0.key, token: $0.value) }
-                       .sorted { $0.zone.description < $1.zone.description },
-                   zonesToFetch: zonesToFetch,
-                   pendingRecordZoneChanges: records.items, pendingDatabaseChanges: zones.items)
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return Serialization(data: (try? encoder.encode(stored)) ?? Data())
-    }
-
-    /// Restores a state from its serialization; malformed bytes are refused,
-    /// never half-read.
-    convenience init(_ serialization: Serialization) throws(SyncError) {
-        self.init()
-        guard let stored = try? JSONDecoder().decode(Stored.self, from: serialization.data), stored.version == 1 else {
+    private func readVersion1(_ data: Data) throws(SyncError) {
+        guard let stored = try? JSONDecoder().decode(Version1.self, from: data), stored.version == 1 else {
             throw .malformedState
         }
         accountID = stored.accountID
@@ -129,6 +193,17 @@ public final class SyncState: @unchecked Sendable {
         records.add(stored.pendingRecordZoneChanges)
         zones.add(stored.pendingDatabaseChanges)
     }
+}
+
+private extension ArchiveWriter {
+    mutating func zone(_ zone: ZoneID) {
+        string(zone.name)
+        string(zone.owner)
+    }
+}
+
+private extension ArchiveReader {
+    mutating func zone() throws(ArchiveDamaged) -> ZoneID { ZoneID(name: try string(), owner: try string()) }
 }
 
 /// Errors of the sync engine itself (cloud errors pass through as they are).

@@ -44,6 +44,29 @@ import TestSupport
         #expect(!changes.moreComing)
     }
 
+    /// Like a conditional request: versions the caller says it holds are left out, and the token still moves past them.
+    @Test func versionsTheCallerAlreadyHoldsAreLeftOut() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        let token = try db.zoneChanges(in: zone, since: nil).token
+        let r1 = try db.save(.make("r1", in: zone)), r2 = try db.save(.make("r2", in: zone)), r3 = try db.save(.make("r3", in: zone))
+        var edit = r2
+        edit["title"] = .string("edited elsewhere")
+        try db.save(edit)
+        try db.delete(r3.id)
+        let known = [r1.id.name: r1.changeTag!, r2.id.name: r2.changeTag!, r3.id.name: r3.changeTag!]
+
+        let changes = try db.zoneChanges(in: zone, since: token, known: known)
+
+        #expect(changes.modified.map(\.id.name) == ["r2"], "r1 is held as it is; r2 changed since")
+        #expect(changes.deleted.map(\.id.name) == ["r3"])
+        #expect(try db.zoneChanges(in: zone, since: changes.token).modified.isEmpty)
+        let limited = try db.zoneChanges(in: zone, since: token, limit: 1, known: known)
+        #expect(limited.modified.isEmpty && limited.moreComing, "a batch of one known version still moves the token")
+        #expect(try db.zoneChanges(in: zone, since: limited.token, known: known).modified.map(\.id.name) == ["r2"])
+    }
+
     @Test func databaseChangesListZonesChangedSinceTheToken() throws {
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")

@@ -68,7 +68,7 @@ import TestSupport
             #expect(try RecordArchive.decode(RecordArchive.encode(decoded)) == decoded)
         }
         #expect(refused > 0)
-        #expect(throws: RecordArchive.Damaged.self) { try RecordArchive.decode(Data(seed.dropLast())) }
-        #expect(throws: RecordArchive.Damaged.self) { try RecordArchive.decode(Data()) }
+        #expect(throws: ArchiveDamaged.self) { try RecordArchive.decode(Data(seed.dropLast())) }
+        #expect(throws: ArchiveDamaged.self) { try RecordArchive.decode(Data()) }
     }
 }

@@ -2,7 +2,7 @@ import Cloud
 import Foundation
 import GRDB
 @testable import Notes
-import Sync
+@testable import Sync
 import Testing
 import TestSupport
 
@@ -44,9 +44,9 @@ import TestSupport
         try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk"))
         try d.a.syncNow()
         let saved = try #require(try d.a.store.savedState(.private))
-        let state = try #require(try JSONSerialization.jsonObject(with: saved.data) as? [String: Any])
-        #expect((state["pendingRecordZoneChanges"] as? [Any])?.isEmpty == true)
-        #expect((state["zoneTokens"] as? [Any])?.isEmpty == false)
+        let state = try SyncState(saved)
+        #expect(state.pendingRecordZoneChanges.isEmpty)
+        #expect(!state.zoneTokens.isEmpty)
         #expect(d.a.store.stagedStates.current.isEmpty)
     }
 

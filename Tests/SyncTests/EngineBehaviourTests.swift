@@ -30,6 +30,25 @@ import TestSupport
         #expect(Array(recorder.all[before...]) == ["stateUpdate", "willSendChanges", "sentRecordZoneChanges", "stateUpdate", "didSendChanges"])
     }
 
+    /// An engine does not hand the app its own saves back; what another device changed since does come.
+    @Test func aFetchLeavesOutTheEnginesOwnSavesUnlessChangedSince() throws {
+        let f = try SyncFixture()
+        try f.fetch(f.a)
+        try f.fetch(f.b)
+        for name in ["r1", "r2"] { f.a.write(f.id(name), fields: ["title": name], in: .private) }
+        try f.send(f.a)
+        try f.fetch(f.b)
+        f.b.write(f.id("r2"), fields: ["title": "r2 from B"], in: .private)
+        try f.send(f.b)
+
+        try f.fetch(f.a)
+
+        let fetched = f.log.lines.filter { $0.contains("heather/A private event fetchedRecordZoneChanges") }
+        #expect(fetched.count == 1)
+        #expect(fetched.first?.contains("r2@") == true && fetched.first?.contains("r1@") == false)
+        #expect(f.title("r2", on: f.a) == "r2 from B" && f.title("r1", on: f.a) == "r1")
+    }
+
     @Test func anAccountChangeIsPostedFirstAndTheOldAccountsStateIsForgotten() throws {
         let test = try TestCloud()
         let heather = try test.cloud.createAccount(name: "heather"), mary = try test.cloud.createAccount(name: "mary")

@@ -52,7 +52,34 @@ import Testing
         #expect(restored.serialization == state.serialization)
     }
 
-    @Test(arguments: [Data(), Data("{}".utf8), Data("not json".utf8), Data(#"{"version":2}"#.utf8)])
+    /// States saved before the binary form were JSON of this shape; a device updated since must still read its own.
+    @Test func aStateSavedAsJSONByVersionOneStillReads() throws {
+        struct Version1: Encodable {
+            struct Entry: Encodable { var zone: ZoneID; var token: ChangeToken }
+            var version = 1
+            var accountID: String? = "_h"
+            var databaseToken: ChangeToken? = try! ChangeToken(parsing: "ct1-5")
+            var zoneTokens: [Entry]
+            var zonesToFetch: [ZoneID]
+            var pendingRecordZoneChanges: [PendingRecordZoneChange]
+            var pendingDatabaseChanges: [PendingDatabaseChange]
+        }
+        let old = Version1(zoneTokens: [.init(zone: zone, token: try ChangeToken(parsing: "ct1-9"))], zonesToFetch: [zone],
+                           pendingRecordZoneChanges: [.saveRecord(id("a")), .deleteRecord(id("b"))],
+                           pendingDatabaseChanges: [.saveZone(zone)])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+
+        let restored = try SyncState(SyncState.Serialization(data: try encoder.encode(old)))
+
+        #expect(restored.pendingRecordZoneChanges == [.saveRecord(id("a")), .deleteRecord(id("b"))])
+        #expect(restored.pendingDatabaseChanges == [.saveZone(zone)])
+        #expect(restored.accountID == "_h" && restored.zonesToFetch == [zone])
+        #expect(restored.zoneTokens[zone]?.description == "ct1-9" && restored.databaseToken?.description == "ct1-5")
+        #expect(restored.serialization.data.first != UInt8(ascii: "{"))  // written again in the binary form
+    }
+
+    @Test(arguments: [Data(), Data("{}".utf8), Data("not json".utf8), Data(#"{"version":2}"#.utf8), Data([2]), Data([2, 0, 0, 0, 0, 5])])
     func damagedStateIsRefusedWhole(data: Data) {
         #expect(throws: SyncError.malformedState) { try SyncState(SyncState.Serialization(data: data)) }
     }
@@ -63,5 +90,21 @@ import Testing
         for change in changes { state.add(pendingRecordZoneChanges: [change]) }
         state.remove(pendingRecordZoneChanges: Array(changes.prefix(9_999)))
         #expect(state.pendingRecordZoneChanges == [changes.last!])
+    }
+
+    /// A send removes from the front of the list; what is added again afterwards queues at the back, once.
+    @Test func changesRemovedFromTheFrontAndAddedAgainQueueAtTheBack() {
+        let state = SyncState()
+        let changes = (0..<100).map { PendingRecordZoneChange.saveRecord(id("r\($0)")) }
+        state.add(pendingRecordZoneChanges: changes)
+        for change in changes.prefix(60) { state.removeSent([(change, state.recordVersion(change))]) }
+        state.add(pendingRecordZoneChanges: [changes[3], changes[70]])
+
+        #expect(state.pendingRecordZoneChanges == Array(changes[60...]) + [changes[3]])
+        #expect(state.pendingRecordZoneChanges(in: .all, limit: 2) == [changes[60], changes[61]])
+        state.remove(pendingRecordZoneChanges: Array(changes[60...]))  // enough removed to compact the list
+        #expect(state.pendingRecordZoneChanges == [changes[3]])
+        state.add(pendingRecordZoneChanges: [changes[0]])
+        #expect(state.pendingRecordZoneChanges == [changes[3], changes[0]])
     }
 }

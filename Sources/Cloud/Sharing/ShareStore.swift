@@ -72,7 +72,8 @@ enum ShareStore {
             modifiedAt: request.now, modifiedBy: actor)
         var share = try view(db, fresh, zoneID: access.zoneID, title: title, type: type, changeTag: system.changeTag)
         let record = share.record().stamped(system)
-        try RecordTable.write(db, zone: row.zone, record: record, body: RecordArchive.encodeBody(record), seq: seq)
+        try RecordTable.write(db, zone: row.zone, record: record, body: RecordArchive.encodeBody(record), seq: seq,
+                              replacing: existing != nil)
         try ZoneTable.touch(db, zone: row.zone, seq: seq)
         try request.notify(access)
         share.changeTag = system.changeTag

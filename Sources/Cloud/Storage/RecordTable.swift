@@ -7,10 +7,12 @@ struct StoredRecord {
     let type: String
     let seq: Int64
     let createdBy: String
-    /// Nil for a tombstone.
+    /// Nil for a tombstone, or for a version the reader said it holds.
     let record: Record?
+    /// A live record at the change tag the reader already holds: not decoded.
+    var isKnown = false
 
-    var isDeleted: Bool { record == nil }
+    var isDeleted: Bool { record == nil && !isKnown }
 }
 
 /// Queries on the `records` and `cascades` tables.
@@ -24,8 +26,10 @@ enum RecordTable {
     }
 
     /// Records changed after `sequence` (tombstones included), or every live
-    /// record when nil, in the order they changed.
-    static func changed(_ db: Database, zone: Int64, after sequence: Int64?, limit: Int, zoneID: ZoneID) throws -> [StoredRecord] {
+    /// record when nil, in the order they changed. A record whose change tag
+    /// `known` holds for its name comes back marked known, without its fields.
+    static func changed(_ db: Database, zone: Int64, after sequence: Int64?, limit: Int, zoneID: ZoneID,
+                        known: [String: String] = [:]) throws -> [StoredRecord] {
         let rows = if let sequence {
             try Row.fetchAll(db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND seq > ? ORDER BY seq LIMIT ?"),
                              arguments: [zone, sequence, limit])
@@ -33,7 +37,12 @@ enum RecordTable {
             try Row.fetchAll(db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND deleted = 0 ORDER BY seq LIMIT ?"),
                              arguments: [zone, limit])
         }
-        return try rows.map { try stored(from: $0, zoneID: zoneID) }
+        return try rows.map { row in
+            if !known.isEmpty, let tag = row[4] as String?, known[row[0]] == tag, row[10] as Int64 == 0 {
+                return StoredRecord(name: row[0], type: row[1], seq: row[9], createdBy: row[6], record: nil, isKnown: true)
+            }
+            return try stored(from: row, zoneID: zoneID)
+        }
     }
 
     /// The record's name and its ancestors' names, nearest first, following
@@ -62,8 +71,10 @@ enum RecordTable {
             """, arguments: [json, zone]))
     }
 
-    /// Writes the record as saved; `body` is its encoded fields.
-    static func write(_ db: Database, zone: Int64, record: Record, body: Data, seq: Int64) throws {
+    /// Writes the record as saved; `body` is its encoded fields. Only a live
+    /// record `replacing` another can have delete-self references to drop
+    /// (a deletion drops its tombstone's).
+    static func write(_ db: Database, zone: Int64, record: Record, body: Data, seq: Int64, replacing: Bool) throws {
         let system = record.system!
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO records(zone, name, type, body, parent, change_tag, created_at, created_by,
@@ -74,7 +85,9 @@ enum RecordTable {
                 system.createdAt.timeIntervalSince1970, system.createdBy,
                 system.modifiedAt.timeIntervalSince1970, system.modifiedBy, seq,
             ])
-        try db.cachedStatement(sql: "DELETE FROM cascades WHERE zone = ? AND source = ?").execute(arguments: [zone, record.id.name])
+        if replacing {
+            try db.cachedStatement(sql: "DELETE FROM cascades WHERE zone = ? AND source = ?").execute(arguments: [zone, record.id.name])
+        }
         for case .reference(let ref) in record.fields.values where ref.action == .deleteSelf {
             try db.execute(sql: "INSERT OR IGNORE INTO cascades(zone, source, target) VALUES (?, ?, ?)",
                            arguments: [zone, record.id.name, ref.recordName])

@@ -12,12 +12,12 @@ extension DeviceStore {
     func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws -> [Arrival] {
         try write(scope) { db in
             var arrivals: [Arrival] = []
-            let ids = modifications.map(\.id)
-            let knownTags = try Self.knownChangeTags(db, scope, ids), pendingKinds = try Self.pendingKinds(db, scope, ids)
-            let localPosts = try Self.localPosts(db, scope, ids)
-            for record in modifications {
-                // Already known by its change tag (this device's own save coming back): nothing new to apply.
-                if let tag = record.changeTag, knownTags[record.id] == tag { continue }
+            // Already known by its change tag (this device's own saves coming back): nothing new to apply.
+            let knownTags = try Self.knownChangeTags(db, scope, modifications.map(\.id))
+            let news = modifications.filter { $0.changeTag == nil || knownTags[$0.id] != $0.changeTag }
+            let ids = news.map(\.id)
+            let pendingKinds = try Self.pendingKinds(db, scope, ids), localPosts = try Self.localPosts(db, scope, ids)
+            for record in news {
                 if record.type == Comment.recordType {
                     let comment = Comment(record: record, scope: scope)
                     if let post = try Self.localPost(db, scope, RecordID(name: comment.postID, zone: comment.zone)) {
@@ -72,22 +72,17 @@ extension DeviceStore {
         -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [String]) {
         try write(scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [String] = []
-            let localPosts = try Self.localPosts(db, scope, sent.savedRecords.map(\.id))
-            for record in sent.savedRecords where record.type == Comment.recordType {
-                try Self.remember(db, scope, record)
-                try Self.clearPending(db, scope, zone: record.id.zone, name: record.id.name)
-            }
-            for record in sent.savedRecords where record.type != Comment.recordType {
+            var done: [RecordID] = []
+            for record in sent.savedRecords {
                 try Self.remember(db, scope, record)
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again.
-                if let post = localPosts[record.id], post.fields.sameSynced(as: Post.fields(of: record)),
-                   post.location == nil || locationSynced(db, post, in: record) {
-                    try Self.clearPending(db, scope, zone: record.id.zone, name: record.id.name)
-                    try Self.stamp(db, scope, post, with: record)
+                if try record.type == Comment.recordType || stampIfUnchanged(db, scope, record) {
+                    done.append(record.id)
                 } else {
                     again.append(.saveRecord(record.id))
                 }
             }
+            try Self.clearPending(db, scope, done)
             for (record, error) in sent.failedRecordSaves {
                 let id = record.id
                 switch error {
@@ -145,14 +140,28 @@ extension DeviceStore {
         }
     }
 
-    /// Gives a sent post the cloud's creation and modification stamps, as fetching it back would.
-    private static func stamp(_ db: Database, _ scope: DatabaseScope, _ post: Post, with record: Record) throws {
-        guard let system = record.system else { return }
-        try db.cachedStatement(sql: """
-            UPDATE \(schema(scope)).posts SET created_at = ?, created_by = ?, modified_at = ?, modified_by = ?
+    /// Gives a sent post the cloud's creation and modification stamps, as fetching it back would, if the
+    /// post still holds what was sent; false when it changed meanwhile (in another process) or is gone.
+    private func stampIfUnchanged(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws -> Bool {
+        let sent = Post.fields(of: record)
+        let stamps: [(any DatabaseValueConvertible)?] = [
+            record.system?.createdAt.timeIntervalSince1970, record.system?.createdBy,
+            record.system?.modifiedAt.timeIntervalSince1970, record.system?.modifiedBy,
+        ]
+        let id: [any DatabaseValueConvertible] = [record.id.zone.name, record.id.zone.owner, record.id.name]
+        let stamp = """
+            UPDATE \(Self.schema(scope)).posts SET created_at = coalesce(?, created_at), created_by = coalesce(?, created_by),
+                modified_at = coalesce(?, modified_at), modified_by = coalesce(?, modified_by)
             WHERE zone_name = ? AND zone_owner = ? AND id = ?
-            """).execute(arguments: [system.createdAt.timeIntervalSince1970, system.createdBy, system.modifiedAt.timeIntervalSince1970,
-                                     system.modifiedBy, post.zone.name, post.zone.owner, post.id])
+            """
+        // Most posts have no location: one statement compares and stamps, without reading the post.
+        try db.cachedStatement(sql: stamp + " AND title = ? AND content = ? AND tags = ? AND location IS NULL")
+            .execute(arguments: StatementArguments(stamps + id + [sent.title, sent.content, TagsColumn.text(sent.tags)]))
+        if db.changesCount > 0 { return true }
+        guard let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: sent),
+              post.location == nil || locationSynced(db, post, in: record) else { return false }
+        try db.cachedStatement(sql: stamp).execute(arguments: StatementArguments(stamps + id))
+        return true
     }
 
     private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {

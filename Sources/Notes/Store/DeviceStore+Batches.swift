@@ -3,9 +3,9 @@ import Foundation
 import GRDB
 import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
 
-/// Reads for a whole batch of a sync (up to a few hundred records) in one
-/// query per zone, where one query per record spent more on preparing
-/// cursors and rows than SQLite spent finding them.
+/// Reads and deletes for a whole batch of a sync (up to a few hundred
+/// records) in one statement per zone, where one statement per record spent
+/// more on preparing cursors and rows than SQLite spent finding them.
 extension DeviceStore {
     static func localPosts(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws -> [RecordID: Post] {
         try byRecord(db, ids, "SELECT \(postColumns) FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id IN (NAMES)") {
@@ -37,26 +37,43 @@ extension DeviceStore {
         }
     }
 
+    /// Forgets the pending changes of `ids`: a batch's worth of rows in a statement per few hundred.
+    static func clearPending(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws {
+        try inSlices(db, ids, "DELETE FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name IN (NAMES)") {
+            statement, arguments, _ in try statement.execute(arguments: arguments)
+        }
+    }
+
     /// Runs `sql` (whose `NAMES` stands for the list of record names) for each
     /// zone of `ids` and each slice of a few hundred names; `entry` turns a row
-    /// into a record name and its value. The statement of a full slice is
-    /// prepared once and reused.
+    /// into a record name and its value.
     private static func byRecord<Value>(_ db: Database, _ ids: [RecordID], _ sql: String,
                                         entry: (Row) throws -> (String, Value)) throws -> [RecordID: Value] {
-        let slice = 200
         var found: [RecordID: Value] = [:]
+        try inSlices(db, ids, sql) { statement, arguments, zone in
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            while let row = try rows.next() {
+                let (name, value) = try entry(row)
+                found[RecordID(name: name, zone: zone)] = value
+            }
+        }
+        return found
+    }
+
+    /// Calls `body` for each zone of `ids` and each slice of a few hundred of
+    /// its names, with the statement of `sql` for the slice (`NAMES` replaced
+    /// by its placeholders) and its arguments: the zone, then the names. The
+    /// statement of a full slice is prepared once and reused.
+    private static func inSlices(_ db: Database, _ ids: [RecordID], _ sql: String,
+                                 _ body: (Statement, StatementArguments, ZoneID) throws -> Void) throws {
+        let slice = 200
         for (zone, zoneIDs) in Dictionary(grouping: ids, by: \.zone) {
             for start in stride(from: 0, to: zoneIDs.count, by: slice) {
                 let names = zoneIDs[start..<min(zoneIDs.count, start + slice)].map(\.name)
                 let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
                 let statement = try db.cachedStatement(sql: sql.replacingOccurrences(of: "NAMES", with: placeholders))
-                let rows = try Row.fetchCursor(statement, arguments: StatementArguments([zone.name, zone.owner] + names))
-                while let row = try rows.next() {
-                    let (name, value) = try entry(row)
-                    found[RecordID(name: name, zone: zone)] = value
-                }
+                try body(statement, StatementArguments([zone.name, zone.owner] + names), zone)
             }
         }
-        return found
     }
 }
