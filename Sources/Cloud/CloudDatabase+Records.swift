@@ -72,9 +72,18 @@ extension CloudDatabase {
                         let zoneID = try normalize(zone)
                         return try wrapStorage { try self.access(zoneID, for: &request) }
                     }
+                    // What the saves replace, found in one go (no two saves of a request name the same record).
+                    let existing = access.flatMap { access in
+                        Result { () throws(CloudError) in
+                            try wrapStorage {
+                                try RecordTable.find(request.db, zone: access.zone.id, names: saves.map { saving[$0].id.name }, zoneID: access.zoneID)
+                            }
+                        }
+                    }
                     for i in saves {
                         zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
-                            try write(saving[i], body: bodies[i], policy: policy, access: try access.get(), &request)
+                            try write(saving[i], body: bodies[i], policy: policy, access: try access.get(),
+                                      existing: try existing.get()[saving[i].id.name], &request)
                         }
                     }
                     if case .success(let access) = access, zoneResult.saveResults.values.contains(where: { (try? $0.get()) != nil }) {
@@ -138,7 +147,8 @@ extension CloudDatabase {
     /// and tells the zone's audience.
     func save(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess,
               _ request: inout Request) throws(CloudError) -> Record {
-        let saved = try write(record, body: body, policy: policy, access: access, &request)
+        let existing = try wrapStorage { try RecordTable.find(request.db, zone: access.zone.id, name: record.id.name, zoneID: access.zoneID) }
+        let saved = try write(record, body: body, policy: policy, access: access, existing: existing, &request)
         try finish(access, &request)
         return saved
     }
@@ -152,7 +162,7 @@ extension CloudDatabase {
     }
 
     /// Saves one record as `save` does, leaving the telling to the caller.
-    private func write(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess,
+    private func write(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess, existing: StoredRecord?,
                        _ request: inout Request) throws(CloudError) -> Record {
         guard record.type != Share.recordType else {
             throw .invalidArguments("shares are saved with saveShare, not as plain records")
@@ -163,7 +173,6 @@ extension CloudDatabase {
         }
         return try wrapStorage {
             let db = request.db
-            let existing = try RecordTable.find(db, zone: access.zone.id, name: record.id.name, zoneID: zoneID)
             var content = record
             var body = body
             var created = (at: request.now, by: caller.id)

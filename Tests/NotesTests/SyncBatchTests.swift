@@ -39,6 +39,30 @@ import TestSupport
         #expect(try d.b.store.post("p1").content == "oat milk")
     }
 
+    /// Results of a send for posts changed meanwhile (by another process) settle nothing: those go out again,
+    /// unstamped; the rest are settled and take the cloud's stamps, a hundred to a statement.
+    @Test func aSendsResultsSettleOnlyPostsThatStillHoldWhatWasSent() throws {
+        let d = try TwoDevices()
+        let edited = Date(timeIntervalSince1970: 1_000)
+        let posts = (0..<250).map { Post(id: String(format: "p%03d", $0), zone: d.notes.zone, title: "Post \($0)", content: "text") }
+        try d.a.store.save(posts, by: d.heather.id, now: edited)
+        let records = try d.a.store.records(for: posts.map(\.recordID), in: .private)
+        let result = try d.test.cloud.database(.private, as: d.heather).modifyRecords(saving: posts.map { records[$0.recordID]! })
+        let saved = try posts.map { try result.saveResults[$0.recordID]!.get() }
+        let sentAt = try #require(saved.first?.system?.modifiedAt)
+        var changed = try d.a.store.post("p120")
+        changed.content = "typed while the send was under way"
+        try d.write(d.a, changed)
+
+        let (again, _, _) = try d.a.store.applySent(.private, SentRecordZoneChanges(savedRecords: saved))
+
+        #expect(again == [.saveRecord(changed.recordID)])
+        #expect(try d.a.store.pendingCount() == 1)
+        #expect(try d.a.store.post("p120").content == "typed while the send was under way")
+        #expect(try d.a.store.post("p120").modifiedAt != sentAt)
+        #expect(try d.a.store.post("p249").modifiedAt == sentAt && d.a.store.post("p000").modifiedAt == sentAt)
+    }
+
     @Test func theEngineStateIsSavedByTheEndOfASync() throws {
         let d = try TwoDevices()
         try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk"))

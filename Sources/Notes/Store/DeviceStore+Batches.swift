@@ -37,6 +37,29 @@ extension DeviceStore {
         }
     }
 
+    /// Runs `head` (an `INSERT … INTO table(columns)` of `width` columns) for every item.
+    static func insertRows<Item>(_ db: Database, _ head: String, width: Int, _ items: [Item],
+                                 _ values: (Item) -> [(any DatabaseValueConvertible)?]) throws {
+        try inRows(items, width: width, values) { list, arguments in
+            try db.cachedStatement(sql: head + " VALUES " + list).execute(arguments: arguments)
+        }
+    }
+
+    /// Calls `body` for each hundred items with their `VALUES` list (`(?,…),(?,…)`, `width` placeholders a
+    /// row) and its arguments: a statement per row cost more in binding and stepping than SQLite spent on it.
+    static func inRows<Item>(_ items: [Item], width: Int, _ values: (Item) -> [(any DatabaseValueConvertible)?],
+                             _ body: (String, StatementArguments) throws -> Void) throws {
+        let perStatement = 100
+        let row = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
+        for start in stride(from: 0, to: items.count, by: perStatement) {
+            let chunk = items[start..<min(items.count, start + perStatement)]
+            var arguments: [(any DatabaseValueConvertible)?] = []
+            arguments.reserveCapacity(chunk.count * width)
+            for item in chunk { arguments += values(item) }
+            try body(Array(repeating: row, count: chunk.count).joined(separator: ","), StatementArguments(arguments))
+        }
+    }
+
     /// Forgets the pending changes of `ids`: a batch's worth of rows in a statement per few hundred.
     static func clearPending(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws {
         try inSlices(db, ids, "DELETE FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name IN (NAMES)") {

@@ -132,14 +132,18 @@ extension DeviceStore {
     // MARK: Rows
 
     static func upsert(_ db: Database, _ post: Post) throws {
-        let tags = TagsColumn.text(post.tags)
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO \(schema(post.scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
+        try upsert(db, post.scope, [post])
+    }
+
+    static func upsert(_ db: Database, _ scope: DatabaseScope, _ posts: [Post]) throws {
+        try insertRows(db, """
+            INSERT OR REPLACE INTO \(schema(scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
                 location_sealed, created_at, created_by, modified_at, modified_by, conflicted)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [post.id, post.zone.name, post.zone.owner, post.title, post.content, tags, post.location,
-                             post.sealedLocation, post.createdAt?.timeIntervalSince1970, post.createdBy,
-                             post.modifiedAt?.timeIntervalSince1970, post.modifiedBy, post.conflicted])
+            """, width: 13, posts) { post in
+            [post.id, post.zone.name, post.zone.owner, post.title, post.content, TagsColumn.text(post.tags), post.location,
+             post.sealedLocation, post.createdAt?.timeIntervalSince1970, post.createdBy,
+             post.modifiedAt?.timeIntervalSince1970, post.modifiedBy, post.conflicted]
+        }
     }
 
     /// The columns `post(from:)` reads, in its order: select these, not `*`

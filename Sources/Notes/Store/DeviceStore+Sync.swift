@@ -78,9 +78,12 @@ extension DeviceStore {
     }
 
     static func remember(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record, change_tag) VALUES (?, ?, ?, ?, ?)
-            """).execute(arguments: [record.id.zone.name, record.id.zone.owner, record.id.name, RecordArchive.encode(record), record.changeTag])
+        try remember(db, scope, [record])
+    }
+
+    static func remember(_ db: Database, _ scope: DatabaseScope, _ records: [Record]) throws {
+        try insertRows(db, "INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record, change_tag)",
+                       width: 5, records) { [$0.id.zone.name, $0.id.zone.owner, $0.id.name, RecordArchive.encode($0), $0.changeTag] }
     }
 
     static func forget(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
