@@ -228,7 +228,13 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
             for id in sent.deletedRecordIDs where items[scope]![id]?.isDeleted == true { items[scope]![id] = nil }
             for (id, error) in sent.failedRecordDeletes {
                 refusals.append((id, error))
-                items[scope]![id]?.isDeleted = false  // refused (read-only, out of reach): it is still there
+                // Refused (read-only, out of reach): it is still there, as the cloud has it, not with
+                // the edit this device made before deleting it.
+                items[scope]![id]?.isDeleted = false
+                if let known = items[scope]![id]?.lastKnown {
+                    items[scope]![id]?.fields = Self.strings(known)
+                    items[scope]![id]?.parent = known.parent
+                }
             }
             for (record, error) in sent.failedRecordSaves {
                 refusals.append((record.id, error))
