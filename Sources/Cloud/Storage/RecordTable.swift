@@ -21,8 +21,7 @@ enum RecordTable {
     private static let columns = "name, type, body, parent, change_tag, created_at, created_by, modified_at, modified_by, seq, deleted"
 
     static func find(_ db: Database, zone: Int64, name: String, zoneID: ZoneID) throws -> StoredRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND name = ?"), arguments: [zone, name])
-            .map { try stored(from: $0, zoneID: zoneID) }
+        try find(db, zone: zone, names: [name], zoneID: zoneID)[name]
     }
 
     /// The stored rows of many names, a few hundred to a query (a request's saves, found before they are written).

@@ -95,9 +95,9 @@ extension DeviceStore {
         try localPosts(db, scope, [id])[id]
     }
 
+    /// Forgets what is pending for one record, or for the zone itself when `name` is empty.
     static func clearPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String) throws {
-        try db.cachedStatement(sql: "DELETE FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name = ?")
-            .execute(arguments: [zone.name, zone.owner, name])
+        try clearPending(db, scope, [RecordID(name: name, zone: zone)])
     }
 
     /// The record to send for a post or comment: its last known record with the row's fields over it.
