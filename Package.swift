@@ -19,9 +19,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
+        // The few statements run once per record of a sync, bound and read through SQLite's C API.
+        .target(
+            name: "SQLiteDirect",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
         .target(
             name: "Cloud",
             dependencies: [
+                "SQLiteDirect",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -30,7 +39,7 @@ let package = Package(
         .target(
             name: "Notes",
             dependencies: [
-                "Sync", "Cloud",
+                "Sync", "Cloud", "SQLiteDirect",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteDirect
 
 /// A record's row: the live record, or the tombstone a deletion left.
 struct StoredRecord {
@@ -32,12 +33,13 @@ enum RecordTable {
         for start in stride(from: 0, to: names.count, by: slice) {
             let part = names[start..<min(names.count, start + slice)]
             let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
-            let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND name IN (\(placeholders))")
-            let rows = try Row.fetchCursor(statement, arguments: StatementArguments([zone] + part.map { $0 as any DatabaseValueConvertible }))
-            while let row = try rows.next() {
+            try db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND name IN (\(placeholders))").run(binding: {
+                $0.add(zone)
+                for name in part { $0.add(name) }
+            }, row: { row in
                 let stored = try stored(from: row, zoneID: zoneID)
                 found[stored.name] = stored
-            }
+            })
         }
         return found
     }
@@ -47,19 +49,23 @@ enum RecordTable {
     /// `known` holds for its name comes back marked known, without its fields.
     static func changed(_ db: Database, zone: Int64, after sequence: Int64?, limit: Int, zoneID: ZoneID,
                         known: [String: String] = [:]) throws -> [StoredRecord] {
-        let rows = if let sequence {
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND seq > ? ORDER BY seq LIMIT ?"),
-                             arguments: [zone, sequence, limit])
-        } else {
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND deleted = 0 ORDER BY seq LIMIT ?"),
-                             arguments: [zone, limit])
-        }
-        return try rows.map { row in
-            if !known.isEmpty, let tag = row[4] as String?, known[row[0]] == tag, row[10] as Int64 == 0 {
-                return StoredRecord(name: row[0], type: row[1], seq: row[9], createdBy: row[6], record: nil, isKnown: true)
+        let statement = try db.cachedStatement(sql: sequence == nil
+            ? "SELECT \(columns) FROM records WHERE zone = ? AND deleted = 0 ORDER BY seq LIMIT ?"
+            : "SELECT \(columns) FROM records WHERE zone = ? AND seq > ? ORDER BY seq LIMIT ?")
+        var changed: [StoredRecord] = []
+        try statement.run(binding: {
+            $0.add(zone)
+            if let sequence { $0.add(sequence) }
+            $0.add(Int64(limit))
+        }, row: { row in
+            if !known.isEmpty, let tag = row.optionalText(4), known[row.text(0)] == tag, row.int64(10) == 0 {
+                changed.append(StoredRecord(name: row.text(0), type: row.text(1), seq: row.int64(9), createdBy: row.text(6),
+                                            record: nil, isKnown: true))
+            } else {
+                changed.append(try stored(from: row, zoneID: zoneID))
             }
-            return try stored(from: row, zoneID: zoneID)
-        }
+        })
+        return changed
     }
 
     /// The record's name and its ancestors' names, nearest first, following
@@ -97,11 +103,19 @@ enum RecordTable {
             INSERT OR REPLACE INTO records(zone, name, type, body, parent, change_tag, created_at, created_by,
                 modified_at, modified_by, seq, deleted)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
-            """).execute(arguments: [
-                zone, record.id.name, record.type, body, record.parent, system.changeTag,
-                system.createdAt.timeIntervalSince1970, system.createdBy,
-                system.modifiedAt.timeIntervalSince1970, system.modifiedBy, seq,
-            ])
+            """).run(binding: {
+                $0.add(zone)
+                $0.add(record.id.name)
+                $0.add(record.type)
+                $0.add(body)
+                $0.add(record.parent)
+                $0.add(system.changeTag)
+                $0.add(system.createdAt.timeIntervalSince1970)
+                $0.add(system.createdBy)
+                $0.add(system.modifiedAt.timeIntervalSince1970)
+                $0.add(system.modifiedBy)
+                $0.add(seq)
+            })
         if replacing {
             try db.cachedStatement(sql: "DELETE FROM cascades WHERE zone = ? AND source = ?").execute(arguments: [zone, record.id.name])
         }
@@ -138,20 +152,20 @@ enum RecordTable {
         return db.changesCount > 0
     }
 
-    private static func stored(from row: Row, zoneID: ZoneID) throws -> StoredRecord {
-        let name: String = row[0]
-        let type: String = row[1]
-        let createdBy: String = row[6]
+    private static func stored(from row: some ColumnValues, zoneID: ZoneID) throws -> StoredRecord {
+        let name = row.text(0)
+        let type = row.text(1)
+        let createdBy = row.text(6)
         var record: Record?
-        if row[10] as Int64 == 0 {
-            let body = try RecordArchive.decodeBody(row[2] as Data)
+        if row.int64(10) == 0 {
+            let body = try RecordArchive.decodeBody(row.data(2) ?? Data())
             let system = SystemFields(
-                changeTag: row[4],
-                createdAt: Date(timeIntervalSince1970: row[5]), createdBy: createdBy,
-                modifiedAt: Date(timeIntervalSince1970: row[7]), modifiedBy: row[8])
+                changeTag: row.text(4),
+                createdAt: Date(timeIntervalSince1970: row.double(5) ?? 0), createdBy: createdBy,
+                modifiedAt: Date(timeIntervalSince1970: row.double(7) ?? 0), modifiedBy: row.text(8))
             record = Record(id: RecordID(name: name, zone: zoneID), type: type, fields: body.fields,
-                            encryptedFields: body.encrypted, parent: row[3], system: system)
+                            encryptedFields: body.encrypted, parent: row.optionalText(3), system: system)
         }
-        return StoredRecord(name: name, type: type, seq: row[9], createdBy: createdBy, record: record)
+        return StoredRecord(name: name, type: type, seq: row.int64(9), createdBy: createdBy, record: record)
     }
 }

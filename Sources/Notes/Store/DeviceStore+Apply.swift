@@ -1,6 +1,7 @@
 import Cloud
 import Foundation
 import GRDB
+import SQLiteDirect
 import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
 import Sync
 
@@ -67,10 +68,10 @@ extension DeviceStore {
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [String] = []
             var done: [RecordID] = []
             try Self.remember(db, scope, sent.savedRecords)
-            let stamped = try Self.stampUnchanged(db, scope, sent.savedRecords.filter { $0.type != Comment.recordType })
             for record in sent.savedRecords {
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again.
-                if try record.type == Comment.recordType || stamped.contains(record.id) || stampIfUnchanged(db, scope, record) {
+                if try record.type == Comment.recordType || Self.stamp(db, scope, record, ifStillHolding: Post.fields(of: record))
+                    || stampIfUnchanged(db, scope, record) {
                     done.append(record.id)
                 } else {
                     again.append(.saveRecord(record.id))
@@ -134,52 +135,38 @@ extension DeviceStore {
         }
     }
 
-    /// The cloud's creation and modification stamps of a saved record, as a post's columns hold them.
-    private static func stamps(_ record: Record) -> [(any DatabaseValueConvertible)?] {
-        [record.system?.createdAt.timeIntervalSince1970, record.system?.createdBy,
-         record.system?.modifiedAt.timeIntervalSince1970, record.system?.modifiedBy]
+    /// Gives a sent post the cloud's stamps, as fetching it back would. With `sent`, only where the post
+    /// still holds those fields and has no location, compared by the UPDATE itself without reading the post
+    /// (most posts). Returns whether it was stamped.
+    private static func stamp(_ db: Database, _ scope: DatabaseScope, _ record: Record, ifStillHolding sent: PostFields?) throws -> Bool {
+        let unchanged = sent == nil ? "" : " AND title = ? AND content = ? AND tags = ? AND location IS NULL"
+        try db.cachedStatement(sql: """
+            UPDATE \(schema(scope)).posts SET created_at = coalesce(?, created_at), created_by = coalesce(?, created_by),
+                modified_at = coalesce(?, modified_at), modified_by = coalesce(?, modified_by)
+            WHERE zone_name = ? AND zone_owner = ? AND id = ?
+            """ + unchanged).run(binding: { row in
+                row.add(record.system?.createdAt.timeIntervalSince1970)
+                row.add(record.system?.createdBy)
+                row.add(record.system?.modifiedAt.timeIntervalSince1970)
+                row.add(record.system?.modifiedBy)
+                row.add(record.id.zone.name)
+                row.add(record.id.zone.owner)
+                row.add(record.id.name)
+                if let sent {
+                    row.add(sent.title)
+                    row.add(sent.content)
+                    row.add(TagsColumn.text(sent.tags))
+                }
+            })
+        return db.changesCount > 0
     }
 
-    /// Gives sent posts the cloud's stamps, as fetching them back would, where a post still holds what was
-    /// sent and has no location: most posts, compared and stamped a hundred to a statement without being
-    /// read. Returns the IDs stamped.
-    private static func stampUnchanged(_ db: Database, _ scope: DatabaseScope, _ records: [Record]) throws -> Set<RecordID> {
-        var stamped = Set<RecordID>()
-        try inRows(records, width: 10, { record in
-            let sent = Post.fields(of: record)
-            return [record.id.zone.name, record.id.zone.owner, record.id.name] + stamps(record)
-                + [sent.title, sent.content, TagsColumn.text(sent.tags)]
-        }, { list, arguments in
-            let statement = try db.cachedStatement(sql: """
-                WITH sent(zone_name, zone_owner, id, created_at, created_by, modified_at, modified_by, title, content, tags)
-                AS (VALUES \(list))
-                UPDATE \(schema(scope)).posts SET created_at = coalesce(sent.created_at, posts.created_at),
-                    created_by = coalesce(sent.created_by, posts.created_by),
-                    modified_at = coalesce(sent.modified_at, posts.modified_at),
-                    modified_by = coalesce(sent.modified_by, posts.modified_by)
-                FROM sent
-                WHERE posts.zone_name = sent.zone_name AND posts.zone_owner = sent.zone_owner AND posts.id = sent.id
-                    AND posts.title = sent.title AND posts.content = sent.content AND posts.tags = sent.tags
-                    AND posts.location IS NULL
-                RETURNING posts.zone_name, posts.zone_owner, posts.id
-                """)
-            let rows = try Row.fetchCursor(statement, arguments: arguments)
-            while let row = try rows.next() { stamped.insert(RecordID(name: row[2], zone: ZoneID(name: row[0], owner: row[1]))) }
-        })
-        return stamped
-    }
-
-    /// The same for one post, read and compared whole (its sealed location too); false when it changed
-    /// meanwhile (in another process) or is gone.
+    /// The same for a post that may have a location: read and compared whole (its sealed location too);
+    /// false when it changed meanwhile (in another process) or is gone.
     private func stampIfUnchanged(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws -> Bool {
         guard let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: Post.fields(of: record)),
               post.location == nil || locationSynced(db, post, in: record) else { return false }
-        try db.cachedStatement(sql: """
-            UPDATE \(Self.schema(scope)).posts SET created_at = coalesce(?, created_at), created_by = coalesce(?, created_by),
-                modified_at = coalesce(?, modified_at), modified_by = coalesce(?, modified_by)
-            WHERE zone_name = ? AND zone_owner = ? AND id = ?
-            """).execute(arguments: StatementArguments(Self.stamps(record) + [record.id.zone.name, record.id.zone.owner, record.id.name]))
-        return true
+        return try Self.stamp(db, scope, record, ifStillHolding: nil)
     }
 
     private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {

@@ -1,6 +1,7 @@
 import Cloud
 import Foundation
 import GRDB
+import SQLiteDirect
 import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
 import Sync
 
@@ -139,10 +140,20 @@ extension DeviceStore {
         try insertRows(db, """
             INSERT OR REPLACE INTO \(schema(scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
                 location_sealed, created_at, created_by, modified_at, modified_by, conflicted)
-            """, width: 13, posts) { post in
-            [post.id, post.zone.name, post.zone.owner, post.title, post.content, TagsColumn.text(post.tags), post.location,
-             post.sealedLocation, post.createdAt?.timeIntervalSince1970, post.createdBy,
-             post.modifiedAt?.timeIntervalSince1970, post.modifiedBy, post.conflicted]
+            """, width: 13, posts) { row, post in
+            row.add(post.id)
+            row.add(post.zone.name)
+            row.add(post.zone.owner)
+            row.add(post.title)
+            row.add(post.content)
+            row.add(TagsColumn.text(post.tags))
+            row.add(post.location)
+            row.add(post.sealedLocation)
+            row.add(post.createdAt?.timeIntervalSince1970)
+            row.add(post.createdBy)
+            row.add(post.modifiedAt?.timeIntervalSince1970)
+            row.add(post.modifiedBy)
+            row.add(post.conflicted)
         }
     }
 
@@ -154,16 +165,16 @@ extension DeviceStore {
         """
 
     /// A post from a row whose columns from `start` on are `postColumns`.
-    static func post(from row: Row, scope: DatabaseScope, at start: Int = 0) -> Post {
-        var post = Post(id: row[start], zone: ZoneID(name: row[start + 1], owner: row[start + 2]), scope: scope,
-                        title: row[start + 3], content: row[start + 4], tags: TagsColumn.tags(from: row[start + 5]),
-                        location: row[start + 6])
-        post.sealedLocation = row[start + 7]
-        post.createdAt = (row[start + 8] as Double?).map(Date.init(timeIntervalSince1970:))
-        post.createdBy = row[start + 9]
-        post.modifiedAt = (row[start + 10] as Double?).map(Date.init(timeIntervalSince1970:))
-        post.modifiedBy = row[start + 11]
-        post.conflicted = row[start + 12]
+    static func post(from row: some ColumnValues, scope: DatabaseScope, at start: Int = 0) -> Post {
+        var post = Post(id: row.text(start), zone: ZoneID(name: row.text(start + 1), owner: row.text(start + 2)), scope: scope,
+                        title: row.text(start + 3), content: row.text(start + 4), tags: TagsColumn.tags(from: row.text(start + 5)),
+                        location: row.optionalText(start + 6))
+        post.sealedLocation = row.data(start + 7)
+        post.createdAt = row.double(start + 8).map(Date.init(timeIntervalSince1970:))
+        post.createdBy = row.optionalText(start + 9)
+        post.modifiedAt = row.double(start + 10).map(Date.init(timeIntervalSince1970:))
+        post.modifiedBy = row.optionalText(start + 11)
+        post.conflicted = row.bool(start + 12)
         return post
     }
 

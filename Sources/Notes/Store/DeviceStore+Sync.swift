@@ -1,6 +1,7 @@
 import Cloud
 import Foundation
 import GRDB
+import SQLiteDirect
 import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
 import Sync
 
@@ -83,7 +84,13 @@ extension DeviceStore {
 
     static func remember(_ db: Database, _ scope: DatabaseScope, _ records: [Record]) throws {
         try insertRows(db, "INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record, change_tag)",
-                       width: 5, records) { [$0.id.zone.name, $0.id.zone.owner, $0.id.name, RecordArchive.encode($0), $0.changeTag] }
+                       width: 5, records) { row, record in
+            row.add(record.id.zone.name)
+            row.add(record.id.zone.owner)
+            row.add(record.id.name)
+            row.add(RecordArchive.encode(record))
+            row.add(record.changeTag)
+        }
     }
 
     static func forget(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
