@@ -112,4 +112,12 @@ import TestSupport
         }
         #expect(TagsColumn.tags(from: "[\"]") == [])  // damaged: no tags rather than a guess
     }
+
+    /// The fast reader of plain tags must agree with JSON on everything near its format, damaged text included.
+    @Test(arguments: ["[]", "[\"\"]", "[\"a\"", "[\"a\",]", "[\"a\"\"b\"]", "[,\"a\"]", "[\"a\"]x", "[ \"a\" , \"b\" ]",
+                      "[\"a\",\"b\"]", "[\"a\",\"\"]", "[", "]", "", "[\"", "[\"a\"]]", "[[\"a\"]]", "[1]", "[\"a\",1]"])
+    func tagsNearThePlainFormReadAsJSONWould(text: String) {
+        let json = (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+        #expect(TagsColumn.tags(from: text) == json)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteDirect
 
 /// The cloud's one SQLite file, opened for many processes at once.
 ///
@@ -49,7 +50,7 @@ final class CloudFile: Sendable {
     /// Runs `body` in one read transaction, a consistent snapshot.
     func read<T>(_ body: (Database) throws -> T) throws(CloudError) -> T {
         do {
-            return try queue.read { db in try body(db) }
+            return try queue.readSnapshot(body)
         } catch {
             throw Self.translate(error)
         }

@@ -1,6 +1,7 @@
 import Cloud
 import Foundation
 import GRDB
+import SQLiteDirect
 import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
 import Sync
 
@@ -102,7 +103,7 @@ public final class DeviceStore: @unchecked Sendable {
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try queue.read(body)
+        try queue.readSnapshot(body)
     }
 
     /// The schema name of a scope's store.

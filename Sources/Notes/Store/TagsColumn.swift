@@ -15,12 +15,32 @@ enum TagsColumn {
 
     /// The tags of a column; text that is not an array of strings reads as no tags.
     static func tags(from text: String) -> [String] {
-        if text == "[]" { return [] }
-        if text.utf8.count >= 4, text.hasPrefix("[\""), text.hasSuffix("\"]"), !text.utf8.contains(UInt8(ascii: "\\")) {
-            let items = text.dropFirst(2).dropLast(2).split(separator: "\",\"", omittingEmptySubsequences: false).map(String.init)
-            if items.allSatisfy(isPlain) { return items }
+        var text = text
+        return text.withUTF8(plainTags) ?? (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+
+    /// The tags of `["a","b"]` as `text` writes plain tags, in one pass over the bytes; nil for anything
+    /// else (escapes, spaces, other JSON), which JSON decodes.
+    private static func plainTags(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), close = UInt8(ascii: "]")
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "["), bytes[bytes.count - 1] == close else { return nil }
+        var tags: [String] = []
+        var i = 1
+        if bytes[i] == close { return i == bytes.count - 1 ? tags : nil }
+        while i < bytes.count, bytes[i] == quote {
+            let start = i + 1
+            var end = start
+            while end < bytes.count, bytes[end] != quote {
+                if bytes[end] == UInt8(ascii: "\\") || bytes[end] < 0x20 { return nil }
+                end += 1
+            }
+            guard end + 1 < bytes.count else { return nil }
+            tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+            i = end + 2
+            if bytes[end + 1] == close { return i == bytes.count ? tags : nil }
+            guard bytes[end + 1] == comma else { return nil }
         }
-        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+        return nil
     }
 
     /// Written as is inside JSON quotes, and never mistaken for a separator.
