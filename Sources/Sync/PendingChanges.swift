@@ -39,30 +39,30 @@ public enum ZoneScope: Hashable, Sendable {
 
 /// An ordered list of pending changes in which one item has at most one
 /// intent: adding a save after a delete of the same ID (or the reverse)
-/// replaces it, and adding it twice keeps one. Each item carries a version,
-/// so a send removes only what it sent, not an intent re-added meanwhile.
-/// Adding and removing cost O(1), so tens of thousands of changes stay cheap.
+/// replaces it in place, and adding it twice keeps one. Each item carries a
+/// version, so a send removes only what it sent, not an intent re-added
+/// meanwhile; an item removed and added again goes to the back. Adding and
+/// removing cost one hash each, and reading in order none, so tens of
+/// thousands of changes stay cheap.
 struct PendingList<Item: Hashable & Sendable, Key: Hashable & Sendable>: Sendable {
-    private var order: [Key] = []
-    /// Where `order` starts to hold live keys: a send removes from the front,
+    /// The items in order, nil where one was removed.
+    private var slots: [Item?] = []
+    /// Where `slots` starts to hold live items: a send removes from the front,
     /// and each batch must not walk again over what the last ones removed.
     private var start = 0
-    private var ordered: Set<Key> = []
-    private var entries: [Key: (item: Item, version: Int)] = [:]
+    private var entries: [Key: (version: Int, slot: Int)] = [:]
     private var counter = 0
     private let key: @Sendable (Item) -> Key
 
     init(key: @escaping @Sendable (Item) -> Key) { self.key = key }
 
-    var items: [Item] { order[start...].compactMap { entries[$0]?.item } }
+    var items: [Item] { slots[start...].compactMap { $0 } }
 
     /// The first `limit` items that `isIncluded` accepts, in order, without building the whole list
     /// (a send asks for each batch; the whole list each time made a large send quadratic).
     func prefix(_ limit: Int, where isIncluded: (Item) -> Bool) -> [Item] {
         var found: [Item] = []
-        for k in order[start...] where found.count < limit {
-            if let item = entries[k]?.item, isIncluded(item) { found.append(item) }
-        }
+        for case let item? in slots[start...] where found.count < limit && isIncluded(item) { found.append(item) }
         return found
     }
 
@@ -72,38 +72,49 @@ struct PendingList<Item: Hashable & Sendable, Key: Hashable & Sendable>: Sendabl
 
     mutating func add(_ new: [Item]) {
         for item in new {
-            let k = key(item)
             counter += 1
-            entries[k] = (item, counter)
-            if ordered.insert(k).inserted { order.append(k) }
+            let k = key(item)
+            if let i = entries.index(forKey: k) {
+                let slot = entries.values[i].slot
+                entries.values[i] = (counter, slot)
+                slots[slot] = item
+            } else {
+                entries[k] = (counter, slots.count)
+                slots.append(item)
+            }
         }
     }
 
     mutating func remove(_ old: [Item]) {
-        for item in old where entries[key(item)]?.item == item { entries[key(item)] = nil }
+        for item in old {
+            if let i = entries.index(forKey: key(item)), slots[entries.values[i].slot] == item { remove(at: i) }
+        }
         compact()
     }
 
     func version(of item: Item) -> Int? {
-        entries[key(item)].flatMap { $0.item == item ? $0.version : nil }
+        guard let entry = entries[key(item)], slots[entry.slot] == item else { return nil }
+        return entry.version
     }
 
-    /// Removes `item` only if it was not added again since `version`.
+    /// Removes `item` only if it was not added again since `version` (a version is never reused, so it names the item too).
     mutating func remove(_ item: Item, ifStillAt version: Int?) {
-        guard let version, self.version(of: item) == version else { return }
-        entries[key(item)] = nil
+        guard let version, let i = entries.index(forKey: key(item)), entries.values[i].version == version else { return }
+        remove(at: i)
         compact()
     }
 
-    /// Skips removed keys at the front, and drops removed keys from the order once they are most of it.
+    private mutating func remove(at index: Dictionary<Key, (version: Int, slot: Int)>.Index) {
+        slots[entries.values[index].slot] = nil
+        entries.remove(at: index)
+    }
+
+    /// Skips removed slots at the front, and drops removed slots once they are most of the list.
     private mutating func compact() {
-        while start < order.count, entries[order[start]] == nil {
-            ordered.remove(order[start])  // added again, it goes to the back
-            start += 1
-        }
-        guard order.count > 2 * entries.count + 64 else { return }
-        order = order[start...].filter { entries[$0] != nil }
-        ordered = Set(order)
+        while start < slots.count, slots[start] == nil { start += 1 }
+        guard slots.count > 2 * entries.count + 64 else { return }
+        slots = slots[start...].filter { $0 != nil }
         start = 0
+        for (slot, item) in slots.enumerated() { entries[key(item!)]?.slot = slot }
     }
 }

@@ -20,15 +20,16 @@ extension Post {
 
     /// Sets the post's fields on a record, marking only those that differ as changed.
     func apply(to record: inout Record) {
-        let wanted: [String: FieldValue] = [
-            Key.title: .string(title), Key.content: .string(content), Key.tags: .list(tags.map { .string($0) }),
-        ]
-        for (key, value) in wanted where record[key] != value { record[key] = value }
+        func set(_ key: String, _ value: FieldValue) {
+            if record[key] != value { record[key] = value }
+        }
+        set(Key.title, .string(title))
+        set(Key.content, .string(content))
+        set(Key.tags, .list(tags.map { .string($0) }))
     }
 
     static func fields(of record: Record) -> PostFields {
-        let post = Post(record: record, scope: .private)
-        return PostFields(title: post.title, content: post.content, tags: post.tags, location: nil)
+        PostFields(title: string(record[Key.title]), content: string(record[Key.content]), tags: strings(record[Key.tags]), location: nil)
     }
 
     private static func string(_ value: FieldValue?) -> String {

@@ -13,16 +13,17 @@ extension DeviceStore {
     func pending(_ scope: DatabaseScope) throws -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange]) {
         try read { db in
             var records: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = []
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM \(Self.schema(scope)).pending ORDER BY rowid") {
-                let zone = ZoneID(name: row["zone_name"], owner: row["zone_owner"])
-                let id = RecordID(name: row["name"], zone: zone)
-                switch row["kind"] as String {
-                case "saveRecord": records.append(.saveRecord(id))
-                case "deleteRecord": records.append(.deleteRecord(id))
-                case "saveZone": zones.append(.saveZone(zone))
-                default: zones.append(.deleteZone(zone))
-                }
-            }
+            try db.cachedStatement(sql: "SELECT zone_name, zone_owner, name, kind FROM \(Self.schema(scope)).pending ORDER BY rowid")
+                .run(binding: { _ in }, row: { row in
+                    let zone = ZoneID(name: row.text(0), owner: row.text(1))
+                    let id = RecordID(name: row.text(2), zone: zone)
+                    switch row.text(3) {
+                    case "saveRecord": records.append(.saveRecord(id))
+                    case "deleteRecord": records.append(.deleteRecord(id))
+                    case "saveZone": zones.append(.saveZone(zone))
+                    default: zones.append(.deleteZone(zone))
+                    }
+                })
             return (records, zones)
         }
     }
