@@ -51,7 +51,7 @@ extension CloudDatabase {
     /// share stopped, or the zone deleted.
     public func databaseChanges(since token: ChangeToken?, limit: Int? = nil) throws(CloudError) -> DatabaseChanges {
         guard scope != .public else { throw .invalidArguments("the public database keeps no database change history") }
-        let limit = max(1, limit ?? cloud.limits.fetchBatchSize)
+        let limit = batchLimit(limit)
         return try cloud.performRead { db in
             let now = try currentSequence(db)
             var entries: [(id: ZoneID, seq: Int64, deletion: ZoneDeletionReason?)]
@@ -97,7 +97,7 @@ extension CloudDatabase {
     public func zoneChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int? = nil,
                             known: [String: String] = [:]) throws(CloudError) -> ZoneChanges {
         let zoneID = try normalize(zone)
-        let limit = max(1, limit ?? cloud.limits.fetchBatchSize)
+        let limit = batchLimit(limit)
         return try cloud.performRead { db in
             let now = try currentSequence(db)
             guard let access = try access(db, zoneID) else {
@@ -112,18 +112,18 @@ extension CloudDatabase {
                 }
                 if token.sequence < horizon { throw CloudError.changeTokenExpired }
             }
+            // Known versions are not sent, so they do not count against the limit: at most `known.count` of the rows are.
+            let rows = limit + 1 + known.count
             var stored: [StoredRecord]
             if let visible = try access.visibleNames(db) {
                 stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: Int.max, zoneID: zoneID,
                                                  known: known)
                     .filter { visible.contains($0.name) }
-                stored = Array(stored.prefix(limit + 1))
             } else {
-                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: limit + 1, zoneID: zoneID,
+                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: rows, zoneID: zoneID,
                                                  known: known)
             }
-            let moreComing = stored.count > limit
-            if moreComing { stored.removeLast() }
+            let moreComing = Self.cutAfter(limit, sent: &stored)
             var changes = ZoneChanges(token: ChangeToken(moreComing ? stored.last!.seq : now), moreComing: moreComing)
             for item in stored where !item.isKnown {
                 if let record = item.record {
@@ -134,5 +134,22 @@ extension CloudDatabase {
             }
             return changes
         }
+    }
+
+    /// The batch size asked for, or the cloud's, kept within what a count can grow by safely
+    /// (a limit of `Int.max` from the command line must not overflow).
+    private func batchLimit(_ requested: Int?) -> Int {
+        min(max(1, requested ?? cloud.limits.fetchBatchSize), 1 << 40)
+    }
+
+    /// Keeps `stored` up to its `limit`-th change that is sent (not known to the caller); true when more follow.
+    private static func cutAfter(_ limit: Int, sent stored: inout [StoredRecord]) -> Bool {
+        var sent = 0
+        guard let next = stored.firstIndex(where: { record in
+            if !record.isKnown { sent += 1 }
+            return sent > limit
+        }) else { return false }
+        stored.removeSubrange(next...)
+        return true
     }
 }

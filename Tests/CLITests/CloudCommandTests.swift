@@ -70,6 +70,10 @@ import TestSupport
 
         let zones = try cli.ok("cloud", "changes", "--account", "heather")
         #expect(zones.contains("changed  zone  Notes") && zones.contains("more coming: no"))
+
+        // The largest limit there is means "everything" (it once overflowed and crashed).
+        let all = try cli.json("cloud", "changes", "--account", "heather", "--zone", "Notes", "--limit", "\(Int.max)") as! [String: Any]
+        #expect((all["modified"] as! [Any]).count == 4 && !(all["moreComing"] as! Bool))
     }
 
     @Test func theDumpShowsEverythingAndEncryptedFieldsOnlyAsStoredBytes() throws {
