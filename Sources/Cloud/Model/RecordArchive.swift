@@ -108,14 +108,14 @@ extension ArchiveWriter {
     /// Keys in order, so equal records archive to equal bytes.
     mutating func fields(_ fields: [String: FieldValue], _ encrypted: [String: Data]) {
         count(fields.count)
-        for key in fields.keys.sorted() {
+        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
             string(key)
-            value(fields[key]!)
+            value(field)
         }
         count(encrypted.count)
-        for key in encrypted.keys.sorted() {
+        for (key, bytes) in encrypted.sorted(by: { $0.key < $1.key }) {
             string(key)
-            data(encrypted[key]!)
+            data(bytes)
         }
     }
 

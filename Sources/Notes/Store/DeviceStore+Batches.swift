@@ -86,16 +86,24 @@ extension DeviceStore {
     private static func inSlices(_ db: Database, _ ids: [RecordID], _ sql: String,
                                  _ row: (ResultRow, ZoneID) throws -> Void) throws {
         let slice = 200
-        for (zone, zoneIDs) in Dictionary(grouping: ids, by: \.zone) {
+        let around = sql.components(separatedBy: "NAMES")
+        for (zone, zoneIDs) in byZone(ids) {
             for start in stride(from: 0, to: zoneIDs.count, by: slice) {
                 let names = zoneIDs[start..<min(zoneIDs.count, start + slice)]
                 let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
-                try db.cachedStatement(sql: sql.replacingOccurrences(of: "NAMES", with: placeholders)).run(binding: { binder in
+                try db.cachedStatement(sql: around.joined(separator: placeholders)).run(binding: { binder in
                     binder.add(zone.name)
                     binder.add(zone.owner)
                     for id in names { binder.add(id.name) }
                 }, row: { try row($0, zone) })
             }
         }
+    }
+
+    /// The IDs of each zone; a batch's usual single zone without hashing every ID.
+    private static func byZone(_ ids: [RecordID]) -> [(ZoneID, [RecordID])] {
+        guard let first = ids.first?.zone else { return [] }
+        if ids.allSatisfy({ $0.zone == first }) { return [(first, ids)] }
+        return Dictionary(grouping: ids, by: \.zone).map { ($0.key, $0.value) }
     }
 }
