@@ -47,6 +47,7 @@ struct LiveBenchmark: ParsableCommand {
         let liveA = LiveSync(sync: a) { update in
             seen.condition.lock()
             if seen.senderStarted == nil, update.started >= seen.committed { seen.senderStarted = update.started }
+            seen.condition.broadcast()
             seen.condition.unlock()
         }
         liveA.start()
@@ -74,8 +75,16 @@ struct LiveBenchmark: ParsableCommand {
                 }
             }
             let now = DispatchTime.now().uptimeNanoseconds
+            // A reports its round when the round ends, which can be after B already holds the edit: wait for
+            // that report before splitting the time (taking a missing report as "no wait" put the median at 0).
+            while seen.senderStarted == nil {
+                guard seen.condition.wait(until: Date() + 10) else {
+                    seen.condition.unlock()
+                    throw ValidationError("device A did not report the round that sent edit \(edit)")
+                }
+            }
             let elapsed = Double(now - started) / 1e6
-            let waited = Double((seen.senderStarted ?? started) - started) / 1e6
+            let waited = Double(seen.senderStarted! - started) / 1e6
             seen.condition.unlock()
             total.samples.append(elapsed)
             scheduling.samples.append(waited)
