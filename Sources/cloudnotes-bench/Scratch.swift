@@ -16,8 +16,11 @@ final class Scratch {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
+    /// A device as the app sets one up: its store, and the account's keyring (which seals locations).
     func device(_ name: String) throws -> NotesSync {
-        try NotesSync(store: try DeviceStore(directory: directory.appendingPathComponent(name)), cloud: cloud, account: FixedAccount(account))
+        let store = try DeviceStore(directory: directory.appendingPathComponent(name))
+        store.keyring = try Keyring(directory: directory.appendingPathComponent("keychain"), account: account, cloud: cloud)
+        return try NotesSync(store: store, cloud: cloud, account: FixedAccount(account))
     }
 
     /// `count` posts of about the size people write, by ID `prefix`NNNNNNN.

@@ -156,8 +156,9 @@ struct FetchProbe: ParsableCommand {
         let root = URL(fileURLWithPath: directory)
         let cloud = try Cloud(directory: root.appendingPathComponent("cloud"), environment: [:])
         let account = try cloud.accountCreatingIfNeeded(name: "bench")
-        let device = try NotesSync(store: try DeviceStore(directory: root.appendingPathComponent("probe")), cloud: cloud,
-                                   account: FixedAccount(account))
+        let store = try DeviceStore(directory: root.appendingPathComponent("probe"))
+        store.keyring = try Keyring(directory: root.appendingPathComponent("keychain"), account: account, cloud: cloud)
+        let device = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account))
         try device.syncNow()
         print(peakResidentMiB())
     }

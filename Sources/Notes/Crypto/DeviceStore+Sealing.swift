@@ -28,11 +28,12 @@ extension DeviceStore {
     /// never travels in plain text.
     func sealLocation(of post: Post, into record: inout Record) throws {
         guard let keyring else { return }
-        let known = try read { db in try Self.keyRecords(db, post.scope, zone: post.zone) }
         guard let location = post.location else {
             if record.encrypted("location") != nil { record.setEncrypted("location", nil) }
             return
         }
+        // Read only for a post with a location: a send reads its keys per post, and most posts have none.
+        let known = try read { db in try Self.keyRecords(db, post.scope, zone: post.zone) }
         // Only keys at hand: the record provider must not talk to the cloud (see `prepareZoneKeys`).
         guard let key = keyring.openZoneKey(from: known, zone: post.zone) else { return }
         if let current = record.encrypted("location"), Sealing.open(current, key: key, record: post.recordID) == location { return }
