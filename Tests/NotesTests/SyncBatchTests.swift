@@ -40,7 +40,7 @@ import TestSupport
     }
 
     /// Results of a send for posts changed meanwhile (by another process) settle nothing: those go out again,
-    /// unstamped; the rest are settled and take the cloud's stamps, a hundred to a statement.
+    /// unstamped; the rest are settled and take the cloud's stamps (the UPDATE itself compares what was sent).
     @Test func aSendsResultsSettleOnlyPostsThatStillHoldWhatWasSent() throws {
         let d = try TwoDevices()
         let edited = Date(timeIntervalSince1970: 1_000)
