@@ -62,7 +62,11 @@ struct PendingList<Item: Hashable & Sendable, Key: Hashable & Sendable>: Sendabl
     /// (a send asks for each batch; the whole list each time made a large send quadratic).
     func prefix(_ limit: Int, where isIncluded: (Item) -> Bool) -> [Item] {
         var found: [Item] = []
-        for case let item? in slots[start...] where found.count < limit && isIncluded(item) { found.append(item) }
+        guard limit > 0 else { return found }
+        for case let item? in slots[start...] where isIncluded(item) {
+            found.append(item)
+            if found.count == limit { break }  // not a `where`: that would walk on over every item left
+        }
         return found
     }
 
