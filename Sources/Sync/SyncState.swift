@@ -195,17 +195,6 @@ public final class SyncState: @unchecked Sendable {
     }
 }
 
-private extension ArchiveWriter {
-    mutating func zone(_ zone: ZoneID) {
-        string(zone.name)
-        string(zone.owner)
-    }
-}
-
-private extension ArchiveReader {
-    mutating func zone() throws(ArchiveDamaged) -> ZoneID { ZoneID(name: try string(), owner: try string()) }
-}
-
 /// Errors of the sync engine itself (cloud errors pass through as they are).
 public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The saved state could not be read.

@@ -18,8 +18,7 @@ public enum RecordArchive {
     public static func encode(_ record: Record) -> Data {
         var out = ArchiveWriter(form: recordForm)
         out.string(record.id.name)
-        out.string(record.id.zone.name)
-        out.string(record.id.zone.owner)
+        out.zone(record.id.zone)
         out.string(record.type)
         out.optional(record.parent) { $0.string($1) }
         out.optional(record.system) { out, system in
@@ -38,7 +37,7 @@ public enum RecordArchive {
     public static func decode(_ data: Data) throws(ArchiveDamaged) -> Record {
         if data.first == jsonStart { return try json(Record.self, data) }
         var input = try ArchiveReader(data, form: recordForm, what: "record")
-        let id = RecordID(name: try input.string(), zone: ZoneID(name: try input.string(), owner: try input.string()))
+        let id = RecordID(name: try input.string(), zone: try input.zone())
         let type = try input.string()
         let parent = try input.optional { input throws(ArchiveDamaged) in try input.string() }
         let system = try input.optional { input throws(ArchiveDamaged) in

@@ -138,3 +138,15 @@ public struct ArchiveReader {
         ArchiveDamaged(description: "damaged \(what): \(problem) (at byte \(at))")
     }
 }
+
+// A zone ID is its name, then its owner, wherever an archive holds one.
+extension ArchiveWriter {
+    public mutating func zone(_ zone: ZoneID) {
+        string(zone.name)
+        string(zone.owner)
+    }
+}
+
+extension ArchiveReader {
+    public mutating func zone() throws(ArchiveDamaged) -> ZoneID { ZoneID(name: try string(), owner: try string()) }
+}
