@@ -29,11 +29,8 @@ enum RecordTable {
     static func find(_ db: Database, zone: Int64, names: [String], zoneID: ZoneID) throws -> [String: StoredRecord] {
         var found: [String: StoredRecord] = [:]
         found.reserveCapacity(names.count)
-        let slice = 200
-        for start in stride(from: 0, to: names.count, by: slice) {
-            let part = names[start..<min(names.count, start + slice)]
-            let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
-            try db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND name IN (\(placeholders))").run(binding: {
+        try inSQLLists(names, size: 200, each: "?") { part, list in
+            try db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND name IN (\(list))").run(binding: {
                 $0.add(zone)
                 for name in part { $0.add(name) }
             }, row: { row in

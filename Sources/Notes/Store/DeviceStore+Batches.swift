@@ -49,11 +49,8 @@ extension DeviceStore {
     /// per row cost more in binding and stepping than SQLite spent on it.
     static func inRows<Item>(_ db: Database, _ items: [Item], width: Int, sql: (String) -> String,
                              _ values: (inout StatementBinder, Item) -> Void, row: (ResultRow) throws -> Void = { _ in }) throws {
-        let perStatement = 100
         let placeholders = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
-        for start in stride(from: 0, to: items.count, by: perStatement) {
-            let chunk = items[start..<min(items.count, start + perStatement)]
-            let list = Array(repeating: placeholders, count: chunk.count).joined(separator: ",")
+        try inSQLLists(items, size: 100, each: placeholders) { chunk, list in
             try db.cachedStatement(sql: sql(list)).run(binding: { binder in
                 for item in chunk { values(&binder, item) }
             }, row: row)
@@ -85,13 +82,10 @@ extension DeviceStore {
     /// full slice is prepared once and reused.
     private static func inSlices(_ db: Database, _ ids: [RecordID], _ sql: String,
                                  _ row: (ResultRow, ZoneID) throws -> Void) throws {
-        let slice = 200
         let around = sql.components(separatedBy: "NAMES")
         for (zone, zoneIDs) in byZone(ids) {
-            for start in stride(from: 0, to: zoneIDs.count, by: slice) {
-                let names = zoneIDs[start..<min(zoneIDs.count, start + slice)]
-                let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
-                try db.cachedStatement(sql: around.joined(separator: placeholders)).run(binding: { binder in
+            try inSQLLists(zoneIDs, size: 200, each: "?") { names, list in
+                try db.cachedStatement(sql: around.joined(separator: list)).run(binding: { binder in
                     binder.add(zone.name)
                     binder.add(zone.owner)
                     for id in names { binder.add(id.name) }
