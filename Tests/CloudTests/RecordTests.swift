@@ -47,6 +47,19 @@ import TestSupport
         #expect(edited.changeTag != created.changeTag)
     }
 
+    /// To the last bit of its times: the file keeps seconds since 1970, and a client compares the two.
+    @Test func aSaveReturnsTheRecordAFetchReadsBack() throws {
+        // A time as the wall clock gives one, with bits a REAL of seconds since 1970 does not all keep.
+        let test = try TestCloud(start: Date(timeIntervalSinceReferenceDate: 785_000_000.000_123_4))
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        for i in 0..<8 {
+            test.clock.advance(by: 0.000_123_457)
+            let saved = try db.save(.make("p\(i)", in: zone, ["title": "a"]))
+            #expect(try db.record(saved.id) == saved)
+        }
+    }
+
     @Test func deletingLeavesATombstoneAndTheRecordIsGone() throws {
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")

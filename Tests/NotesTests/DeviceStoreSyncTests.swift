@@ -13,8 +13,8 @@ struct TwoDevices {
     let a: NotesSync, b: NotesSync
     let notes: Notebook
 
-    init() throws {
-        test = try TestCloud()
+    init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) throws {
+        test = try TestCloud(start: start)
         heather = try test.cloud.createAccount(name: "heather")
         a = try NotesSync(store: try DeviceStore(directory: dir.path("a")), cloud: test.cloud, account: FixedAccount(heather))
         b = try NotesSync(store: try DeviceStore(directory: dir.path("b")), cloud: test.cloud, account: FixedAccount(heather))

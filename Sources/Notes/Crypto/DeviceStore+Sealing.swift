@@ -29,15 +29,15 @@ extension DeviceStore {
     func sealLocation(of post: Post, into record: inout Record) throws {
         guard let keyring else { return }
         guard let location = post.location else {
-            if record.encrypted("location") != nil { record.setEncrypted("location", nil) }
+            if record.encrypted(Post.Key.location) != nil { record.setEncrypted(Post.Key.location, nil) }
             return
         }
         // Read only for a post with a location: a send reads its keys per post, and most posts have none.
         let known = try read { db in try Self.keyRecords(db, post.scope, zone: post.zone) }
         // Only keys at hand: the record provider must not talk to the cloud (see `prepareZoneKeys`).
         guard let key = keyring.openZoneKey(from: known, zone: post.zone) else { return }
-        if let current = record.encrypted("location"), Sealing.open(current, key: key, record: post.recordID) == location { return }
-        record.setEncrypted("location", try Sealing.seal(location, key: key, record: post.recordID))
+        if let current = record.encrypted(Post.Key.location), Sealing.open(current, key: key, record: post.recordID) == location { return }
+        record.setEncrypted(Post.Key.location, try Sealing.seal(location, key: key, record: post.recordID))
     }
 }
 
@@ -70,8 +70,8 @@ extension DeviceStore {
 
     /// Whether the cloud's record holds the post's location (sealed), as the device has it.
     func locationSynced(_ db: Database, _ post: Post, in record: Record) -> Bool {
-        guard let location = post.location else { return record.encrypted("location") == nil }
-        guard let sealed = record.encrypted("location"), let keyring,
+        guard let location = post.location else { return record.encrypted(Post.Key.location) == nil }
+        guard let sealed = record.encrypted(Post.Key.location), let keyring,
               let known = try? Self.keyRecords(db, post.scope, zone: post.zone),
               let key = keyring.openZoneKey(from: known, zone: post.zone) else { return false }
         return Sealing.open(sealed, key: key, record: post.recordID) == location

@@ -3,15 +3,16 @@ import Foundation
 
 extension Post {
     enum Key {
-        static let title = "title", content = "content", tags = "tags"
+        static let title = "title", content = "content", tags = "tags", location = "location"
     }
 
-    /// A post as the cloud holds it. The location is not sent until it can be
-    /// sent sealed (it must never reach the cloud in plain text).
+    /// A post as the cloud holds it, its location sealed (it never reaches the
+    /// cloud in plain text; a zone key opens it, see `opened`).
     init(record: Record, scope: DatabaseScope) {
         self.init(id: record.id.name, zone: record.id.zone, scope: scope,
                   title: Self.string(record[Key.title]), content: Self.string(record[Key.content]),
                   tags: Self.strings(record[Key.tags]))
+        sealedLocation = record.encrypted(Key.location)
         createdAt = record.system?.createdAt
         createdBy = record.system?.createdBy
         modifiedAt = record.system?.modifiedAt
@@ -26,6 +27,31 @@ extension Post {
         set(Key.title, .string(title))
         set(Key.content, .string(content))
         set(Key.tags, .list(tags.map { .string($0) }))
+    }
+
+    /// Whether a post row can stand for this record whole: a post with its three fields of their types, at
+    /// most a sealed location, no parent, nothing marked changed, and dates a row's seconds give back exactly.
+    /// Most records are; the store keeps any other in `server_records`.
+    static func rowCanHold(_ record: Record) -> Bool {
+        guard record.type == recordType, record.parent == nil, record.changedKeys.isEmpty, let system = record.system,
+              record.fields.count == 3, case .string? = record[Key.title], case .string? = record[Key.content],
+              case .list(let tags)? = record[Key.tags], tags.allSatisfy({ if case .string = $0 { true } else { false } }),
+              record.encryptedFields.isEmpty || record.encryptedFields.keys.elementsEqual([Key.location])
+        else { return false }
+        return [system.createdAt, system.modifiedAt].allSatisfy { Date(timeIntervalSince1970: $0.timeIntervalSince1970) == $0 }
+    }
+
+    /// The record a row stands for while it still holds the cloud's version tagged `changeTag`
+    /// (the inverse of `init(record:)` for the records `rowCanHold`).
+    func record(changeTag: String) -> Record? {
+        guard let createdAt, let createdBy, let modifiedAt, let modifiedBy else { return nil }
+        var record = Record(type: Self.recordType, id: recordID)
+        apply(to: &record)
+        if let sealedLocation { record.setEncrypted(Key.location, sealedLocation) }
+        record.restoreSystemFields(SystemFields(changeTag: changeTag, createdAt: createdAt, createdBy: createdBy,
+                                                modifiedAt: modifiedAt, modifiedBy: modifiedBy))
+        record.markClean()
+        return record
     }
 
     static func fields(of record: Record) -> PostFields {

@@ -18,24 +18,32 @@ extension DeviceStore {
             let news = modifications.filter { $0.changeTag == nil || knownTags[$0.id] != $0.changeTag }
             let ids = news.map(\.id)
             let pendingKinds = try Self.pendingKinds(db, scope, ids), localPosts = try Self.localPosts(db, scope, ids)
-            var posts: [Post] = []
-            for record in news where record.type == Post.recordType && pendingKinds[record.id] != "deleteRecord" {
-                var fetched = Post(record: record, scope: scope)
-                let known = localPosts[record.id]
-                if known?.modifiedAt != fetched.modifiedAt || known?.modifiedBy != fetched.modifiedBy {
-                    arrivals.append(Arrival(kind: known == nil ? .added : .edited, postID: fetched.id, title: fetched.title, by: fetched.modifiedBy))
+            // Each record is remembered, shares and other types too (for reference): in its post's row where
+            // the row holds it whole, else as a copy, written after the merges read the last ones.
+            var rows: [PostRow] = [], copies: [Record] = []
+            for record in news {
+                guard record.type == Post.recordType, pendingKinds[record.id] != "deleteRecord" else {
+                    copies.append(record)
+                    continue
                 }
-                fetched.sealedLocation = record.encrypted("location")
+                var row = PostRow(record: record, scope: scope)
+                let known = localPosts[record.id]
+                if known?.modifiedAt != row.post.modifiedAt || known?.modifiedBy != row.post.modifiedBy {
+                    arrivals.append(Arrival(kind: known == nil ? .added : .edited, postID: row.post.id, title: row.post.title,
+                                            by: row.post.modifiedBy))
+                }
                 if pendingKinds[record.id] == "saveRecord", let local = known {
                     let base = try Self.lastKnown(db, scope, record.id).map(Post.fields(of:)) ?? PostFields.empty
                     let merged = PostMerge.merge(base: base, local: local.fields, server: Post.fields(of: record))
-                    fetched.fields = merged.fields
-                    fetched.location = local.location
-                    fetched.conflicted = merged.conflicted || local.conflicted
+                    row.post.fields = merged.fields
+                    row.post.location = local.location
+                    row.post.conflicted = merged.conflicted || local.conflicted
+                    row.changeTag = nil
                 }
-                posts.append(fetched)
+                rows.append(row)
+                if row.changeTag == nil { copies.append(record) }
             }
-            try Self.upsert(db, scope, posts)
+            try Self.upsert(db, scope, rows)
             // Comments after the posts, so a comment on a post of the same batch finds it.
             for record in news where record.type == Comment.recordType {
                 let comment = Comment(record: record, scope: scope)
@@ -44,8 +52,7 @@ extension DeviceStore {
                 }
                 try Self.upsert(db, comment)
             }
-            // Every record is remembered, shares and other types too (for reference), after the merges read the last ones.
-            try Self.remember(db, scope, news)
+            try Self.remember(db, scope, copies)
             for deletion in deletions {
                 if let gone = try Self.localPost(db, scope, deletion.id) {
                     arrivals.append(Arrival(kind: .deleted, postID: gone.id, title: gone.title, by: nil))
@@ -66,17 +73,24 @@ extension DeviceStore {
         -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [String]) {
         try write(scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [String] = []
-            var done: [RecordID] = []
-            try Self.remember(db, scope, sent.savedRecords)
+            var done: [RecordID] = [], copies: [Record] = []
             for record in sent.savedRecords {
-                // Done, unless the post was edited again meanwhile (by another process): then it goes out again.
-                if try record.type == Comment.recordType || Self.stamp(db, scope, record, ifStillHolding: Post.fields(of: record))
-                    || stampIfUnchanged(db, scope, record) {
+                // Done, unless the post was edited again meanwhile (by another process): then it goes out again,
+                // and the record sent is the base of its merge. A post row still holding it holds it whole.
+                let held = Post.rowCanHold(record)
+                if record.type == Comment.recordType {
                     done.append(record.id)
+                    copies.append(record)
+                } else if try Self.stamp(db, scope, record, holdingWhole: held, ifStillHolding: Post.fields(of: record))
+                            || stampIfUnchanged(db, scope, record, holdingWhole: held) {
+                    done.append(record.id)
+                    if !held { copies.append(record) }
                 } else {
                     again.append(.saveRecord(record.id))
+                    copies.append(record)
                 }
             }
+            try Self.remember(db, scope, copies)
             try Self.clearPending(db, scope, done)
             for (record, error) in sent.failedRecordSaves {
                 let id = record.id
@@ -135,20 +149,25 @@ extension DeviceStore {
         }
     }
 
-    /// Gives a sent post the cloud's stamps, as fetching it back would. With `sent`, only where the post
-    /// still holds those fields and has no location, compared by the UPDATE itself without reading the post
-    /// (most posts). Returns whether it was stamped.
-    private static func stamp(_ db: Database, _ scope: DatabaseScope, _ record: Record, ifStillHolding sent: PostFields?) throws -> Bool {
+    /// Gives a sent post the cloud's stamps and sealed location, as fetching it back would, and with
+    /// `holdingWhole` the record's change tag (the row then holds the record). With `sent`, only where the
+    /// post still holds those fields and has no location, compared by the UPDATE itself without reading the
+    /// post (most posts). Returns whether it was stamped.
+    private static func stamp(_ db: Database, _ scope: DatabaseScope, _ record: Record, holdingWhole: Bool,
+                              ifStillHolding sent: PostFields?) throws -> Bool {
         let unchanged = sent == nil ? "" : " AND title = ? AND content = ? AND tags = ? AND location IS NULL"
         try db.cachedStatement(sql: """
             UPDATE \(schema(scope)).posts SET created_at = coalesce(?, created_at), created_by = coalesce(?, created_by),
-                modified_at = coalesce(?, modified_at), modified_by = coalesce(?, modified_by)
+                modified_at = coalesce(?, modified_at), modified_by = coalesce(?, modified_by),
+                location_sealed = ?, change_tag = ?
             WHERE zone_name = ? AND zone_owner = ? AND id = ?
             """ + unchanged).run(binding: { row in
                 row.add(record.system?.createdAt.timeIntervalSince1970)
                 row.add(record.system?.createdBy)
                 row.add(record.system?.modifiedAt.timeIntervalSince1970)
                 row.add(record.system?.modifiedBy)
+                row.add(record.encrypted(Post.Key.location))
+                row.add(holdingWhole ? record.changeTag : nil)
                 row.add(record.id.zone.name)
                 row.add(record.id.zone.owner)
                 row.add(record.id.name)
@@ -163,18 +182,16 @@ extension DeviceStore {
 
     /// The same for a post that may have a location: read and compared whole (its sealed location too);
     /// false when it changed meanwhile (in another process) or is gone.
-    private func stampIfUnchanged(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws -> Bool {
+    private func stampIfUnchanged(_ db: Database, _ scope: DatabaseScope, _ record: Record, holdingWhole: Bool) throws -> Bool {
         guard let post = try Self.localPost(db, scope, record.id), post.fields.sameSynced(as: Post.fields(of: record)),
               post.location == nil || locationSynced(db, post, in: record) else { return false }
-        return try Self.stamp(db, scope, record, ifStillHolding: nil)
+        return try Self.stamp(db, scope, record, holdingWhole: holdingWhole, ifStillHolding: nil)
     }
 
     private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try Self.clearPending(db, scope, zone: id.zone, name: id.name)
         if let known = try Self.lastKnown(db, scope, id) {
-            var post = Post(record: known, scope: scope)
-            post.sealedLocation = known.encrypted("location")
-            try Self.upsert(db, post)
+            try Self.upsert(db, scope, [PostRow(record: known, scope: scope)])
         } else {
             try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                            arguments: [id.zone.name, id.zone.owner, id.name])

@@ -9,26 +9,43 @@ import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud
 /// more on preparing cursors and rows than SQLite spent finding them.
 extension DeviceStore {
     static func localPosts(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws -> [RecordID: Post] {
-        try byRecord(db, ids, "SELECT \(postColumns) FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id IN (NAMES)") {
+        try localPostRows(db, scope, ids).mapValues(\.post)
+    }
+
+    /// The posts of `ids`, each with the change tag of the cloud's record its row holds whole, if it does.
+    static func localPostRows(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws -> [RecordID: PostRow] {
+        try byRecord(db, ids, """
+            SELECT \(postColumns), change_tag FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id IN (NAMES)
+            """) {
             let post = post(from: $0, scope: scope)
-            return (post.id, post)
+            return (post.id, PostRow(post: post, changeTag: $0.optionalText(13)))
         }
     }
 
-    /// The last known server record of each ID that has one.
-    static func lastKnown(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws -> [RecordID: Record] {
-        let archives = try byRecord(db, ids, """
+    /// The last known server record of each ID that has one: where a post's row still holds the cloud's
+    /// version (most posts: fetched or sent, and not edited since), the row; else its copy in `server_records`.
+    /// The row comes first: a copy left beside it is older (see `holdInRows`).
+    static func lastKnown(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID],
+                          rows: [RecordID: PostRow]? = nil) throws -> [RecordID: Record] {
+        var known = try (rows ?? localPostRows(db, scope, ids)).compactMapValues(\.record)
+        let archives = try byRecord(db, ids.filter { known[$0] == nil }, """
             SELECT name, record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name IN (NAMES)
             """) { row in (row.text(0), row.data(1) ?? Data()) }
-        return archives.compactMapValues { try? RecordArchive.decode($0) }
+        for (id, archive) in archives { known[id] = try? RecordArchive.decode(archive) }
+        return known
     }
 
-    /// The change tags of the last known server records, without reading the records.
+    /// The change tags of the last known server records, without reading the records (rows first, as `lastKnown`).
     static func knownChangeTags(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws -> [RecordID: String] {
-        try byRecord(db, ids, """
+        let inRows = try byRecord(db, ids, """
+            SELECT id, change_tag FROM \(schema(scope)).posts
+            WHERE zone_name = ? AND zone_owner = ? AND id IN (NAMES) AND change_tag IS NOT NULL
+            """) { row in (row.text(0), row.text(1)) }
+        let stored = try byRecord(db, ids.filter { inRows[$0] == nil }, """
             SELECT name, change_tag FROM \(schema(scope)).server_records
             WHERE zone_name = ? AND zone_owner = ? AND name IN (NAMES) AND change_tag IS NOT NULL
             """) { row in (row.text(0), row.text(1)) }
+        return inRows.merging(stored) { row, _ in row }
     }
 
     /// What is pending for each ID that waits to be sent ("saveRecord" or "deleteRecord").

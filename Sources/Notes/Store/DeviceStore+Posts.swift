@@ -108,6 +108,9 @@ extension DeviceStore {
     /// Saves many posts (an import) in one transaction: all are kept and marked, or none.
     public func save(_ posts: [Post], by account: String, now: Date) throws {
         try write(locking: Set(posts.map(\.scope))) { db in
+            for scope in Set(posts.map(\.scope)) {
+                try Self.setAsideKnown(db, scope, posts.filter { $0.scope == scope }.map(\.recordID))
+            }
             for var post in posts {
                 post.modifiedAt = now
                 post.modifiedBy = account
@@ -124,6 +127,7 @@ extension DeviceStore {
 
     public func delete(_ post: Post) throws {
         try write(post.scope) { db in
+            try Self.setAsideKnown(db, post.scope, [post.recordID])
             try db.execute(sql: "DELETE FROM \(Self.schema(post.scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                            arguments: [post.zone.name, post.zone.owner, post.id])
             try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "deleteRecord")
@@ -133,14 +137,15 @@ extension DeviceStore {
     // MARK: Rows
 
     static func upsert(_ db: Database, _ post: Post) throws {
-        try upsert(db, post.scope, [post])
+        try upsert(db, post.scope, [PostRow(post: post, changeTag: nil)])
     }
 
-    static func upsert(_ db: Database, _ scope: DatabaseScope, _ posts: [Post]) throws {
+    static func upsert(_ db: Database, _ scope: DatabaseScope, _ rows: [PostRow]) throws {
         try insertRows(db, """
             INSERT OR REPLACE INTO \(schema(scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
-                location_sealed, created_at, created_by, modified_at, modified_by, conflicted)
-            """, width: 13, posts) { row, post in
+                location_sealed, created_at, created_by, modified_at, modified_by, conflicted, change_tag)
+            """, width: 14, rows) { row, item in
+            let post = item.post
             row.add(post.id)
             row.add(post.zone.name)
             row.add(post.zone.owner)
@@ -154,7 +159,14 @@ extension DeviceStore {
             row.add(post.modifiedAt?.timeIntervalSince1970)
             row.add(post.modifiedBy)
             row.add(post.conflicted)
+            row.add(item.changeTag)
         }
+    }
+
+    /// Before local edits change the rows of `ids`, copies the cloud's records they hold whole into
+    /// `server_records`: the base a merge of those edits needs. (The edited row holds no change tag.)
+    static func setAsideKnown(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws {
+        try remember(db, scope, localPostRows(db, scope, ids).values.compactMap(\.record))
     }
 
     /// The columns `post(from:)` reads, in its order: select these, not `*`
@@ -182,4 +194,27 @@ extension DeviceStore {
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(schema(scope)).pending(zone_name, zone_owner, name, kind) VALUES (?, ?, ?, ?)")
             .execute(arguments: [zone.name, zone.owner, name, kind])
     }
+}
+
+/// A post's row, and the change tag of the cloud's record it holds whole
+/// (fetched or sent, and not edited since), if it does: then the row is the
+/// last known server record, and `server_records` keeps no copy of it, which
+/// spared every sync writing each post twice.
+struct PostRow {
+    var post: Post
+    var changeTag: String?
+
+    init(post: Post, changeTag: String?) {
+        self.post = post
+        self.changeTag = changeTag
+    }
+
+    /// The row for a record as the cloud holds it, holding it whole where it can.
+    init(record: Record, scope: DatabaseScope) {
+        post = Post(record: record, scope: scope)
+        changeTag = Post.rowCanHold(record) ? record.changeTag : nil
+    }
+
+    /// The cloud's record this row stands for, while it holds one.
+    var record: Record? { changeTag.flatMap(post.record(changeTag:)) }
 }

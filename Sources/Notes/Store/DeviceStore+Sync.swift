@@ -94,9 +94,15 @@ extension DeviceStore {
         }
     }
 
+    /// Forgets the last known server record of `id`, its copy and what its post's row holds of it.
     static func forget(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+        let arguments: StatementArguments = [id.zone.name, id.zone.owner, id.name]
         try db.execute(sql: "DELETE FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?",
-                       arguments: [id.zone.name, id.zone.owner, id.name])
+                       arguments: arguments)
+        try db.execute(sql: """
+            UPDATE \(schema(scope)).posts SET change_tag = NULL
+            WHERE zone_name = ? AND zone_owner = ? AND id = ? AND change_tag IS NOT NULL
+            """, arguments: arguments)
     }
 
     static func localPost(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws -> Post? {
@@ -116,9 +122,9 @@ extension DeviceStore {
     /// The records to send for many rows, read in one transaction (a batch of a send); rows gone are left out.
     public func records(for ids: [RecordID], in scope: DatabaseScope) throws -> [RecordID: Record] {
         let found = try read { db in
-            let posts = try Self.localPosts(db, scope, ids), known = try Self.lastKnown(db, scope, ids)
+            let rows = try Self.localPostRows(db, scope, ids), known = try Self.lastKnown(db, scope, ids, rows: rows)
             return try ids.compactMap { id -> (RecordID, Record, Post?)? in
-                if let post = posts[id] {
+                if let post = rows[id]?.post {
                     var record = known[id] ?? Record(type: Post.recordType, id: id)
                     post.apply(to: &record)
                     return (id, record, try opened(db, post))

@@ -37,6 +37,10 @@ enum StoreSchema {
         """
         ALTER TABLE SCHEMA.server_records ADD COLUMN change_tag TEXT;
         """,
+        // v4: a post's row holds the cloud's record itself while it is unchanged (see `PostRow`): its change tag.
+        """
+        ALTER TABLE SCHEMA.posts ADD COLUMN change_tag TEXT;
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
