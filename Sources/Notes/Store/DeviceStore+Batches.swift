@@ -24,7 +24,7 @@ extension DeviceStore {
 
     /// The last known server record of each ID that has one: where a post's row still holds the cloud's
     /// version (most posts: fetched or sent, and not edited since), the row; else its copy in `server_records`.
-    /// The row comes first: a copy left beside it is older (see `holdInRows`).
+    /// The row comes first: a copy left beside it is older (set aside before an edit since sent; see `PostRow`).
     static func lastKnown(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID],
                           rows: [RecordID: PostRow]? = nil) throws -> [RecordID: Record] {
         var known = try (rows ?? localPostRows(db, scope, ids)).compactMapValues(\.record)
