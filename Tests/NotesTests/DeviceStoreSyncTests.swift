@@ -13,7 +13,7 @@ struct TwoDevices {
     let a: NotesSync, b: NotesSync
     let notes: Notebook
 
-    init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) throws {
+    init(start: Date? = nil) throws {
         test = try TestCloud(start: start)
         heather = try test.cloud.createAccount(name: "heather")
         a = try NotesSync(store: try DeviceStore(directory: dir.path("a")), cloud: test.cloud, account: FixedAccount(heather))

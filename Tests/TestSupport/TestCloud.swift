@@ -7,10 +7,10 @@ public final class TestCloud: Sendable {
     public let clock: ManualClock
     public let cloud: Cloud
 
-    public init(limits: CloudLimits = CloudLimits(), faults: FaultPlan? = .off, seed: UInt64 = 1,
-                start: Date = Date(timeIntervalSince1970: 1_800_000_000)) throws {
+    /// `start`: the clock's first time (the manual clock's own by default).
+    public init(limits: CloudLimits = CloudLimits(), faults: FaultPlan? = .off, seed: UInt64 = 1, start: Date? = nil) throws {
         directory = TemporaryDirectory("cloud")
-        clock = ManualClock(start)
+        clock = start.map(ManualClock.init) ?? ManualClock()
         cloud = try Cloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed),
                           limits: limits, faults: faults, environment: [:])
     }

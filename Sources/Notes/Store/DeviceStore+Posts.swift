@@ -108,8 +108,8 @@ extension DeviceStore {
     /// Saves many posts (an import) in one transaction: all are kept and marked, or none.
     public func save(_ posts: [Post], by account: String, now: Date) throws {
         try write(locking: Set(posts.map(\.scope))) { db in
-            for scope in Set(posts.map(\.scope)) {
-                try Self.setAsideKnown(db, scope, posts.filter { $0.scope == scope }.map(\.recordID))
+            for (scope, edited) in Dictionary(grouping: posts, by: \.scope) {
+                try Self.setAsideKnown(db, scope, edited.map(\.recordID))
             }
             for var post in posts {
                 post.modifiedAt = now
@@ -204,17 +204,14 @@ struct PostRow {
     var post: Post
     var changeTag: String?
 
-    init(post: Post, changeTag: String?) {
-        self.post = post
-        self.changeTag = changeTag
-    }
+    /// The cloud's record this row stands for, while it holds one.
+    var record: Record? { changeTag.flatMap(post.record(changeTag:)) }
+}
 
+extension PostRow {
     /// The row for a record as the cloud holds it, holding it whole where it can.
     init(record: Record, scope: DatabaseScope) {
         post = Post(record: record, scope: scope)
         changeTag = Post.rowCanHold(record) ? record.changeTag : nil
     }
-
-    /// The cloud's record this row stands for, while it holds one.
-    var record: Record? { changeTag.flatMap(post.record(changeTag:)) }
 }
