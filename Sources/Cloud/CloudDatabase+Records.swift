@@ -195,7 +195,9 @@ extension CloudDatabase {
                 throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // deleted since the client fetched it
             }
             try access.checkSave(db, name: record.id.name, parent: content.parent, existing: existing)
-            if content.parent != existing?.record?.parent {
+            // A tombstone keeps its parent, so re-creating a record elsewhere moves what still hangs below it.
+            let moves = content.parent != existing?.parent
+            if moves {
                 try SharedHierarchy.checkMove(db, zone: access.zone.id, zoneID: zoneID, name: record.id.name, newParent: content.parent)
             }
             let seq = request.nextSequence()
@@ -206,7 +208,10 @@ extension CloudDatabase {
                                fields: content.fields, encryptedFields: content.encryptedFields,
                                parent: content.parent, system: system)
             try RecordTable.write(db, zone: access.zone.id, record: saved, body: body, seq: seq, replacing: existing?.record != nil)
-            if let existing, !existing.isDeleted, content.parent != existing.record?.parent,
+            // What hierarchical participants see changes when a live record moves (it may leave their view)
+            // or when records below it do (they may enter or leave it without changing themselves).
+            let wasLive = existing?.isDeleted == false
+            if moves, try wasLive || RecordTable.hasChildren(db, zone: access.zone.id, name: record.id.name),
                try ShareTable.live(db, zone: access.zone.id).contains(where: { $0.root != nil }) {
                 try ZoneTable.moved(db, zone: access.zone.id, seq: seq)  // participants must look again
             }

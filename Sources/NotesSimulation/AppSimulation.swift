@@ -54,7 +54,7 @@ public final class AppSimulation {
     }
 
     public func run() -> SimulationReport {
-        violations += runSeeded(cloud: cloud, clock: clock, options: options, step: perform, settle: settle, check: {
+        violations += runSeeded(cloud: cloud, clock: clock, accounts: accounts, options: options, step: perform, settle: settle, check: {
             try check()
             return []
         })

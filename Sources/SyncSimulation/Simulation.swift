@@ -54,7 +54,7 @@ public final class Simulation {
     }
 
     public func run() -> SimulationReport {
-        violations += runSeeded(cloud: cloud, clock: clock, options: options, step: perform, settle: settle,
+        violations += runSeeded(cloud: cloud, clock: clock, accounts: accounts, options: options, step: perform, settle: settle,
                                 check: { try SimulationCheck(simulation: self).run() })
         return SimulationReport(seed: options.seed, steps: options.steps, counts: counts, violations: violations)
     }

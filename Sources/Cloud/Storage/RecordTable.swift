@@ -8,6 +8,9 @@ struct StoredRecord {
     let type: String
     let seq: Int64
     let createdBy: String
+    /// The parent as stored: a tombstone keeps the one it had, so that what
+    /// hung below it stays where it was.
+    let parent: String?
     /// Nil for a tombstone, or for a version the reader said it holds.
     let record: Record?
     /// A live record at the change tag the reader already holds: not decoded.
@@ -57,7 +60,7 @@ enum RecordTable {
         }, row: { row in
             if !known.isEmpty, let tag = row.optionalText(4), known[row.text(0)] == tag, row.int64(10) == 0 {
                 changed.append(StoredRecord(name: row.text(0), type: row.text(1), seq: row.int64(9), createdBy: row.text(6),
-                                            record: nil, isKnown: true))
+                                            parent: row.optionalText(3), record: nil, isKnown: true))
             } else {
                 changed.append(try stored(from: row, zoneID: zoneID))
             }
@@ -89,6 +92,12 @@ enum RecordTable {
                 SELECT r.name FROM records r JOIN down ON r.zone = ? AND r.parent = down.name)
             SELECT name FROM down
             """, arguments: [json, zone]))
+    }
+
+    /// Whether any record, live or a tombstone, names this one as its parent.
+    static func hasChildren(_ db: Database, zone: Int64, name: String) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records WHERE zone = ? AND parent = ?)"),
+                          arguments: [zone, name]) ?? false
     }
 
     /// Writes the record as saved; `body` is its encoded fields. Only a live
@@ -153,6 +162,7 @@ enum RecordTable {
         let name = row.text(0)
         let type = row.text(1)
         let createdBy = row.text(6)
+        let parent = row.optionalText(3)
         var record: Record?
         if row.int64(10) == 0 {
             let body = try RecordArchive.decodeBody(row.data(2) ?? Data())
@@ -161,8 +171,8 @@ enum RecordTable {
                 createdAt: Date(timeIntervalSince1970: row.double(5) ?? 0), createdBy: createdBy,
                 modifiedAt: Date(timeIntervalSince1970: row.double(7) ?? 0), modifiedBy: row.text(8))
             record = Record(id: RecordID(name: name, zone: zoneID), type: type, fields: body.fields,
-                            encryptedFields: body.encrypted, parent: row.optionalText(3), system: system)
+                            encryptedFields: body.encrypted, parent: parent, system: system)
         }
-        return StoredRecord(name: name, type: type, seq: row.int64(9), createdBy: createdBy, record: record)
+        return StoredRecord(name: name, type: type, seq: row.int64(9), createdBy: createdBy, parent: parent, record: record)
     }
 }

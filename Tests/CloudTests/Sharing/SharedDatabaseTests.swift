@@ -134,4 +134,51 @@ import TestSupport
         #expect(throws: CloudError.changeTokenExpired) { try f.shared(f.heather).zoneChanges(in: f.notes, since: token) }
         #expect(!(try f.visible(to: f.heather)).contains("c1"))
     }
+
+    /// A tombstone keeps its parent, so what hangs below it stays shared until
+    /// the record comes back somewhere else and takes it along.
+    @Test func aDeletedRecordRecreatedElsewhereTakesWhatHangsBelowItAlong() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        try f.owner.save(Self.comment("c2", under: "c1"))
+        try f.owner.delete(f.comment.id)
+        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+        #expect(try f.visible(to: f.heather).contains("c2"))
+
+        try f.owner.save(Self.comment("c1", under: "p2"))
+
+        #expect(throws: CloudError.changeTokenExpired) { try f.shared(f.heather).zoneChanges(in: f.notes, since: token) }
+        #expect(!(try f.visible(to: f.heather)).contains("c2"))
+    }
+
+    @Test func aRecordCreatedAboveOthersBringsThemIntoView() throws {
+        let f = try SharingFixture()
+        try f.owner.save(Self.comment("c3", under: "c9"))  // c9 does not exist yet
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+        #expect(!(try f.visible(to: f.heather)).contains("c3"))
+
+        try f.owner.save(Self.comment("c9", under: "p1"))
+
+        #expect(throws: CloudError.changeTokenExpired) { try f.shared(f.heather).zoneChanges(in: f.notes, since: token) }
+        #expect(try f.visible(to: f.heather).isSuperset(of: ["c3", "c9"]))
+    }
+
+    @Test func aRecordRecreatedWhereItWasLeavesTokensValid() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        try f.owner.save(Self.comment("c2", under: "c1"))
+        try f.owner.delete(f.comment.id)
+        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+
+        try f.owner.save(Self.comment("c1", under: "p1"))
+
+        #expect(try f.shared(f.heather).zoneChanges(in: f.notes, since: token).modified.map(\.id.name) == ["c1"])
+    }
+
+    private static func comment(_ name: String, under parent: String) -> Record {
+        var comment = Record.make(name, in: ZoneID(name: "Notes"), type: "Comment", ["text": name])
+        comment.setParent(parent)
+        return comment
+    }
 }
