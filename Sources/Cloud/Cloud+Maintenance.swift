@@ -16,6 +16,9 @@ extension Cloud {
     /// Forgets tombstones older than `age` seconds, as CloudKit's server
     /// eventually does. A change token from before a purged tombstone then
     /// gets *change token expired*: its holder must fetch everything again.
+    ///
+    /// A tombstone that records still name as their parent stays: it keeps
+    /// them where they hang, so what share participants see does not change.
     @discardableResult
     public func purgeTombstones(olderThan age: TimeInterval) throws(CloudError) -> PurgeSummary {
         let cutoff = clock.now().timeIntervalSince1970 - age
@@ -25,7 +28,10 @@ extension Cloud {
                     (SELECT max(seq) FROM records r WHERE r.zone = zones.id AND r.deleted = 1 AND r.modified_at < ?))
                 WHERE EXISTS (SELECT 1 FROM records r WHERE r.zone = zones.id AND r.deleted = 1 AND r.modified_at < ?)
                 """, arguments: [cutoff, cutoff])
-            try db.execute(sql: "DELETE FROM records WHERE deleted = 1 AND modified_at < ?", arguments: [cutoff])
+            try db.execute(sql: """
+                DELETE FROM records WHERE deleted = 1 AND modified_at < ?
+                    AND NOT EXISTS (SELECT 1 FROM records child WHERE child.zone = records.zone AND child.parent = records.name)
+                """, arguments: [cutoff])
             let records = db.changesCount
             try db.execute(sql: """
                 UPDATE databases SET purged_through = max(purged_through,

@@ -176,6 +176,24 @@ import TestSupport
         #expect(try f.shared(f.heather).zoneChanges(in: f.notes, since: token).modified.map(\.id.name) == ["c1"])
     }
 
+    @Test func aPurgeKeepsTombstonesOthersStillHangBelow() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        try f.owner.save(Self.comment("c2", under: "c1"))
+        try f.owner.delete(f.comment.id)
+        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+        f.test.clock.advance(by: 3600)
+
+        #expect(try f.cloud.purgeTombstones(olderThan: 60).records == 0)
+        #expect(try f.visible(to: f.heather).contains("c2"))
+        #expect(try f.shared(f.heather).zoneChanges(in: f.notes, since: token).deleted.isEmpty)
+
+        try f.owner.delete(f.id("c2"))
+        f.test.clock.advance(by: 3600)
+        let purged = try f.cloud.purgeTombstones(olderThan: 60).records + f.cloud.purgeTombstones(olderThan: 60).records
+        #expect(purged == 2, "once nothing hangs below c1, both tombstones go")
+    }
+
     private static func comment(_ name: String, under parent: String) -> Record {
         var comment = Record.make(name, in: ZoneID(name: "Notes"), type: "Comment", ["text": name])
         comment.setParent(parent)
