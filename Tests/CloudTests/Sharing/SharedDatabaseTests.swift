@@ -138,11 +138,7 @@ import TestSupport
     /// A tombstone keeps its parent, so what hangs below it stays shared until
     /// the record comes back somewhere else and takes it along.
     @Test func aDeletedRecordRecreatedElsewhereTakesWhatHangsBelowItAlong() throws {
-        let f = try SharingFixture()
-        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
-        try f.owner.save(Self.comment("c2", under: "c1"))
-        try f.owner.delete(f.comment.id)
-        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+        let (f, token) = try Self.replyBelowADeletedComment()
         #expect(try f.visible(to: f.heather).contains("c2"))
 
         try f.owner.save(Self.comment("c1", under: "p2"))
@@ -165,11 +161,7 @@ import TestSupport
     }
 
     @Test func aRecordRecreatedWhereItWasLeavesTokensValid() throws {
-        let f = try SharingFixture()
-        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
-        try f.owner.save(Self.comment("c2", under: "c1"))
-        try f.owner.delete(f.comment.id)
-        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+        let (f, token) = try Self.replyBelowADeletedComment()
 
         try f.owner.save(Self.comment("c1", under: "p1"))
 
@@ -177,11 +169,7 @@ import TestSupport
     }
 
     @Test func aPurgeKeepsTombstonesOthersStillHangBelow() throws {
-        let f = try SharingFixture()
-        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
-        try f.owner.save(Self.comment("c2", under: "c1"))
-        try f.owner.delete(f.comment.id)
-        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+        let (f, token) = try Self.replyBelowADeletedComment()
         f.test.clock.advance(by: 3600)
 
         #expect(try f.cloud.purgeTombstones(olderThan: 60).records == 0)
@@ -192,6 +180,16 @@ import TestSupport
         f.test.clock.advance(by: 3600)
         let purged = try f.cloud.purgeTombstones(olderThan: 60).records + f.cloud.purgeTombstones(olderThan: 60).records
         #expect(purged == 2, "once nothing hangs below c1, both tombstones go")
+    }
+
+    /// The post shared with heather (read-only), reply c2 under comment c1,
+    /// c1 deleted; and heather's token after fetching all of it.
+    private static func replyBelowADeletedComment() throws -> (SharingFixture, ChangeToken) {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        try f.owner.save(comment("c2", under: "c1"))
+        try f.owner.delete(f.comment.id)
+        return (f, try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token)
     }
 
     private static func comment(_ name: String, under parent: String) -> Record {
