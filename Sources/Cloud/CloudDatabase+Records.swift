@@ -208,10 +208,10 @@ extension CloudDatabase {
                                fields: content.fields, encryptedFields: content.encryptedFields,
                                parent: content.parent, system: system)
             try RecordTable.write(db, zone: access.zone.id, record: saved, body: body, seq: seq, replacing: existing?.record != nil)
-            // What hierarchical participants see changes when a live record moves (it may leave their view)
-            // or when records below it do (they may enter or leave it without changing themselves).
-            let wasLive = existing?.isDeleted == false
-            if moves, try wasLive || RecordTable.hasChildren(db, zone: access.zone.id, name: record.id.name),
+            // What hierarchical participants see changes when a record moves, live or not (it may leave their
+            // view before they heard of its deletion), or when records below it do (they may enter or leave
+            // their view without changing themselves).
+            if moves, try existing != nil || RecordTable.hasChildren(db, zone: access.zone.id, name: record.id.name),
                try ShareTable.live(db, zone: access.zone.id).contains(where: { $0.root != nil }) {
                 try ZoneTable.moved(db, zone: access.zone.id, seq: seq)  // participants must look again
             }

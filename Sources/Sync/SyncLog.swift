@@ -48,8 +48,13 @@ public struct SyncLog: Sendable {
     }
 
     func write(_ scope: DatabaseScope, _ kind: String, _ detail: String) {
+        note("\(scope.rawValue) \(kind) \(detail)")
+    }
+
+    /// Writes one line of the caller's own (a simulation's step, say), stamped and named like the engine's.
+    public func note(_ line: String) {
         let stamp = clock.now().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
-        sink.write("\(stamp) \(device) \(scope.rawValue) \(kind) \(detail)")
+        sink.write("\(stamp) \(device) \(line)")
     }
 
     func event(_ scope: DatabaseScope, _ event: SyncEvent) {

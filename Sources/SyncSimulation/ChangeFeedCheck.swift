@@ -2,70 +2,97 @@ import Cloud
 import Foundation
 
 /// Follows every account's view of every zone it sees the way a client
-/// does, fetching the changes since its last token, and after each step
-/// compares what it holds with a fetch from scratch.
+/// does, fetching the changes since its last tokens, and compares what it
+/// holds with a fetch from scratch.
 ///
 /// What a participant of hierarchical shares sees can change without any
 /// record in view changing (a parent re-created elsewhere takes what hangs
 /// below it along); the cloud must then deliver the change or expire the
-/// token. Checked here, step by step, a lapse names the step that caused it
-/// instead of surfacing as a device that never converges.
+/// token. One follower looks after every step; as some lapses need two
+/// changes between a client's fetches (a deletion, then the record back out
+/// of view), others look after gaps drawn from the run's seed, up to 30 and
+/// up to 300 steps. A lapse names the step that revealed it instead of
+/// surfacing as a device that never converges.
 final class ChangeFeedCheck {
-    private struct Followed {
+    /// A connection of its own with faults off, so the check neither fails
+    /// nor draws from the run's fault stream.
+    private let cloud: Cloud
+    private let accounts: [Account]
+    private var followers: [Follower]
+    private let gaps: SeededRandom
+
+    init(directory: URL, clock: ManualClock, accounts: [Account], seed: UInt64) throws {
+        cloud = try Cloud(directory: directory, clock: clock, faults: .off, environment: [:])
+        self.accounts = accounts
+        gaps = SeededRandom(seed: seed)
+        followers = [1, 30, 300].map { Follower(longestGap: $0) }
+    }
+
+    /// The views whose changes now differ from a fresh fetch. `step` picks
+    /// the followers whose turn it is (all when nil); `moment` says when, for the report.
+    func check(after moment: String, step: Int? = nil) throws -> [String] {
+        var violations: [String] = []
+        for index in followers.indices {
+            if let step {
+                guard step >= followers[index].nextLook else { continue }
+                followers[index].nextLook = step + 1 + gaps.below(followers[index].longestGap)
+            }
+            for account in accounts {
+                for scope in [DatabaseScope.private, .shared] {
+                    violations += try followers[index].look(at: cloud.database(scope, as: account),
+                                                            feed: "\(account.name) \(scope.rawValue)", after: moment)
+                }
+            }
+        }
+        return violations
+    }
+}
+
+/// One client's worth of tokens, looking again at most `longestGap` steps after its last look.
+private struct Follower {
+    struct View {
         var token: ChangeToken?
         /// Change tags by record name.
         var tags: [String: String] = [:]
     }
 
-    /// A connection of its own with faults off, so the check neither fails
-    /// nor draws from the run's fault stream.
-    private let cloud: Cloud
-    private let accounts: [Account]
-    /// Each account's database change tokens, by scope.
+    let longestGap: Int
+    var nextLook = 0
+    /// Database change tokens, by feed (account and scope).
     private var databaseTokens: [String: ChangeToken] = [:]
-    /// Each view of a zone, keyed by account, scope and zone.
-    private var followed: [String: Followed] = [:]
+    /// Views of zones, by feed and zone.
+    private var views: [String: View] = [:]
 
-    init(directory: URL, clock: ManualClock, accounts: [Account]) throws {
-        cloud = try Cloud(directory: directory, clock: clock, faults: .off, environment: [:])
-        self.accounts = accounts
-    }
+    init(longestGap: Int) { self.longestGap = longestGap }
 
-    /// Every view whose incremental fetch now differs from a fresh one; `moment` says when, for the report.
-    /// Only the zones each database's change feed names are looked at, as a client would.
-    func check(after moment: String) throws -> [String] {
+    /// Fetches the changes of the zones the feed names, and reports each view that differs from a fresh fetch.
+    mutating func look(at db: CloudDatabase, feed: String, after moment: String) throws -> [String] {
         var violations: [String] = []
-        for account in accounts {
-            for scope in [DatabaseScope.private, .shared] {
-                let db = cloud.database(scope, as: account)
-                let feed = "\(account.name) \(scope.rawValue)"
-                for zone in try changedZones(db, feed: feed) {
-                    let key = "\(feed) \(zone)"
-                    var view = followed[key] ?? Followed()
-                    do {
-                        try Self.fetch(db, zone, into: &view)
-                    } catch {
-                        guard error == .changeTokenExpired else { throw error }
-                        view = Followed()
-                        try Self.fetch(db, zone, into: &view)
-                    }
-                    var fresh = Followed()
-                    try Self.fetch(db, zone, into: &fresh)
-                    if view.tags != fresh.tags {
-                        violations.append("after \(moment), \(key): fetching changes gives \(Self.describe(view.tags)) "
-                            + "where a fresh fetch gives \(Self.describe(fresh.tags))")
-                        view = fresh
-                    }
-                    followed[key] = view
-                }
+        for zone in try changedZones(db, feed: feed) {
+            let key = "\(feed) \(zone)"
+            var view = views[key] ?? View()
+            do {
+                try Self.fetch(db, zone, into: &view)
+            } catch {
+                guard error == .changeTokenExpired else { throw error }
+                view = View()
+                try Self.fetch(db, zone, into: &view)
             }
+            var fresh = View()
+            try Self.fetch(db, zone, into: &fresh)
+            if view.tags != fresh.tags {
+                violations.append("after \(moment), \(key) (looking within \(longestGap) steps): fetching changes gives "
+                    + "\(Self.describe(view.tags)) where a fresh fetch gives \(Self.describe(fresh.tags))")
+                view = fresh
+            }
+            views[key] = view
         }
         return violations
     }
 
     /// The zones the database's feed says changed since the last look; zones
     /// it says are gone are forgotten, as a client forgets them.
-    private func changedZones(_ db: CloudDatabase, feed: String) throws -> [ZoneID] {
+    private mutating func changedZones(_ db: CloudDatabase, feed: String) throws -> [ZoneID] {
         var changed: [ZoneID] = []
         var token = databaseTokens[feed]
         var more = true
@@ -75,12 +102,12 @@ final class ChangeFeedCheck {
                 batch = try db.databaseChanges(since: token)
             } catch {
                 guard error == .changeTokenExpired else { throw error }
-                followed = followed.filter { !$0.key.hasPrefix(feed + " ") }
+                views = views.filter { !$0.key.hasPrefix(feed + " ") }
                 token = nil
                 continue
             }
             changed += batch.modified
-            for deletion in batch.deleted { followed["\(feed) \(deletion.zone)"] = nil }
+            for deletion in batch.deleted { views["\(feed) \(deletion.zone)"] = nil }
             token = batch.token
             more = batch.moreComing
         }
@@ -88,7 +115,7 @@ final class ChangeFeedCheck {
         return changed
     }
 
-    private static func fetch(_ db: CloudDatabase, _ zone: ZoneID, into view: inout Followed) throws(CloudError) {
+    private static func fetch(_ db: CloudDatabase, _ zone: ZoneID, into view: inout View) throws(CloudError) {
         var more = true
         while more {
             let batch = try db.zoneChanges(in: zone, since: view.token)

@@ -9,13 +9,13 @@ import Foundation
 public func runSeeded(cloud: Cloud, clock: ManualClock, accounts: [Account], options: SimulationOptions,
                       step: (Int) throws -> Void, settle: () throws -> Void, check: () throws -> [String]) -> [String] {
     do {
-        let feeds = try ChangeFeedCheck(directory: cloud.directory, clock: clock, accounts: accounts)
+        let feeds = try ChangeFeedCheck(directory: cloud.directory, clock: clock, accounts: accounts, seed: options.seed &+ 0xFEED)
         var violations: [String] = []
         try cloud.setFaultPlan(FaultPlan(rate: options.faultRate, errors: TransientFault.allCases, retryAfter: 0))
         for index in 0..<options.steps {
             clock.advance(by: 1)
             try step(index)
-            violations += try feeds.check(after: "step \(index)")
+            violations += try feeds.check(after: "step \(index)", step: index)
         }
         try cloud.setFaultPlan(.off)
         try settle()

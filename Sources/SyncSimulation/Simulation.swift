@@ -16,10 +16,15 @@ public final class Simulation {
     let random: SeededRandom
     let clock = ManualClock()
     let cloud: Cloud
+    /// The same cloud with faults off, to learn what holds after a request failed.
+    private let observer: Cloud
     public private(set) var accounts: [Account] = []
     public private(set) var devices: [MemoryDevice] = []
     var counts: [String: Int] = [:]
     var violations: [String] = []
+    /// Where each step is written, with what it did (`noted`), when the run is logged.
+    private let log: SyncLog?
+    private var noted = ""
 
     /// What the simulation did, for the checks.
     struct Model {
@@ -41,6 +46,9 @@ public final class Simulation {
         random = SeededRandom(seed: options.seed)
         cloud = try Cloud(directory: directory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
                           faults: nil, environment: [:])
+        let clock = clock
+        observer = try Cloud(directory: directory, clock: clock, faults: .off, environment: [:])
+        self.log = log.map { SyncLog(sink: $0, device: "sim", clock: clock) }
         for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }
         for d in 0..<max(1, options.devices) {
             let account = accounts[d % accounts.count]
@@ -78,6 +86,8 @@ public final class Simulation {
         counts[action, default: 0] += 1
         let device = devices[random.below(devices.count)]
         let account = device.account.currentAccount()!
+        noted = ""
+        defer { log?.note("step \(step) \(action) on \(device.name)\(noted)") }
         switch action {
         case "write": write(on: device, account: account, step: step)
         case "writeShared": writeShared(on: device, step: step)
@@ -115,6 +125,7 @@ public final class Simulation {
             return true
         } catch {
             counts["refused", default: 0] += 1
+            noted += " refused: \(error)"
             return false
         }
     }
@@ -125,10 +136,7 @@ public final class Simulation {
 
     /// Whether the cloud holds the account's private zone now, read past the faults.
     private func zoneExists(_ zone: ZoneID, of account: Account) throws -> Bool {
-        try cloud.dump().databases.contains { database in
-            database.scope == .private && database.owner == account.name
-                && database.zones.contains { $0.name == zone.name && $0.deleted == nil }
-        }
+        try observer.database(.private, as: account).allZones().contains(zone)
     }
 
     private func write(on device: MemoryDevice, account: Account, step: Int) {
@@ -136,6 +144,7 @@ public final class Simulation {
         let number = random.below(8)
         // Parents point to lower numbers only, so hierarchies never loop.
         let parent = number > 0 && random.below(3) == 0 ? "r\(random.below(number))" : nil
+        noted = " r\(number)@\(zone) parent \(parent ?? "-")"
         device.write(RecordID(name: "r\(number)", zone: zone), fields: ["v": "\(device.name)#\(step)"], parent: parent, in: .private)
     }
 
@@ -147,6 +156,7 @@ public final class Simulation {
             device.write(target.id, fields: ["v": "\(device.name)#\(step)"], in: .shared)
         } else {
             let child = RecordID(name: "s\(random.below(6))", zone: target.id.zone)
+            noted = " \(child) parent \(target.id.name)"
             device.write(child, fields: ["v": "\(device.name)#\(step)"], parent: target.id.name, in: .shared)
         }
     }
@@ -157,6 +167,7 @@ public final class Simulation {
         guard !items.isEmpty else { return }
         let id = items[random.below(items.count)]
         model.deletedRecords.insert(id)
+        noted = " \(id) in \(scope.rawValue)"
         device.delete(id, in: scope)
     }
 
@@ -185,6 +196,8 @@ public final class Simulation {
                     share.addParticipant(try db.lookUpParticipant(accountName: other.name), permission: permissions[random.below(2)])
                 }
             }
+            noted = " \(share.rootRecord.map { "root \($0)" } ?? "zone \(zone)") public \(share.publicPermission)"
+                + " inviting \(share.participants.filter { $0.role != .owner }.map { "\($0.userRecordID ?? "?"):\($0.permission)" })"
             let saved = try db.saveShare(share, rootRecord: root)
             let writers = share.publicPermission == .readWrite ? Set(accounts.map(\.id))
                 : Set(share.participants.filter { $0.permission == .readWrite }.compactMap(\.userRecordID))
@@ -197,6 +210,7 @@ public final class Simulation {
         let candidates = model.shares.filter { $0.owner.id != account.id }
         guard !candidates.isEmpty else { return }
         let share = candidates[random.below(candidates.count)]
+        noted = " \(share.id) as \(account.name)"
         attempt { try cloud.acceptShare(share.url, as: account) }
     }
 
@@ -205,6 +219,7 @@ public final class Simulation {
         let share = model.shares[random.below(model.shares.count)]
         let owner = cloud.database(.private, as: share.owner)
         let other = others(than: share.owner).isEmpty ? nil : others(than: share.owner)[random.below(others(than: share.owner).count)]
+        noted = " \(share.id) of \(share.owner.name), other \(other?.name ?? "-")"
         attempt {
             switch action {
             case "removeParticipant":
@@ -212,14 +227,25 @@ public final class Simulation {
             case "setPermission":
                 if let other {
                     let permission: SharePermission = random.below(2) == 0 ? .readOnly : .readWrite
+                    noted += " to \(permission)"
+                    defer { if permission == .readWrite { countWriter(other, of: share) } }
                     try owner.setPermission(permission, for: other.id, on: share.id)
-                    if permission == .readWrite { model.writers[share.id.zone, default: []].insert(other.id) }
                 }
             case "leave":
                 if let other { try cloud.database(.shared, as: other).deleteShare(share.id) }
             default:
                 try owner.deleteShare(share.id)
             }
+        }
+    }
+
+    /// Counts `account` among the zone's writers if the share now lets it
+    /// write, asked past the faults: a request whose response was lost may
+    /// have gone through all the same.
+    private func countWriter(_ account: Account, of share: Model.SharedItem) {
+        let current = try? observer.database(.private, as: share.owner).fetchShare(share.id)
+        if current?.participant(account.id)?.permission == .readWrite {
+            model.writers[share.id.zone, default: []].insert(account.id)
         }
     }
 

@@ -147,6 +147,20 @@ import TestSupport
         #expect(!(try f.visible(to: f.heather)).contains("c2"))
     }
 
+    /// Its deletion is no longer in the feed once the record is back, so the
+    /// participant who has not fetched since must look again.
+    @Test func aDeletedRecordRecreatedOutOfViewLeavesIt() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        let token = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil).token
+        try f.owner.delete(f.comment.id)
+
+        try f.owner.save(Self.comment("c1", under: "p2"))
+
+        #expect(throws: CloudError.changeTokenExpired) { try f.shared(f.heather).zoneChanges(in: f.notes, since: token) }
+        #expect(!(try f.visible(to: f.heather)).contains("c1"))
+    }
+
     @Test func aRecordCreatedAboveOthersBringsThemIntoView() throws {
         let f = try SharingFixture()
         try f.owner.save(Self.comment("c3", under: "c9"))  // c9 does not exist yet
