@@ -46,9 +46,8 @@ public final class Simulation {
         random = SeededRandom(seed: options.seed)
         cloud = try Cloud(directory: directory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
                           faults: nil, environment: [:])
-        let clock = clock
         observer = try Cloud(directory: directory, clock: clock, faults: .off, environment: [:])
-        self.log = log.map { SyncLog(sink: $0, device: "sim", clock: clock) }
+        self.log = log.map { [clock] sink in SyncLog(sink: sink, device: "sim", clock: clock) }
         for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }
         for d in 0..<max(1, options.devices) {
             let account = accounts[d % accounts.count]
