@@ -57,12 +57,12 @@ extension Cloud {
 
     public func accounts() throws(CloudError) -> [Account] {
         try file.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM accounts ORDER BY name").map(Self.account(from:))
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM accounts ORDER BY name")).map(Self.account(from:))
         }
     }
 
     static func fetchAccount(_ db: Database, column: String, value: String) throws -> Account? {
-        try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE \(column) = ?", arguments: [value]).map(account(from:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM accounts WHERE \(column) = ?"), arguments: [value]).map(account(from:))
     }
 
     private static func account(from row: Row) -> Account {

@@ -87,7 +87,8 @@ extension Cloud {
             share = try ShareTable.find(db, id: oneTime.share)
         }
         guard let share, let zone = try ZoneTable.find(db, id: share.zone), zone.isLive,
-              let owner = try String.fetchOne(db, sql: "SELECT owner FROM databases WHERE id = ?", arguments: [zone.database])
+              let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT owner FROM databases WHERE id = ?"),
+                                              arguments: [zone.database])
         else { throw CloudError.unknownShare }
         let access = ZoneAccess(zone: zone, zoneID: ZoneID(name: zone.name, owner: owner), ownerID: owner,
                                 callerID: owner, grant: .owner)

@@ -134,7 +134,7 @@ struct Request {
         self.db = db
         // As the file keeps times (seconds since 1970, a REAL): a save returns the record a fetch reads back.
         self.now = Date(timeIntervalSince1970: now.timeIntervalSince1970)
-        sequence = try Int64.fetchOne(db, sql: "SELECT value FROM sequence WHERE id = 1") ?? 0
+        sequence = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM sequence WHERE id = 1")) ?? 0
         startSequence = sequence
     }
 

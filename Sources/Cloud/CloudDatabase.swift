@@ -101,6 +101,6 @@ public struct CloudDatabase: Sendable {
     }
 
     func currentSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT value FROM sequence WHERE id = 1") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM sequence WHERE id = 1")) ?? 0
     }
 }

@@ -63,7 +63,7 @@ enum ShareStore {
     static func writeRecord(title: String, type: String?, row: ShareRow, access: ZoneAccess, actor: String,
                             _ request: inout Request) throws -> Share {
         let db = request.db
-        let fresh = try ShareRow(Row.fetchOne(db, sql: "SELECT * FROM shares WHERE id = ?", arguments: [row.id])!)
+        let fresh = try ShareRow(Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE id = ?"), arguments: [row.id])!)
         let existing = try RecordTable.find(db, zone: row.zone, name: row.name, zoneID: access.zoneID)?.record
         let seq = request.nextSequence()
         let system = SystemFields(

@@ -47,17 +47,17 @@ struct ParticipantRow {
 /// Queries on the `shares`, `participants` and `access_requests` tables.
 enum ShareTable {
     static func find(_ db: Database, zone: Int64, name: String) throws -> ShareRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM shares WHERE zone = ? AND name = ? AND deleted = 0",
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE zone = ? AND name = ? AND deleted = 0"),
                          arguments: [zone, name]).map(ShareRow.init)
     }
 
     static func find(_ db: Database, tokenHash: Data) throws -> ShareRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM shares WHERE token_hash = ? AND deleted = 0", arguments: [tokenHash])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE token_hash = ? AND deleted = 0"), arguments: [tokenHash])
             .map(ShareRow.init)
     }
 
     static func find(_ db: Database, id: Int64) throws -> ShareRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM shares WHERE id = ? AND deleted = 0", arguments: [id]).map(ShareRow.init)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE id = ? AND deleted = 0"), arguments: [id]).map(ShareRow.init)
     }
 
     /// The live shares of a zone.
@@ -68,8 +68,8 @@ enum ShareTable {
 
     /// The share whose root is this record, if any.
     static func rooted(_ db: Database, zone: Int64, at name: String) throws -> ShareRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM shares WHERE zone = ? AND root = ? AND deleted = 0", arguments: [zone, name])
-            .map(ShareRow.init)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE zone = ? AND root = ? AND deleted = 0"),
+                         arguments: [zone, name]).map(ShareRow.init)
     }
 
     static func insert(_ db: Database, zone: Int64, name: String, root: String?, tokenHash: Data,
@@ -95,17 +95,17 @@ enum ShareTable {
     // MARK: Participants
 
     static func participants(_ db: Database, share: Int64) throws -> [ParticipantRow] {
-        try Row.fetchAll(db, sql: "SELECT * FROM participants WHERE share = ? ORDER BY id", arguments: [share])
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM participants WHERE share = ? ORDER BY id"), arguments: [share])
             .map(ParticipantRow.init)
     }
 
     static func participant(_ db: Database, share: Int64, account: String) throws -> ParticipantRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM participants WHERE share = ? AND account = ?", arguments: [share, account])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM participants WHERE share = ? AND account = ?"), arguments: [share, account])
             .map(ParticipantRow.init)
     }
 
     static func participant(_ db: Database, oneTimeHash: Data) throws -> ParticipantRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM participants WHERE one_time_hash = ?", arguments: [oneTimeHash])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM participants WHERE one_time_hash = ?"), arguments: [oneTimeHash])
             .map(ParticipantRow.init)
     }
 
@@ -129,20 +129,20 @@ enum ShareTable {
 
     /// The caller's live grants in a zone: accepted, with some permission, on a live share.
     static func grants(_ db: Database, zone: Int64, account: String) throws -> [(share: ShareRow, participant: ParticipantRow)] {
-        let participants = try Row.fetchAll(db, sql: """
+        let participants = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT p.* FROM participants p JOIN shares s ON p.share = s.id
             WHERE s.zone = ? AND s.deleted = 0 AND p.account = ? AND p.status = 'accepted' AND p.permission != 'none'
             ORDER BY s.id
-            """, arguments: [zone, account]).map(ParticipantRow.init)
+            """), arguments: [zone, account]).map(ParticipantRow.init)
         return try participants.map { (try find(db, id: $0.share)!, $0) }
     }
 
     /// When the caller's part in any share of this zone last changed; a
     /// zone change token from before that no longer describes what they see.
     static func lastGrantChange(_ db: Database, zone: Int64, account: String) throws -> Int64 {
-        try Int64.fetchOne(db, sql: """
+        try Int64.fetchOne(db.cachedStatement(sql: """
             SELECT max(p.seq) FROM participants p JOIN shares s ON p.share = s.id WHERE s.zone = ? AND p.account = ?
-            """, arguments: [zone, account]) ?? 0
+            """), arguments: [zone, account]) ?? 0
     }
 
     /// Accounts whose shared database shows this zone: they hear of its changes.
@@ -156,14 +156,14 @@ enum ShareTable {
     // MARK: Access requests
 
     static func accessRequests(_ db: Database, share: Int64) throws -> [Row] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT r.*, a.name, a.email FROM access_requests r JOIN accounts a ON a.id = r.account
             WHERE r.share = ? ORDER BY r.requested_at, a.name
-            """, arguments: [share])
+            """), arguments: [share])
     }
 
     static func accessRequestStatus(_ db: Database, share: Int64, account: String) throws -> AccessRequest.Status? {
-        try String.fetchOne(db, sql: "SELECT status FROM access_requests WHERE share = ? AND account = ?",
+        try String.fetchOne(db.cachedStatement(sql: "SELECT status FROM access_requests WHERE share = ? AND account = ?"),
                             arguments: [share, account]).flatMap(AccessRequest.Status.init(rawValue:))
     }
 

@@ -15,7 +15,7 @@ enum SharedDatabase {
 
     /// Every zone of `container` the account has ever taken part in, most recently changed last.
     static func entries(_ db: Database, of account: String, container: String) throws -> [Entry] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT z.*, d.owner AS owner,
                 (SELECT max(p.seq) FROM participants p JOIN shares s ON p.share = s.id
                  WHERE s.zone = z.id AND p.account = :account) AS grant_seq,
@@ -26,7 +26,7 @@ enum SharedDatabase {
             WHERE d.container = :container AND z.id IN (
                 SELECT s.zone FROM shares s JOIN participants p ON p.share = s.id
                 WHERE p.account = :account AND p.role != 'owner' AND p.status != 'pending')
-            """, arguments: ["account": account, "container": container]
+            """), arguments: ["account": account, "container": container]
         ).map { row in
             let zone = ZoneRow(row)
             let granted: Bool = row["granted"]

@@ -85,13 +85,13 @@ enum RecordTable {
     static func descendants(_ db: Database, zone: Int64, of roots: [String]) throws -> Set<String> {
         guard !roots.isEmpty else { return [] }
         let json = String(decoding: try JSONEncoder().encode(roots), as: UTF8.self)
-        return Set(try String.fetchAll(db, sql: """
+        return Set(try String.fetchAll(db.cachedStatement(sql: """
             WITH RECURSIVE down(name) AS (
                 SELECT value FROM json_each(?)
                 UNION
                 SELECT r.name FROM records r JOIN down ON r.zone = ? AND r.parent = down.name)
             SELECT name FROM down
-            """, arguments: [json, zone]))
+            """), arguments: [json, zone]))
     }
 
     /// Whether any record, live or a tombstone, names this one as its parent.
@@ -142,7 +142,7 @@ enum RecordTable {
             let changes = try tombstone(db, zone: zone, name: next, by: account, now: now, seq: nextSequence())
             guard changes else { continue }
             deleted.append(next)
-            pending += try String.fetchAll(db, sql: "SELECT source FROM cascades WHERE zone = ? AND target = ?",
+            pending += try String.fetchAll(db.cachedStatement(sql: "SELECT source FROM cascades WHERE zone = ? AND target = ?"),
                                            arguments: [zone, next])
             try db.execute(sql: "DELETE FROM cascades WHERE zone = ? AND (source = ? OR target = ?)",
                            arguments: [zone, next, next])

@@ -45,7 +45,7 @@ enum ZoneTable {
     }
 
     static func purgedThrough(_ db: Database, database: Int64) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT purged_through FROM databases WHERE id = ?", arguments: [database]) ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT purged_through FROM databases WHERE id = ?"), arguments: [database]) ?? 0
     }
 
     static func find(_ db: Database, database: Int64, name: String) throws -> ZoneRow? {
@@ -58,16 +58,18 @@ enum ZoneTable {
     }
 
     static func live(_ db: Database, database: Int64) throws -> [ZoneRow] {
-        try Row.fetchAll(db, sql: "SELECT * FROM zones WHERE database = ? AND deleted_reason IS NULL ORDER BY name",
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM zones WHERE database = ? AND deleted_reason IS NULL ORDER BY name"),
                          arguments: [database]).map(ZoneRow.init)
     }
 
     /// Zones changed or deleted after `sequence` (live ones only when nil), oldest change first.
     static func changed(_ db: Database, database: Int64, after sequence: Int64?, limit: Int) throws -> [ZoneRow] {
-        let filter = sequence == nil ? "deleted_reason IS NULL" : "seq > \(sequence!)"
-        return try Row.fetchAll(
-            db, sql: "SELECT * FROM zones WHERE database = ? AND name != ? AND \(filter) ORDER BY seq LIMIT ?",
-            arguments: [database, ZoneID.defaultName, limit]).map(ZoneRow.init)
+        let statement = try db.cachedStatement(sql: sequence == nil
+            ? "SELECT * FROM zones WHERE database = ? AND name != ? AND deleted_reason IS NULL ORDER BY seq LIMIT ?"
+            : "SELECT * FROM zones WHERE database = ? AND name != ? AND seq > ? ORDER BY seq LIMIT ?")
+        let arguments: StatementArguments = sequence.map { [database, ZoneID.defaultName, $0, limit] }
+            ?? [database, ZoneID.defaultName, limit]
+        return try Row.fetchAll(statement, arguments: arguments).map(ZoneRow.init)
     }
 
     /// Creates the zone, or brings a deleted one back with a fresh history.
