@@ -11,8 +11,9 @@ public protocol SyncLogSink: Sendable {
 public final class FileLogSink: SyncLogSink {
     private let fd: Int32
 
-    public init(path: String) throws {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    /// - Parameter fresh: empty the file first (one run's log), rather than add to what it holds.
+    public init(path: String, fresh: Bool = false) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o600)
         guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
     }
 

@@ -28,7 +28,7 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sink = try log.map { try FileLogSink(path: $0) }
+        let sink = try log.map { try FileLogSink(path: $0, fresh: true) }
         var failed = 0
         for offset in 0..<seeds {
             let options = SimulationOptions(seed: seed + UInt64(offset), devices: devices, accounts: accounts,
