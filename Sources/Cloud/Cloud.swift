@@ -134,8 +134,13 @@ struct Request {
         self.db = db
         // As the file keeps times (seconds since 1970, a REAL): a save returns the record a fetch reads back.
         self.now = Date(timeIntervalSince1970: now.timeIntervalSince1970)
-        sequence = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM sequence WHERE id = 1")) ?? 0
+        sequence = try Self.currentSequence(db)
         startSequence = sequence
+    }
+
+    /// The last change sequence number handed out, as the file holds it (a read's "now").
+    static func currentSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM sequence WHERE id = 1")) ?? 0
     }
 
     /// A new change sequence number; every changed item gets its own.

@@ -53,7 +53,7 @@ extension CloudDatabase {
         guard scope != .public else { throw .invalidArguments("the public database keeps no database change history") }
         let limit = batchLimit(limit)
         return try cloud.performRead { db in
-            let now = try currentSequence(db)
+            let now = try Request.currentSequence(db)
             var entries: [(id: ZoneID, seq: Int64, deletion: ZoneDeletionReason?)]
             if scope == .shared {
                 entries = try SharedDatabase.entries(db, of: caller.id, container: cloud.container)
@@ -99,7 +99,7 @@ extension CloudDatabase {
         let zoneID = try normalize(zone)
         let limit = batchLimit(limit)
         return try cloud.performRead { db in
-            let now = try currentSequence(db)
+            let now = try Request.currentSequence(db)
             guard let access = try access(db, zoneID) else {
                 return ZoneChanges(token: ChangeToken(now), moreComing: false)
             }

@@ -211,8 +211,8 @@ extension CloudDatabase {
             // What hierarchical participants see changes when a record moves, live or not (it may leave their
             // view before they heard of its deletion), or when records below it do (they may enter or leave
             // their view without changing themselves).
-            if moves, try existing != nil || RecordTable.hasChildren(db, zone: access.zone.id, name: record.id.name),
-               try ShareTable.live(db, zone: access.zone.id).contains(where: { $0.root != nil }) {
+            if moves, try ShareTable.live(db, zone: access.zone.id).contains(where: { $0.root != nil }),
+               try existing != nil || RecordTable.hasChildren(db, zone: access.zone.id, name: record.id.name) {
                 try ZoneTable.moved(db, zone: access.zone.id, seq: seq)  // participants must look again
             }
             return saved

@@ -99,8 +99,4 @@ public struct CloudDatabase: Sendable {
         }
         return ZoneAccess(zone: row, zoneID: zoneID, ownerID: owner, callerID: caller.id, grant: grant)
     }
-
-    func currentSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM sequence WHERE id = 1")) ?? 0
-    }
 }

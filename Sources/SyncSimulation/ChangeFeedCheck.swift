@@ -61,7 +61,7 @@ private struct Follower {
     /// Database change tokens, by feed (account and scope).
     private var databaseTokens: [String: ChangeToken] = [:]
     /// Views of zones, by feed and zone.
-    private var views: [String: View] = [:]
+    private var views: [String: [ZoneID: View]] = [:]
 
     init(longestGap: Int) { self.longestGap = longestGap }
 
@@ -69,8 +69,7 @@ private struct Follower {
     mutating func look(at db: CloudDatabase, feed: String, after moment: String) throws -> [String] {
         var violations: [String] = []
         for zone in try changedZones(db, feed: feed) {
-            let key = "\(feed) \(zone)"
-            var view = views[key] ?? View()
+            var view = views[feed]?[zone] ?? View()
             do {
                 try Self.fetch(db, zone, into: &view)
             } catch {
@@ -81,11 +80,11 @@ private struct Follower {
             var fresh = View()
             try Self.fetch(db, zone, into: &fresh)
             if view.tags != fresh.tags {
-                violations.append("after \(moment), \(key) (looking within \(longestGap) steps): fetching changes gives "
+                violations.append("after \(moment), \(feed) \(zone) (looking within \(longestGap) steps): fetching changes gives "
                     + "\(Self.describe(view.tags)) where a fresh fetch gives \(Self.describe(fresh.tags))")
                 view = fresh
             }
-            views[key] = view
+            views[feed, default: [:]][zone] = view
         }
         return violations
     }
@@ -102,12 +101,12 @@ private struct Follower {
                 batch = try db.databaseChanges(since: token)
             } catch {
                 guard error == .changeTokenExpired else { throw error }
-                views = views.filter { !$0.key.hasPrefix(feed + " ") }
+                views[feed] = nil
                 token = nil
                 continue
             }
             changed += batch.modified
-            for deletion in batch.deleted { views["\(feed) \(deletion.zone)"] = nil }
+            for deletion in batch.deleted { views[feed]?[deletion.zone] = nil }
             token = batch.token
             more = batch.moreComing
         }
