@@ -6,7 +6,7 @@ struct CloudNotes: ParsableCommand {
         abstract: "Collaborative notes for the terminal, synced and shared through a CloudKit-like cloud.",
         subcommands: [
             OpenFrontEnd.self,
-            NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, DeletePost.self, CommentOnPost.self,
+            NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, ResolveConflict.self, DeletePost.self, CommentOnPost.self,
             Notebooks.self, NewNotebook.self, SharePost.self, AcceptShare.self, PostParticipants.self,
             RemovePostParticipant.self, SetPostPermission.self, StopSharingPost.self, LeaveShare.self,
             SyncNow.self, Status.self, SignIn.self,

@@ -38,12 +38,13 @@ import Testing
         frontEnd.press(.escape)
         guard case .confirm(let question) = frontEnd.state.mode else { Issue.record("no confirmation"); return }
         #expect(!question.confirmFocused)  // Cancel first
-        frontEnd.press(.enter)  // Cancel: back to browsing, but the typed text...
-        #expect(frontEnd.state.mode == .browse)
+        frontEnd.press(.enter)  // Cancel: back to the editor, the typed text still there
+        guard case .edit(let form) = frontEnd.state.mode else { Issue.record("cancel left the editor"); return }
+        #expect(form.content.text == "milk and eggs")
         #expect(try fixture.store.posts()[0].content == "milk")
-        frontEnd.press(.char("e"))
         frontEnd.type("!")
-        frontEnd.press(.escape, .char("y"))
+        frontEnd.press(.escape, .char("y"))  // Discard, this time
+        #expect(frontEnd.state.mode == .browse)
         #expect(try fixture.store.posts()[0].content == "milk")
     }
 

@@ -13,11 +13,18 @@ struct TwoDevices {
     let a: NotesSync, b: NotesSync
     let notes: Notebook
 
-    init(start: Date? = nil) throws {
+    /// `keys`: the devices share the account's keychain, so locations travel (sealed).
+    init(start: Date? = nil, keys: Bool = false) throws {
         test = try TestCloud(start: start)
         heather = try test.cloud.createAccount(name: "heather")
-        a = try NotesSync(store: try DeviceStore(directory: dir.path("a")), cloud: test.cloud, account: FixedAccount(heather))
-        b = try NotesSync(store: try DeviceStore(directory: dir.path("b")), cloud: test.cloud, account: FixedAccount(heather))
+        let devices = dir
+        let stores = try ["a", "b"].map { try DeviceStore(directory: devices.path($0)) }
+        if keys {
+            for store in stores { store.keyring = try Keyring(directory: devices.path("keychain"), account: heather, cloud: test.cloud) }
+            try stores[0].keyring?.publish()
+        }
+        a = try NotesSync(store: stores[0], cloud: test.cloud, account: FixedAccount(heather))
+        b = try NotesSync(store: stores[1], cloud: test.cloud, account: FixedAccount(heather))
         notes = try a.store.ensureDefaultNotebook(owner: heather.id)
         try a.syncNow()
         try b.syncNow()

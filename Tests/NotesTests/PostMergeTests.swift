@@ -1,40 +1,70 @@
+import Foundation
 import Notes
 import Testing
 
 @Suite struct PostMergeTests {
     let base = PostFields(title: "Groceries", content: "milk\neggs", tags: ["home"], location: "Hanoi")
+    let heather = Author(name: "heather", device: "laptop")
+    let jermaine = Author(name: "jermaine", device: "desk")
+
+    func merge(_ mine: PostFields, _ theirs: PostFields, base: PostFields? = nil) -> PostMerge.Result {
+        PostMerge.merge(base: base ?? self.base, mine: .init(mine, by: jermaine), theirs: .init(theirs, by: heather))
+    }
 
     @Test func differentFieldsBothSurvive() {
-        var local = base, server = base
-        local.title = "Groceries for Sunday"
-        server.content = "milk\neggs\nbread"
-        let result = PostMerge.merge(base: base, local: local, server: server)
-        #expect(result.fields == PostFields(title: "Groceries for Sunday", content: "milk\neggs\nbread", tags: ["home"], location: "Hanoi"))
+        var mine = base, theirs = base
+        mine.title = "Groceries for Sunday"
+        mine.location = "Saigon"
+        theirs.content = "milk\neggs\nbread"
+        let result = merge(mine, theirs)
+        #expect(result.fields == PostFields(title: "Groceries for Sunday", content: "milk\neggs\nbread", tags: ["home"], location: "Saigon"))
         #expect(!result.conflicted)
     }
 
-    @Test func aTitleEditedOnBothSidesKeepsTheServersAndShowsThisDevices() {
-        var local = base, server = base
-        local.title = "Mine"
-        server.title = "Theirs"
-        let result = PostMerge.merge(base: base, local: local, server: server)
+    @Test func aTitleEditedOnBothSidesKeepsBothInABlockAboutTheTitle() {
+        var mine = base, theirs = base
+        mine.title = "Mine"
+        theirs.title = "Theirs"
+        let result = merge(mine, theirs)
         #expect(result.fields.title == "Theirs")
-        #expect(result.fields.content.contains("title on this device: Mine"))
+        #expect(result.fields.content == "milk\neggs\n<<<<<<< title: heather on laptop\nTheirs\n======= title: jermaine on desk\nMine\n>>>>>>> end of conflict")
         #expect(result.conflicted)
+        #expect(ConflictBlock.find(in: result.fields).map(\.field) == [.title])
+    }
+
+    @Test func aLocationEditedOnBothSidesStaysInTheLocationWhichTravelsSealed() {
+        var mine = base, theirs = base
+        mine.location = "Saigon"
+        theirs.location = "Da Nang"
+        let result = merge(mine, theirs)
+        #expect(result.conflicted)
+        #expect(!result.fields.content.contains("Saigon"), "the location must not reach the text, which travels in plain text")
+        #expect(result.fields.location?.contains("Saigon") == true && result.fields.location?.contains("Da Nang") == true)
+        #expect(ConflictBlock.find(in: result.fields).map(\.field) == [.location])
     }
 
     @Test func tagsMergeAsSets() {
-        let result = PostMerge.merge(base: base, local: PostFields(title: "Groceries", content: "milk\neggs", tags: ["home", "urgent"], location: "Hanoi"),
-                                     server: PostFields(title: "Groceries", content: "milk\neggs", tags: ["food"], location: "Hanoi"))
+        let result = merge(PostFields(title: "Groceries", content: "milk\neggs", tags: ["home", "urgent"], location: "Hanoi"),
+                           PostFields(title: "Groceries", content: "milk\neggs", tags: ["food"], location: "Hanoi"))
         #expect(result.fields.tags == ["food", "urgent"])
     }
 
     @Test func overlappingContentIsKeptVisiblyAndFlagged() {
-        var local = base, server = base
-        local.content = "milk\nduck eggs"
-        server.content = "milk\nno eggs"
-        let result = PostMerge.merge(base: base, local: local, server: server)
+        var mine = base, theirs = base
+        mine.content = "milk\nduck eggs"
+        theirs.content = "milk\nno eggs"
+        let result = merge(mine, theirs)
         #expect(result.conflicted)
         #expect(result.fields.content.contains("duck eggs") && result.fields.content.contains("no eggs"))
+        #expect(ConflictBlock.isConflicted(result.fields))
+    }
+
+    @Test func anUnknownBaseKeepsEverythingBothSidesHold() {
+        let mine = PostFields(title: "A", content: "one\ntwo", tags: ["x"], location: nil)
+        let theirs = PostFields(title: "A", content: "one\nthree", tags: ["y"], location: "Hue")
+        let result = PostMerge.merge(base: nil, mine: .init(mine, by: jermaine), theirs: .init(theirs, by: heather))
+        #expect(result.fields.tags == ["y", "x"])
+        #expect(result.fields.content.contains("two") && result.fields.content.contains("three"))
+        #expect(result.fields.location?.contains("Hue") == true)
     }
 }

@@ -1,45 +1,77 @@
+import Foundation
 @testable import Notes
 import Testing
 
 @Suite struct TextMergeTests {
     let base = "milk\neggs\nbread\nbutter"
+    let heather = Author(name: "heather", device: "laptop", at: Date(timeIntervalSince1970: 1_795_000_000))
+    let jermaine = Author(name: "jermaine", device: "desk", at: Date(timeIntervalSince1970: 1_795_000_300))
+
+    func merge(_ base: String?, mine: String, theirs: String) -> TextMerge.Result {
+        TextMerge.merge(base: base, mine: mine, theirs: theirs, mineBy: jermaine, theirsBy: heather)
+    }
 
     @Test func editsOfDifferentLinesBothSurvive() {
-        let result = TextMerge.merge(base: base, local: "milk\neggs (a dozen)\nbread\nbutter",
-                                     server: "milk\neggs\nbread\nbutter\ncheese")
+        let result = merge(base, mine: "milk\neggs (a dozen)\nbread\nbutter", theirs: "milk\neggs\nbread\nbutter\ncheese")
         #expect(result == .init(text: "milk\neggs (a dozen)\nbread\nbutter\ncheese", conflicted: false))
     }
 
-    @Test func anOverlappingEditKeepsTheServersTextAndThisDevicesVisibly() {
-        let result = TextMerge.merge(base: base, local: "milk\noat milk\nbread\nbutter", server: "milk\nno eggs\nbread\nbutter")
+    @Test func anOverlappingEditKeepsBothTextsUnderTheirAuthorsNames() {
+        let result = merge(base, mine: "milk\noat milk\nbread\nbutter", theirs: "milk\nno eggs\nbread\nbutter")
         #expect(result.conflicted)
-        #expect(result.text == "milk\nno eggs\n\(TextMerge.conflictStart)\noat milk\n\(TextMerge.conflictEnd)\nbread\nbutter")
+        #expect(result.text == """
+            milk
+            <<<<<<< heather on laptop, 2026-11-18 11:06 UTC
+            no eggs
+            ======= jermaine on desk, 2026-11-18 11:11 UTC
+            oat milk
+            >>>>>>> end of conflict
+            bread
+            butter
+            """)
+    }
+
+    @Test func twoPeopleAppendingBothKeepTheirLinesWithoutAConflict() {
+        let result = merge("A\nB\nC", mine: "A\nB\nC\nline D (jermaine)", theirs: "A\nB\nC\nline D (heather)")
+        #expect(result == .init(text: "A\nB\nC\nline D (heather)\nline D (jermaine)", conflicted: false))
     }
 
     @Test func theSameEditOnBothSidesIsTakenOnce() {
         let edited = "milk\neggs\nrye bread\nbutter"
-        #expect(TextMerge.merge(base: base, local: edited, server: edited) == .init(text: edited, conflicted: false))
+        #expect(merge(base, mine: edited, theirs: edited) == .init(text: edited, conflicted: false))
     }
 
     @Test func oneSidedChangesWin() {
-        #expect(TextMerge.merge(base: base, local: base, server: "x").text == "x")
-        #expect(TextMerge.merge(base: base, local: "y", server: base).text == "y")
+        #expect(merge(base, mine: base, theirs: "x").text == "x")
+        #expect(merge(base, mine: "y", theirs: base).text == "y")
+        #expect(merge("", mine: "", theirs: "new").text == "new")
     }
 
     @Test func deletionsAndInsertionsInDifferentPlacesBothApply() {
-        let result = TextMerge.merge(base: base, local: "milk\nbread\nbutter", server: "coffee\nmilk\neggs\nbread\nbutter")
+        let result = merge(base, mine: "milk\nbread\nbutter", theirs: "coffee\nmilk\neggs\nbread\nbutter")
         #expect(result == .init(text: "coffee\nmilk\nbread\nbutter", conflicted: false))
     }
 
-    @Test func noLocalWordIsLostWhateverTheEdits() {
-        // Every line this device typed is in the merge, whatever the server did.
-        let locals = ["milk\nmy line\nbread", "", "a\nb\nc\nd\ne", "milk\neggs\nbread\nbutter\nmine"]
-        let servers = ["milk\ntheirs\nbread", "completely\ndifferent", "", "butter"]
-        for local in locals {
-            for server in servers {
-                let merged = TextMerge.merge(base: base, local: local, server: server).text
-                for line in TextMerge.lines(local) where !line.isEmpty && !TextMerge.lines(base).contains(line) {
-                    #expect(TextMerge.lines(merged).contains(line), "lost \(line) merging \(local.debugDescription) with \(server.debugDescription)")
+    @Test func withoutABaseWhatEitherSideHoldsIsKept() {
+        // A lost response, a rebuilt cloud: nothing tells which side changed what.
+        #expect(merge(nil, mine: "A\nB\nC", theirs: "A\nC").text == "A\nB\nC")
+        #expect(merge(nil, mine: "A", theirs: "").text == "A")
+        let both = merge(nil, mine: "A\nmine\nC", theirs: "A\ntheirs\nC")
+        #expect(both.conflicted)
+        #expect(both.text.contains("mine") && both.text.contains("theirs"))
+    }
+
+    @Test func noWordOfEitherSideIsLostWhateverTheEdits() {
+        // Every line either side typed (that was not in the base) is in the merge, whatever the other did.
+        let texts = ["milk\nmy line\nbread", "", "a\nb\nc\nd\ne", "milk\neggs\nbread\nbutter\nmine", "completely\ndifferent", "butter",
+                     "milk\n<<<<<<< x\nold\n======= y\nolder\n>>>>>>> end of conflict"]
+        for base in [base, nil] {
+            for mine in texts {
+                for theirs in texts {
+                    let merged = TextMerge.lines(merge(base, mine: mine, theirs: theirs).text)
+                    for line in TextMerge.lines(mine) + TextMerge.lines(theirs) where !(base.map(TextMerge.lines) ?? []).contains(line) {
+                        #expect(merged.contains(line), "lost \(line) merging \(mine.debugDescription) with \(theirs.debugDescription)")
+                    }
                 }
             }
         }

@@ -17,7 +17,11 @@ enum DetailView {
         if let at = post.modifiedAt { facts.append(("Modified", "\(format(at)) by \(post.modifiedBy.map(names) ?? "?")")) }
         if let location = post.location { facts.append(("Location", location)) }
         if !post.tags.isEmpty { facts.append(("Tags", post.tags.joined(separator: ", "))) }
-        if post.conflicted { facts.append(("Conflict", "edited in two places at once; both texts are kept below, edit to resolve")) }
+        if post.conflicted {
+            let sides = ConflictBlock.find(in: post.fields).first?.sides.map(\.author.label) ?? []
+            let who = sides.isEmpty ? "edited in two places at once" : sides.joined(separator: " and ") + " changed the same text"
+            facts.append(("Conflict", "\(who): both kept · m keep mine · t keep theirs · o keep both"))
+        }
         return ScreenModel.Detail(title: post.title.isEmpty ? "(untitled)" : post.title, facts: facts, content: post.content,
                                   comments: comments.map { ("\($0.createdBy.map(names) ?? "?")", $0.text) },
                                   notice: readOnly)

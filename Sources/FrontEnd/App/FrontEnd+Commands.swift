@@ -9,6 +9,10 @@ extension FrontEnd {
         let chosen = selectedDetail()
         let post = chosen?.post
         switch id {
+        case .keepMine, .keepTheirs, .keepBoth:
+            guard let chosen, let post else { return "no post selected" }
+            if let reason = chosen.readOnlyReason { return reason }
+            return post.conflicted ? nil : "\"\(post.title)\" holds no conflict"
         case .edit, .editExternal, .delete, .comment:
             guard let chosen, let post else { return "no post selected" }
             if let reason = chosen.readOnlyReason { return reason }
@@ -109,6 +113,9 @@ extension FrontEnd {
             confirm("Leave \"\(post.title)\"? Only you lose it; its owner keeps it.", "Leave", .leave(post))
         case .accept:
             if let argument { accept(argument) } else { state.mode = .prompt(Prompt(purpose: .accept, label: "Accept URL: ")) }
+        case .keepMine: resolveConflict(.mine)
+        case .keepTheirs: resolveConflict(.theirs)
+        case .keepBoth: resolveConflict(.both)
         }
     }
 

@@ -30,10 +30,10 @@ extension FrontEnd {
             }
         case .confirm(var confirmation):
             switch key {
-            case .escape, .char("n"), .ctrl("c"): state.mode = .browse
+            case .escape, .char("n"), .ctrl("c"): cancel(confirmation.action)
             case .char("y"): carryOut(confirmation.action)
             case .enter:
-                if confirmation.confirmFocused { carryOut(confirmation.action) } else { state.mode = .browse }
+                if confirmation.confirmFocused { carryOut(confirmation.action) } else { cancel(confirmation.action) }
             case .left, .right, .tab, .backTab, .char("h"), .char("l"):
                 confirmation.confirmFocused.toggle()
                 state.mode = .confirm(confirmation)
@@ -130,8 +130,10 @@ extension FrontEnd {
         state.mode = .edit(form)
     }
 
-    /// Saves the form's post; on a refusal the form stays open, so nothing typed is lost.
-    func save(_ form: PostForm) {
+    /// Saves the form's post, merged with whatever was saved since the form opened (its base); on a
+    /// refusal the form stays open, so nothing typed is lost. Text still holding conflict markers the
+    /// person typed into (or left) asks first.
+    func save(_ form: PostForm, markersConfirmed: Bool = false) {
         let post = form.edited
         guard !post.title.isEmpty else {
             flash("a post needs a title", .warning)
@@ -141,8 +143,20 @@ extension FrontEnd {
             flash("\(reason); copy your text elsewhere (E opens $EDITOR)", .error)
             return state.mode = .edit(form)
         }
+        if !markersConfirmed, post.fields != form.post.fields,
+           ConflictBlock.hasMarkers(post.content) || post.location.map(ConflictBlock.hasMarkers) == true {
+            return confirm("The text still holds conflict markers (<<<<<<<, =======, >>>>>>>). Save it as it is? "
+                           + "Or cancel, and remove them (m, t or o on the post keeps mine, theirs or both).",
+                           "Save anyway", .saveWithMarkers(form))
+        }
+        let saved: SavedEdit
         do {
-            try context.store.save(post, by: context.account.id, now: context.now())
+            if form.isNew {
+                try context.store.save(post, by: context.account.id, on: context.device, now: context.now())
+                saved = SavedEdit(post: post)
+            } else {
+                saved = try context.store.saveEdit(post, from: form.post.fields, by: context.editor, now: context.now())
+            }
         } catch {
             flash("not saved: \(error)", .error)
             return state.mode = .edit(form)
@@ -150,7 +164,33 @@ extension FrontEnd {
         state.mode = .browse
         changed()
         select(post)
-        flash(form.isNew ? "\"\(post.title)\" written" : "\"\(post.title)\" saved")
+        flash(savedNotice(saved, new: form.isNew), saved.conflicted ? .warning : .info, seconds: saved.conflicted ? 8 : 4)
+    }
+
+    /// What a save says: written or saved, and whose edit it met.
+    func savedNotice(_ saved: SavedEdit, new: Bool) -> String {
+        let title = "\"\(saved.post.title)\""
+        if saved.conflicted, let other = saved.mergedWith {
+            return "\(title) saved; \(other.name) changed the same text: both kept (m mine · t theirs · o both)"
+        }
+        if let other = saved.mergedWith { return "\(title) saved, merged with \(other.name)'s edit" }
+        if saved.restored { return "\(title) saved; it had been deleted elsewhere, your edit brought it back" }
+        return new ? "\(title) written" : "\(title) saved"
+    }
+
+    /// Keeps mine, theirs or both of the selected post's conflict.
+    func resolveConflict(_ choice: ConflictResolution.Choice) {
+        guard let post = selectedDetail()?.post else { return }
+        do {
+            let saved = try context.store.resolve(post, keeping: choice, by: context.editor, now: context.now())
+            changed()
+            flash(saved.conflicted ? "\"\(post.title)\": an edit arrived meanwhile and overlaps again" : "\"\(post.title)\" resolved, keeping \(choice.rawValue)",
+                  saved.conflicted ? .warning : .info)
+        } catch let failure as ConflictResolution.Failure {
+            flash("\(failure)", .warning)
+        } catch {
+            flash("not resolved: \(error)", .error)
+        }
     }
 
     func select(_ post: Post) {
@@ -184,9 +224,19 @@ extension FrontEnd {
         }
     }
 
+    /// Cancel on a question: a form goes back to its editor, so nothing typed is lost.
+    func cancel(_ action: Confirmation.Action) {
+        switch action {
+        case .discard(let form), .saveWithMarkers(let form): state.mode = .edit(form)
+        default: state.mode = .browse
+        }
+    }
+
     func carryOut(_ action: Confirmation.Action) {
         state.mode = .browse
         switch action {
+        case .saveWithMarkers(let form):
+            save(form, markersConfirmed: true)
         case .delete(let post):
             do {
                 try context.store.delete(post)

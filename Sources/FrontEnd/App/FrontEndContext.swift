@@ -30,6 +30,9 @@ public struct FrontEndContext: Sendable {
     public var background: @Sendable (@escaping @Sendable () -> Void) -> Void
     public var wake: @Sendable () -> Void
 
+    /// Who this front end's edits are by.
+    public var editor: Editor { Editor(account: account, device: device) }
+
     public init(store: DeviceStore, account: Account, device: String, sharing: any SharingProvider, names: @escaping @Sendable (String) -> String,
                 postSharing: PostSharing? = nil, sync: (any SyncControl)? = nil,
                 now: @escaping @Sendable () -> Date = Date.init,

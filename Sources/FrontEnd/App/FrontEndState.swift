@@ -31,6 +31,8 @@ public struct Confirmation: Equatable, Sendable {
         case stopSharing(Post)
         case leave(Post)
         case discard(PostForm)
+        /// Saving a form whose text still holds conflict markers.
+        case saveWithMarkers(PostForm)
     }
 
     public var question: String
@@ -42,6 +44,7 @@ public struct Confirmation: Equatable, Sendable {
 /// The in-place editor of a post: title, tags, location, content.
 public struct PostForm: Equatable, Sendable {
     public enum Field: Int, CaseIterable, Sendable { case title, tags, location, content }
+    /// The post as the form opened it: the base its edit merges from, however long the form stays open.
     public var post: Post
     public var isNew: Bool
     public var field: Field = .title
@@ -75,14 +78,22 @@ public struct PostForm: Equatable, Sendable {
         }
     }
 
-    /// The post with the form's values.
+    /// The post with the form's values: the fields the person changed, the others as the form opened them
+    /// (a one-line field shows a multi-line value joined, and leaving it alone must not change it).
     public var edited: Post {
         var post = post
-        post.title = title.text.trimmingCharacters(in: .whitespaces)
-        post.tags = tags.text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let place = location.text.trimmingCharacters(in: .whitespaces)
-        post.location = place.isEmpty ? nil : place
-        post.content = content.text
+        func changed(_ editor: TextEditor, from value: String) -> Bool {
+            editor.text != TextEditor(text: value, multiline: editor.multiline).text
+        }
+        if changed(title, from: post.title) { post.title = title.text.trimmingCharacters(in: .whitespaces) }
+        if changed(tags, from: post.tags.joined(separator: ", ")) {
+            post.tags = tags.text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        if changed(location, from: post.location ?? "") {
+            let place = location.text.trimmingCharacters(in: .whitespaces)
+            post.location = place.isEmpty ? nil : place
+        }
+        if changed(content, from: post.content) { post.content = content.text }
         return post
     }
 }

@@ -9,6 +9,7 @@ public enum CommandID: String, CaseIterable, Sendable {
     case search, searchNext, searchPrevious, filter, newNotebook
     case refresh, send
     case share, shareNotebook, removeParticipant, togglePermission, stopSharing, leave, accept
+    case keepMine, keepTheirs, keepBoth
 }
 
 public struct Command: Sendable {
@@ -52,6 +53,9 @@ public enum Commands {
         c(.leave, [.char("L")], "leave", "leave", "Leave a share: only you lose the post", [], footer: false),
         c(.accept, [.char("A")], "accept", "accept", "Accept a share URL", [], footer: false, argument: true),
         c(.send, [.char("S")], "send", "send", "Send waiting changes now", [], footer: false),
+        c(.keepMine, [.char("m")], "keep-mine", "keep mine", "Resolve the post's conflict: keep the text you wrote", [.list, .detail], footer: false),
+        c(.keepTheirs, [.char("t")], "keep-theirs", "keep theirs", "Resolve the post's conflict: keep the other person's text", [.list, .detail], footer: false),
+        c(.keepBoth, [.char("o")], "keep-both", "keep both", "Resolve the post's conflict: keep both texts, without the markers", [.list, .detail], footer: false),
         c(.commandLine, [.char(":")], "command", ":", "Type a command (:accept URL, :search WORD, :quit)", [], footer: false),
         c(.down, [.char("j"), .down], "down", "down", "Next post (or scroll, or next participant)", [], footer: false),
         c(.up, [.char("k"), .up], "up", "up", "Previous post (or scroll, or previous participant)", [], footer: false),

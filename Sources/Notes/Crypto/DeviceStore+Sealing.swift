@@ -19,17 +19,20 @@ extension DeviceStore {
         else { return post }
         var opened = post
         opened.location = Sealing.open(sealed, key: key, record: post.recordID)
+        opened.conflicted = opened.conflicted || ConflictBlock.isConflicted(opened.fields)
         return opened
     }
 
     /// Seals the post's location into the record to send. The owner makes
     /// the zone's key if it has none; a participant uses the key its share
     /// granted. Without a key the location is left as the cloud has it: it
-    /// never travels in plain text.
+    /// never travels in plain text. A post still holding a sealed location
+    /// it could not open leaves it too (removing a location clears the sealed
+    /// one, see `saveEdit`).
     func sealLocation(of post: Post, into record: inout Record) throws {
         guard let keyring else { return }
         guard let location = post.location else {
-            if record.encrypted(Post.Key.location) != nil { record.setEncrypted(Post.Key.location, nil) }
+            if post.sealedLocation == nil, record.encrypted(Post.Key.location) != nil { record.setEncrypted(Post.Key.location, nil) }
             return
         }
         // Read only for a post with a location: a send reads its keys per post, and most posts have none.

@@ -1,46 +1,73 @@
-/// Merges a post edited on this device with the server's newer version,
-/// against the version both started from.
+/// Merges an edit of a post into the copy already saved (the newest on the
+/// device, or the cloud's), against the version the edit started from.
 ///
 /// A field only one side changed takes that side's value. Tags merge as
-/// sets (both sides' additions and removals apply). When both changed the
-/// title or the location differently, the server's value stays and this
-/// device's is kept inside the content's conflict block; overlapping content
-/// edits are merged by `TextMerge`. Nothing this device typed is dropped.
+/// sets (both sides' additions and removals apply). Text merges line by line
+/// (`TextMerge`). When both changed the title or the location differently,
+/// the saved value stays in the field and a `ConflictBlock` keeps both under
+/// their authors' names: the title's in the text, the location's in the
+/// location (it travels sealed). Nothing either side typed is dropped.
 public enum PostMerge {
+    /// One side of a merge: what it holds and who wrote it.
+    public struct Version: Sendable {
+        public var fields: PostFields
+        public var author: Author
+
+        public init(_ fields: PostFields, by author: Author) {
+            self.fields = fields
+            self.author = author
+        }
+    }
+
     public struct Result: Equatable, Sendable {
         public var fields: PostFields
         public var conflicted: Bool
     }
 
-    public static func merge(base: PostFields, local: PostFields, server: PostFields) -> Result {
-        var kept: [String] = []  // this device's values that lost to the server's
-        let title = pick(base.title, local.title, server.title, losing: &kept, label: "title")
-        let location = pick(base.location, local.location, server.location, losing: &kept, label: "location")
-        let content = TextMerge.merge(base: base.content, local: local.content, server: server.content)
+    /// - Parameter base: what `mine` started from; nil when unknown, and then
+    ///   whatever either side holds is kept.
+    public static func merge(base: PostFields?, mine: Version, theirs: Version) -> Result {
+        let sides = (mine: mine.author, theirs: theirs.author)
+        let content = TextMerge.merge(base: base?.content, mine: mine.fields.content, theirs: theirs.fields.content,
+                                      mineBy: sides.mine, theirsBy: sides.theirs)
         var text = content.text
-        if !kept.isEmpty {
-            text += (text.isEmpty ? "" : "\n") + ([TextMerge.conflictStart] + kept + [TextMerge.conflictEnd]).joined(separator: "\n")
+        var conflicted = content.conflicted
+        let title = pick(\.title, base: base, mine: mine.fields, theirs: theirs.fields)
+        if title.conflicted {
+            let block = ConflictBlock.lines([(sides.theirs, [Substring(theirs.fields.title)]), (sides.mine, [Substring(mine.fields.title)])],
+                                            about: .title)
+            text = (TextMerge.lines(text) + block).joined(separator: "\n")
+            conflicted = true
         }
-        let tags = mergeTags(base: base.tags, local: local.tags, server: server.tags)
-        return Result(fields: PostFields(title: title, content: text, tags: tags, location: location),
-                      conflicted: content.conflicted || !kept.isEmpty)
+        var location = pick(\.location, base: base, mine: mine.fields, theirs: theirs.fields)
+        if location.conflicted {
+            func lines(_ value: String?) -> [Substring] { value.map { TextMerge.lines($0) } ?? [] }
+            location.value = ConflictBlock.lines([(sides.theirs, lines(theirs.fields.location)), (sides.mine, lines(mine.fields.location))],
+                                                 about: .location).joined(separator: "\n")
+            conflicted = true
+        }
+        let tags = mergeTags(base: base?.tags, mine: mine.fields.tags, theirs: theirs.fields.tags)
+        return Result(fields: PostFields(title: title.value, content: text, tags: tags, location: location.value), conflicted: conflicted)
     }
 
-    private static func pick(_ base: String, _ local: String, _ server: String, losing kept: inout [String], label: String) -> String {
-        pick(Optional(base), Optional(local), Optional(server), losing: &kept, label: label)!
+    /// One value of two sides: the side that changed it, the saved one when
+    /// neither or both did (then `conflicted` when they differ).
+    private static func pick<Value: Equatable>(_ field: KeyPath<PostFields, Value>, base: PostFields?, mine: PostFields,
+                                               theirs: PostFields) -> (value: Value, conflicted: Bool) {
+        let (m, t) = (mine[keyPath: field], theirs[keyPath: field])
+        if m == t { return (t, false) }
+        if let base {
+            if m == base[keyPath: field] { return (t, false) }
+            if t == base[keyPath: field] { return (m, false) }
+        }
+        return (t, true)
     }
 
-    private static func pick(_ base: String?, _ local: String?, _ server: String?, losing kept: inout [String], label: String) -> String? {
-        if local == base || local == server { return server }
-        if server == base { return local }
-        kept.append("\(label) on this device: \(local ?? "(none)")")
-        return server
-    }
-
-    static func mergeTags(base: [String], local: [String], server: [String]) -> [String] {
-        let removed = Set(base).subtracting(local).union(Set(base).subtracting(server))
+    /// Both sides' additions and removals; without a base, everything either holds.
+    static func mergeTags(base: [String]?, mine: [String], theirs: [String]) -> [String] {
+        let removed = base.map { Set($0).subtracting(mine).union(Set($0).subtracting(theirs)) } ?? []
         var out: [String] = []
-        for tag in server + local where !removed.contains(tag) && !out.contains(tag) { out.append(tag) }
+        for tag in theirs + mine where !removed.contains(tag) && !out.contains(tag) { out.append(tag) }
         return out
     }
 }

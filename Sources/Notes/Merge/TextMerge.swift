@@ -1,10 +1,19 @@
 /// A three-way merge of multi-line text, line by line (diff3).
 ///
-/// Lines both sides left as they were anchor the merge. Between anchors, a
-/// part only one side changed takes that side's lines; a part both changed
-/// the same way takes them once; a part both changed differently keeps the
-/// server's lines and then this device's lines inside a visible block, so no
-/// typed word is ever silently lost.
+/// `theirs` is the text already saved (the newest copy, or the cloud's);
+/// `mine` is the edit being merged in; `base` is the text the edit started
+/// from. Lines both sides left as they were anchor the merge. Between
+/// anchors, a part only one side changed takes that side's lines; a part
+/// both changed the same way takes them once; where both only added lines
+/// at the same place (two people appending), both additions are kept, theirs
+/// first. A part both changed differently becomes a `ConflictBlock` holding
+/// both sides under their authors' names, so no typed word is ever silently
+/// lost.
+///
+/// Without a base (it is unknown: a save whose response was lost, a cloud
+/// rebuilt from devices), the lines both texts share stand in for it, and
+/// whatever one side has and the other lacks is kept; where both differ at
+/// one place the block shows both.
 public enum TextMerge {
     /// What a merge produced.
     public struct Result: Equatable, Sendable {
@@ -13,49 +22,48 @@ public enum TextMerge {
         public var conflicted: Bool
     }
 
-    public static let conflictStart = "<<<<<<< kept from this device (conflicting edit)"
-    public static let conflictEnd = ">>>>>>> end of this device's text"
-
-    public static func merge(base: String, local: String, server: String) -> Result {
-        if local == server || local == base { return Result(text: server, conflicted: false) }
-        if server == base { return Result(text: local, conflicted: false) }
-        let b = lines(base), l = lines(local), s = lines(server)
-        let toLocal = Dictionary(uniqueKeysWithValues: LineDiff.matches(b, l))
-        let toServer = Dictionary(uniqueKeysWithValues: LineDiff.matches(b, s))
+    public static func merge(base: String?, mine: String, theirs: String, mineBy: Author, theirsBy: Author) -> Result {
+        if mine == theirs || mine == base { return Result(text: theirs, conflicted: false) }
+        if theirs == base { return Result(text: mine, conflicted: false) }
+        let m = lines(mine), t = lines(theirs)
+        let b = base.map(lines) ?? LineDiff.matches(m, t).map { m[$0.0] }
+        let toMine = Dictionary(uniqueKeysWithValues: LineDiff.matches(b, m))
+        let toTheirs = Dictionary(uniqueKeysWithValues: LineDiff.matches(b, t))
         // Base lines kept by both sides, in order on all three, anchor the chunks.
         var anchors: [(Int, Int, Int)] = []
-        var lastL = -1, lastS = -1
+        var lastM = -1, lastT = -1
         for i in b.indices {
-            if let li = toLocal[i], let si = toServer[i], li > lastL, si > lastS {
-                anchors.append((i, li, si))
-                lastL = li
-                lastS = si
+            if let mi = toMine[i], let ti = toTheirs[i], mi > lastM, ti > lastT {
+                anchors.append((i, mi, ti))
+                lastM = mi
+                lastT = ti
             }
         }
-        anchors.append((b.count, l.count, s.count))
+        anchors.append((b.count, m.count, t.count))
         var out: [Substring] = []
         var conflicted = false
-        var (bi, li, si) = (0, 0, 0)
-        for (bj, lj, sj) in anchors {
-            let baseChunk = Array(b[bi..<bj]), localChunk = Array(l[li..<lj]), serverChunk = Array(s[si..<sj])
-            if localChunk == baseChunk || localChunk == serverChunk {
-                out += serverChunk
-            } else if serverChunk == baseChunk {
-                out += localChunk
+        var (bi, mi, ti) = (0, 0, 0)
+        for (bj, mj, tj) in anchors {
+            let baseChunk = b[bi..<bj], mineChunk = m[mi..<mj], theirChunk = t[ti..<tj]
+            if mineChunk.elementsEqual(baseChunk) || mineChunk.elementsEqual(theirChunk) {
+                out += theirChunk
+            } else if theirChunk.elementsEqual(baseChunk) {
+                out += mineChunk
+            } else if baseChunk.isEmpty && base != nil {
+                out += theirChunk  // both added lines here: keep both
+                out += mineChunk
             } else {
                 conflicted = true
-                out += serverChunk
-                out.append(Substring(conflictStart))
-                out += localChunk
-                out.append(Substring(conflictEnd))
+                out += ConflictBlock.lines([(theirsBy, Array(theirChunk)), (mineBy, Array(mineChunk))])
             }
             if bj < b.count { out.append(b[bj]) }
-            (bi, li, si) = (bj + 1, lj + 1, sj + 1)
+            (bi, mi, ti) = (bj + 1, mj + 1, tj + 1)
         }
         return Result(text: out.joined(separator: "\n"), conflicted: conflicted)
     }
 
+    /// The lines of a text; an empty text has none (not one empty line, which would differ from another side's lines).
     static func lines(_ text: String) -> [Substring] {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
+        text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 extension Post {
     enum Key {
-        static let title = "title", content = "content", tags = "tags", location = "location"
+        static let title = "title", content = "content", tags = "tags", location = "location", device = "device"
     }
 
     /// A post as the cloud holds it, its location sealed (it never reaches the
@@ -17,6 +17,8 @@ extension Post {
         createdBy = record.system?.createdBy
         modifiedAt = record.system?.modifiedAt
         modifiedBy = record.system?.modifiedBy
+        if case .string(let device)? = record[Key.device] { modifiedOn = device }
+        conflicted = ConflictBlock.isConflicted(fields)
     }
 
     /// Sets the post's fields on a record, marking only those that differ as changed.
@@ -27,14 +29,21 @@ extension Post {
         set(Key.title, .string(title))
         set(Key.content, .string(content))
         set(Key.tags, .list(tags.map { .string($0) }))
+        if let modifiedOn { set(Key.device, .string(modifiedOn)) }
     }
 
-    /// Whether a post row can stand for this record whole: a post with its three fields of their types, at
-    /// most a sealed location, no parent, nothing marked changed, and dates a row's seconds give back exactly.
-    /// Most records are; the store keeps any other in `server_records`.
+    /// Whether a post row can stand for this record whole: a post with its three fields of their types (and
+    /// the device it was typed on), at most a sealed location, no parent, nothing marked changed, and dates a
+    /// row's seconds give back exactly. Most records are; the store keeps any other in `server_records`.
     static func rowCanHold(_ record: Record) -> Bool {
+        let device: Bool
+        switch record[Key.device] {
+        case nil: device = false
+        case .string?: device = true
+        default: return false
+        }
         guard record.type == recordType, record.parent == nil, record.changedKeys.isEmpty, let system = record.system,
-              record.fields.count == 3, case .string? = record[Key.title], case .string? = record[Key.content],
+              record.fields.count == (device ? 4 : 3), case .string? = record[Key.title], case .string? = record[Key.content],
               case .list(let tags)? = record[Key.tags], tags.allSatisfy({ if case .string = $0 { true } else { false } }),
               record.encryptedFields.isEmpty || record.encryptedFields.keys.elementsEqual([Key.location])
         else { return false }

@@ -18,7 +18,9 @@ public struct Post: Equatable, Sendable {
     public var createdBy: String?
     public var modifiedAt: Date?
     public var modifiedBy: String?
-    /// Both sides edited the same text; both versions are in `content` until the user edits.
+    /// The name of the device the last edit was typed on, for conflict labels.
+    public var modifiedOn: String?
+    /// A field holds a conflict block (`ConflictBlock`): both sides' text, until someone resolves it.
     public var conflicted: Bool
     /// The location as the cloud holds it, sealed; opened when a zone key is at hand.
     var sealedLocation: Data?

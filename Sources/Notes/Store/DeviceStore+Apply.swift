@@ -33,11 +33,11 @@ extension DeviceStore {
                                             by: row.post.modifiedBy))
                 }
                 if pendingKinds[record.id] == "saveRecord", let local = known {
-                    let base = try Self.lastKnown(db, scope, record.id).map(Post.fields(of:)) ?? PostFields.empty
-                    let merged = PostMerge.merge(base: base, local: local.fields, server: Post.fields(of: record))
+                    // The edit waiting here stays this device's, now holding the cloud's newer text too.
+                    let merged = try mergeWaitingEdit(db, scope, local: local, server: record)
                     row.post.fields = merged.fields
-                    row.post.location = local.location
-                    row.post.conflicted = merged.conflicted || local.conflicted
+                    row.post.conflicted = merged.conflicted
+                    (row.post.modifiedAt, row.post.modifiedBy, row.post.modifiedOn) = (local.modifiedAt, local.modifiedBy, local.modifiedOn)
                     row.changeTag = nil
                 }
                 rows.append(row)
@@ -97,13 +97,9 @@ extension DeviceStore {
                 switch error {
                 case .serverRecordChanged(let server):
                     if var local = try Self.localPost(db, scope, id) {
-                        // No known base (a lost response: the save committed, its tag never came back):
-                        // assume nothing in common, so both sides' text survives.
-                        let base = try Self.lastKnown(db, scope, id).map(Post.fields(of:)) ?? PostFields.empty
-                        let merged = PostMerge.merge(base: base, local: local.fields, server: Post.fields(of: server))
-                        local.fields = PostFields(title: merged.fields.title, content: merged.fields.content,
-                                                  tags: merged.fields.tags, location: local.location)
-                        local.conflicted = local.conflicted || merged.conflicted
+                        let merged = try mergeWaitingEdit(db, scope, local: local, server: server)
+                        local.fields = merged.fields
+                        local.conflicted = merged.conflicted
                         try Self.upsert(db, local)
                         again.append(.saveRecord(id))
                     }
@@ -188,6 +184,22 @@ extension DeviceStore {
         return try Self.stamp(db, scope, record, holdingWhole: holdingWhole, ifStillHolding: nil)
     }
 
+    /// Merges the edit waiting on this device with the cloud's newer record, against the record the edit
+    /// started from. Without a known base (a lost response: the save committed, its tag never came back),
+    /// everything either side holds survives. A location this device cannot open counts as unchanged, so it
+    /// neither conflicts nor is lost (the send leaves the cloud's sealed value as it is).
+    func mergeWaitingEdit(_ db: Database, _ scope: DatabaseScope, local: Post, server: Record) throws -> PostMerge.Result {
+        let base = try Self.lastKnown(db, scope, server.id).map { try opened(db, Post(record: $0, scope: scope)) }
+        let theirs = try opened(db, Post(record: server, scope: scope)), mine = try opened(db, local)
+        func fields(_ post: Post) -> PostFields {
+            var fields = post.fields
+            if post.location == nil, post.sealedLocation != nil { fields.location = base?.location }
+            return fields
+        }
+        return PostMerge.merge(base: base.map(fields), mine: .init(fields(mine), by: author(of: mine)),
+                               theirs: .init(fields(theirs), by: author(of: theirs)))
+    }
+
     private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try Self.clearPending(db, scope, zone: id.zone, name: id.name)
         if let known = try Self.lastKnown(db, scope, id) {
@@ -253,9 +265,6 @@ extension DeviceStore {
 }
 
 extension PostFields {
-    /// The base of a merge when the version both sides started from is unknown.
-    static let empty = PostFields(title: "", content: "", tags: [], location: nil)
-
     /// Equal in what travels to the cloud (the location stays on the device for now).
     func sameSynced(as other: PostFields) -> Bool {
         title == other.title && content == other.content && tags == other.tags

@@ -100,13 +100,14 @@ extension DeviceStore {
         return try createNotebook("Notes", owner: owner)
     }
 
-    /// Saves a new or edited post and marks it to be sent, in one transaction.
-    public func save(_ post: Post, by account: String, now: Date) throws {
-        try save([post], by: account, now: now)
+    /// Saves a new post (or writes one over whatever the store holds) and marks it to be sent, in one
+    /// transaction. An edit of a post someone saw goes through `saveEdit`, which merges.
+    public func save(_ post: Post, by account: String, on device: String? = nil, now: Date) throws {
+        try save([post], by: account, on: device, now: now)
     }
 
     /// Saves many posts (an import) in one transaction: all are kept and marked, or none.
-    public func save(_ posts: [Post], by account: String, now: Date) throws {
+    public func save(_ posts: [Post], by account: String, on device: String? = nil, now: Date) throws {
         try write(locking: Set(posts.map(\.scope))) { db in
             for (scope, edited) in Dictionary(grouping: posts, by: \.scope) {
                 try Self.setAsideKnown(db, scope, edited.map(\.recordID))
@@ -114,11 +115,11 @@ extension DeviceStore {
             for var post in posts {
                 post.modifiedAt = now
                 post.modifiedBy = account
+                post.modifiedOn = device ?? post.modifiedOn
                 if post.createdAt == nil {
                     post.createdAt = now
                     post.createdBy = account
                 }
-                post.conflicted = false  // the user has looked at it
                 try Self.upsert(db, post)
                 try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "saveRecord")
             }
@@ -143,8 +144,8 @@ extension DeviceStore {
     static func upsert(_ db: Database, _ scope: DatabaseScope, _ rows: [PostRow]) throws {
         try insertRows(db, """
             INSERT OR REPLACE INTO \(schema(scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
-                location_sealed, created_at, created_by, modified_at, modified_by, conflicted, change_tag)
-            """, width: 14, rows) { row, item in
+                location_sealed, created_at, created_by, modified_at, modified_by, conflicted, change_tag, modified_on)
+            """, width: 15, rows) { row, item in
             let post = item.post
             row.add(post.id)
             row.add(post.zone.name)
@@ -158,8 +159,9 @@ extension DeviceStore {
             row.add(post.createdBy)
             row.add(post.modifiedAt?.timeIntervalSince1970)
             row.add(post.modifiedBy)
-            row.add(post.conflicted)
+            row.add(ConflictBlock.isConflicted(post.fields))
             row.add(item.changeTag)
+            row.add(post.modifiedOn)
         }
     }
 
@@ -173,7 +175,7 @@ extension DeviceStore {
     /// (reading by position spares a name lookup per column per row).
     static let postColumns = """
         id, zone_name, zone_owner, title, content, tags, location, location_sealed,
-        created_at, created_by, modified_at, modified_by, conflicted
+        created_at, created_by, modified_at, modified_by, conflicted, modified_on
         """
 
     /// A post from a row whose columns from `start` on are `postColumns`.
@@ -187,6 +189,7 @@ extension DeviceStore {
         post.modifiedAt = row.double(start + 10).map(Date.init(timeIntervalSince1970:))
         post.modifiedBy = row.optionalText(start + 11)
         post.conflicted = row.bool(start + 12)
+        post.modifiedOn = row.optionalText(start + 13)
         return post
     }
 

@@ -18,12 +18,19 @@ public final class DeviceStore: @unchecked Sendable {
     let queue: DatabaseQueue
     private let keyringLock = NSLock()
     private var _keyring: Keyring?
+    private var _names: @Sendable (String) -> String = { $0 }
     let stagedStates = StagedStates()
 
     /// The keys this device seals and opens locations with; none, no locations travel.
     public var keyring: Keyring? {
         get { keyringLock.withLock { _keyring } }
         set { keyringLock.withLock { _keyring = newValue } }
+    }
+
+    /// Turns user record IDs into the account names a conflict block shows; IDs as they are until set.
+    public var names: @Sendable (String) -> String {
+        get { keyringLock.withLock { _names } }
+        set { keyringLock.withLock { _names = newValue } }
     }
 
     public init(directory: URL) throws {

@@ -41,6 +41,10 @@ enum StoreSchema {
         """
         ALTER TABLE SCHEMA.posts ADD COLUMN change_tag TEXT;
         """,
+        // v5: the device each post was last edited on, so a conflict block says whose text is whose.
+        """
+        ALTER TABLE SCHEMA.posts ADD COLUMN modified_on TEXT;
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.

@@ -24,6 +24,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         self.store = store
         self.cloud = cloud
         self.account = account
+        let names = try AccountDirectory(cloud: cloud)
+        store.names = { names.name($0) }  // for conflict labels written while syncing
         for scope in [DatabaseScope.private, .shared] {
             func engine(_ saved: SyncState.Serialization?) throws -> SyncEngine {
                 try SyncEngine(.init(cloud: cloud, scope: scope, account: account, stateSerialization: saved,

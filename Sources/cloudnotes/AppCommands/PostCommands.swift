@@ -80,14 +80,20 @@ struct EditPost: ParsableCommand {
     }
 
     func run() throws {
-        let session = try device.open(syncFirst: true)
-        var found = try session.store.post(post)
-        try requireWritable(found, session)
-        if let title { found.title = title }
-        if let body { found.content = body }
-        if let location { found.location = location }
-        try session.store.save(found, by: session.account.id, now: Date())
-        Output.line("edited \(found.id) \"\(found.title)\"")
+        let session = try device.open()
+        // The edit's base is the copy this device showed before the command syncs: what the person saw
+        // when they wrote the new text. Others' edits fetched now are merged with it, never overwritten.
+        let seen = try? session.store.post(post)
+        session.sync()
+        let current = try seen.map { try session.store.post(id: $0.id, zone: $0.zone, scope: $0.scope) } ?? session.store.post(post)
+        guard let base = seen ?? current else { throw StoreError.unknownPost(post) }
+        try requireWritable(current ?? base, session)
+        var mine = base
+        if let title { mine.title = title }
+        if let body { mine.content = body }
+        if let location { mine.location = location.isEmpty ? nil : location }
+        let saved = try session.store.saveEdit(mine, from: base.fields, by: session.editor, now: Date())
+        Output.line("edited \(saved.post.id) \"\(saved.post.title)\"" + EditNote(saved).text)
         if let note = session.sync() { Output.line(note) }
     }
 }

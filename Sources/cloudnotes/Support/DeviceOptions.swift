@@ -67,6 +67,8 @@ struct DeviceOptions: ParsableArguments {
         let cloud = try cloud.open()
         let account = try cloud.accountCreatingIfNeeded(name: name)
         let store = try DeviceStore(directory: directory)
+        let names = try AccountNames(cloud)
+        store.names = { names($0) }
         let keyring = try Keyring(directory: dataDirectory.appendingPathComponent("keychain"), account: account, cloud: cloud)
         store.keyring = keyring
         try? keyring.publish()  // offline: published on a later run
@@ -83,6 +85,9 @@ struct DeviceSession {
     let store: DeviceStore
 
     var postSharing: PostSharing { PostSharing(store: store, cloud: cloud, account: account) }
+
+    /// Who the command's edits are by.
+    var editor: Editor { Editor(account: account, device: device) }
 
     func sharing() throws -> StoreSharingProvider {
         let names = try AccountNames(cloud)

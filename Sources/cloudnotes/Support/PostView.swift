@@ -16,7 +16,20 @@ struct PostView: Encodable {
     var shared: Bool
     var readOnly: Bool
     var conflicted: Bool
+    /// Each conflict block, with whose text is whose.
+    var conflicts: [ConflictView]
     var comments: [CommentView] = []
+
+    struct ConflictView: Encodable {
+        struct Side: Encodable {
+            var author: String
+            var device: String?
+            var at: Date?
+            var text: String
+        }
+        var field: ConflictBlock.Field
+        var sides: [Side]
+    }
 
     struct CommentView: Encodable {
         var by: String
@@ -37,6 +50,11 @@ struct PostView: Encodable {
         shared = sharing.isShared(post)
         readOnly = !sharing.canEdit(post)
         conflicted = post.conflicted
+        conflicts = ConflictBlock.find(in: post.fields).map { block in
+            ConflictView(field: block.field, sides: block.sides.map {
+                ConflictView.Side(author: $0.author.name, device: $0.author.device, at: $0.author.at, text: $0.text)
+            })
+        }
     }
 
     var markers: String {
@@ -52,6 +70,10 @@ struct PostView: Encodable {
         if let created { rows.append(["  created", "\(Output.date(created.at)) by \(created.by)"]) }
         if let modified { rows.append(["  modified", "\(Output.date(modified.at)) by \(modified.by)"]) }
         if !markers.isEmpty { rows.append(["  marks", markers]) }
+        for conflict in conflicts {
+            rows.append(["  conflict", "\(conflict.field.rawValue): " + conflict.sides.map(\.label).joined(separator: " / ")
+                         + "; resolve: cloudnotes resolve \(id) --mine|--theirs|--both"])
+        }
         Output.table(rows)
         if !content.isEmpty {
             Output.line()
@@ -64,4 +86,9 @@ struct PostView: Encodable {
             }
         }
     }
+}
+
+extension PostView.ConflictView.Side {
+    /// "heather on laptop, 2026-11-23 14:02 UTC".
+    var label: String { Author(name: author, device: device, at: at).label }
 }
