@@ -31,8 +31,8 @@ struct App {
         return posts.map { $0["title"] as! String }.sorted()
     }
 
-    func post(_ title: String, as account: String) throws -> [String: Any] {
-        try JSONSerialization.jsonObject(with: Data(try ok("show", title, "--json", as: account).utf8)) as! [String: Any]
+    func post(_ title: String, as account: String, device: String? = nil) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(try ok("show", title, "--json", as: account, device: device).utf8)) as! [String: Any]
     }
 }
 

@@ -36,6 +36,30 @@ import Testing
         #expect(result == .init(text: "A\nB\nC\nline D (heather)\nline D (jermaine)", conflicted: false))
     }
 
+    @Test func editsOfAdjacentLinesMergeLineByLine() {
+        let result = merge("one\ntwo\nthree\nfour", mine: "one!\ntwo\nthree\nfour!", theirs: "one\ntwo!\nthree!\nfour")
+        #expect(result == .init(text: "one!\ntwo!\nthree!\nfour!", conflicted: false))
+        let clash = merge("one\ntwo", mine: "one (mine)\ntwo (mine)", theirs: "one (theirs)\ntwo")
+        #expect(clash.text == "<<<<<<< heather on laptop, 2026-11-18 11:06 UTC\none (theirs)\n======= jermaine on desk, 2026-11-18 11:11 UTC\n"
+            + "one (mine)\n>>>>>>> end of conflict\ntwo (mine)")
+    }
+
+    @Test func blocksNobodyResolvedMoveThroughAMergeWhole() {
+        // Two devices each hold a different unresolved conflict, and merge again: every block still reads back.
+        let base = "a\nb\nc\nd"
+        let left = merge(base, mine: "a\nb1\nc\nd", theirs: "a\nb2\nc\nd").text
+        let right = merge(base, mine: "a\nb\nc\nd3", theirs: "a\nb\nc\nd4").text
+        let merged = merge(base, mine: left, theirs: right)
+        let leftBlock = TextMerge.lines(left)[1...5].joined(separator: "\n"), rightBlock = TextMerge.lines(right)[3...7].joined(separator: "\n")
+        #expect(merged == .init(text: "a\n\(leftBlock)\nc\n\(rightBlock)", conflicted: false))
+        #expect(ConflictBlock.find(in: merged.text).count == 2)
+        // And where both changed one block differently, the blocks nest inside a new one, whole.
+        let clash = merge(left, mine: "a\nmine\nc\nd", theirs: right.replacingOccurrences(of: "\nb\n", with: "\ntheirs\n"))
+        let outer = ConflictBlock.find(in: clash.text)
+        #expect(clash.conflicted && outer.count == 2)
+        #expect(outer.first?.sides.map(\.text) == ["theirs", "mine"])
+    }
+
     @Test func theSameEditOnBothSidesIsTakenOnce() {
         let edited = "milk\neggs\nrye bread\nbutter"
         #expect(merge(base, mine: edited, theirs: edited) == .init(text: edited, conflicted: false))

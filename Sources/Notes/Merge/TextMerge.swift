@@ -10,6 +10,14 @@
 /// both sides under their authors' names, so no typed word is ever silently
 /// lost.
 ///
+/// Where both replaced the same number of lines (two people each editing
+/// their own line, side by side), the part merges line by line, and only
+/// lines both changed differently conflict.
+///
+/// A conflict block already in a text (one nobody resolved yet) moves
+/// through a merge whole, as if it were one line: the merge never splits
+/// one, so blocks only nest and always read back.
+///
 /// Without a base (it is unknown: a save whose response was lost, a cloud
 /// rebuilt from devices), the lines both texts share stand in for it, and
 /// whatever one side has and the other lacks is kept; where both differ at
@@ -25,8 +33,8 @@ public enum TextMerge {
     public static func merge(base: String?, mine: String, theirs: String, mineBy: Author, theirsBy: Author) -> Result {
         if mine == theirs || mine == base { return Result(text: theirs, conflicted: false) }
         if theirs == base { return Result(text: mine, conflicted: false) }
-        let m = lines(mine), t = lines(theirs)
-        let b = base.map(lines) ?? LineDiff.matches(m, t).map { m[$0.0] }
+        let m = units(mine), t = units(theirs)
+        let b = base.map(units) ?? LineDiff.matches(m, t).map { m[$0.0] }
         let toMine = Dictionary(uniqueKeysWithValues: LineDiff.matches(b, m))
         let toTheirs = Dictionary(uniqueKeysWithValues: LineDiff.matches(b, t))
         // Base lines kept by both sides, in order on all three, anchor the chunks.
@@ -40,26 +48,74 @@ public enum TextMerge {
             }
         }
         anchors.append((b.count, m.count, t.count))
-        var out: [Substring] = []
-        var conflicted = false
+        var merge = Chunks(known: base != nil, sides: (mineBy, theirsBy))
         var (bi, mi, ti) = (0, 0, 0)
         for (bj, mj, tj) in anchors {
             let baseChunk = b[bi..<bj], mineChunk = m[mi..<mj], theirChunk = t[ti..<tj]
-            if mineChunk.elementsEqual(baseChunk) || mineChunk.elementsEqual(theirChunk) {
-                out += theirChunk
-            } else if theirChunk.elementsEqual(baseChunk) {
-                out += mineChunk
-            } else if baseChunk.isEmpty && base != nil {
-                out += theirChunk  // both added lines here: keep both
-                out += mineChunk
+            if baseChunk.count == mineChunk.count, baseChunk.count == theirChunk.count, baseChunk.count > 1 {
+                // Line for line: each line merges on its own.
+                for (line, (mineLine, theirLine)) in zip(baseChunk, zip(mineChunk, theirChunk)) {
+                    merge.add(base: [line], mine: [mineLine], theirs: [theirLine])
+                }
             } else {
-                conflicted = true
-                out += ConflictBlock.lines([(theirsBy, Array(theirChunk)), (mineBy, Array(mineChunk))])
+                merge.add(base: baseChunk, mine: mineChunk, theirs: theirChunk)
             }
-            if bj < b.count { out.append(b[bj]) }
+            if bj < b.count { merge.keep(b[bj]) }
             (bi, mi, ti) = (bj + 1, mj + 1, tj + 1)
         }
-        return Result(text: out.joined(separator: "\n"), conflicted: conflicted)
+        merge.flush()
+        return Result(text: merge.out.joined(separator: "\n"), conflicted: merge.conflicted)
+    }
+
+    /// The merged text being built: chunks settle as they come, except that
+    /// consecutive conflicting ones gather into one block.
+    private struct Chunks {
+        let known: Bool
+        let sides: (mine: Author, theirs: Author)
+        var out: [Substring] = []
+        var conflicted = false
+        private var open: (mine: [Substring], theirs: [Substring])?
+
+        init(known: Bool, sides: (Author, Author)) {
+            self.known = known
+            self.sides = sides
+        }
+
+        mutating func add(base: ArraySlice<Substring>, mine: ArraySlice<Substring>, theirs: ArraySlice<Substring>) {
+            if mine.elementsEqual(base) || mine.elementsEqual(theirs) {
+                keep(theirs)
+            } else if theirs.elementsEqual(base) {
+                keep(mine)
+            } else if base.isEmpty && known {
+                keep(theirs + mine)  // both added lines here: keep both
+            } else {
+                conflicted = true
+                open = ((open?.mine ?? []) + mine, (open?.theirs ?? []) + theirs)
+            }
+        }
+
+        mutating func keep(_ line: Substring) { keep([line]) }
+
+        mutating func keep<Lines: Collection<Substring>>(_ lines: Lines) {
+            guard !lines.isEmpty else { return }
+            flush()
+            out += lines
+        }
+
+        mutating func flush() {
+            guard let block = open else { return }
+            out += ConflictBlock.lines([(sides.theirs, block.theirs), (sides.mine, block.mine)])
+            open = nil
+        }
+    }
+
+    /// The text as the merge compares it: its lines, a conflict block standing as one.
+    static func units(_ text: String) -> [Substring] {
+        var lines = lines(text)
+        for block in ConflictBlock.find(in: text).reversed() {
+            lines.replaceSubrange(block.range, with: [Substring(lines[block.range].joined(separator: "\n"))])
+        }
+        return lines
     }
 
     /// The lines of a text; an empty text has none (not one empty line, which would differ from another side's lines).
