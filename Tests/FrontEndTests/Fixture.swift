@@ -32,6 +32,7 @@ final class Fixture {
         setenv("TZ", "UTC", 1)
         tzset()
         store = try DeviceStore(directory: directory.path("device"))
+        store.names = { Self.names[$0] ?? $0 }
         notes = try store.ensureDefaultNotebook(owner: account.id)
     }
 

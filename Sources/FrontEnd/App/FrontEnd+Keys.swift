@@ -206,6 +206,7 @@ extension FrontEnd {
     public func finishExternalEdit(_ text: String?) {
         guard let post = externalEdit else { return }
         externalEdit = nil
+        drainInbox()  // what arrived while $EDITOR ran comes first; the save's message after it
         guard let text else { return flash("the editor failed; nothing changed", .error) }
         let form = ExternalForm.parse(text, into: post)
         guard form.edited != post else { return flash("no changes") }
