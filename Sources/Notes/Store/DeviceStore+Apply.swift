@@ -22,7 +22,7 @@ extension DeviceStore {
             // the row holds it whole, else as a copy, written after the merges read the last ones.
             var rows: [PostRow] = [], copies: [Record] = []
             for record in news {
-                guard record.type == Post.recordType, pendingKinds[record.id] != "deleteRecord" else {
+                guard record.type == Post.recordType, pendingKinds[record.id] != .deleteRecord else {
                     copies.append(record)
                     continue
                 }
@@ -32,7 +32,7 @@ extension DeviceStore {
                     arrivals.append(Arrival(kind: known == nil ? .added : .edited, postID: row.post.id, title: row.post.title,
                                             by: row.post.modifiedBy))
                 }
-                if pendingKinds[record.id] == "saveRecord", let local = known {
+                if pendingKinds[record.id] == .saveRecord, let local = known {
                     // The edit waiting here stays this device's, now holding the cloud's newer text too.
                     let merged = try mergeWaitingEdit(db, scope, local: local, server: record)
                     row.post.fields = merged.fields

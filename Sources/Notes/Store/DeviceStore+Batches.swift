@@ -48,11 +48,12 @@ extension DeviceStore {
         return inRows.merging(stored) { row, _ in row }
     }
 
-    /// What is pending for each ID that waits to be sent ("saveRecord" or "deleteRecord").
-    static func pendingKinds(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws -> [RecordID: String] {
-        try byRecord(db, ids, "SELECT name, kind FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name IN (NAMES)") { row in
+    /// What is pending for each ID that waits to be sent.
+    static func pendingKinds(_ db: Database, _ scope: DatabaseScope, _ ids: [RecordID]) throws -> [RecordID: PendingKind] {
+        let stored = try byRecord(db, ids, "SELECT name, kind FROM \(schema(scope)).pending WHERE zone_name = ? AND zone_owner = ? AND name IN (NAMES)") { row in
             (row.text(0), row.text(1))
         }
+        return try Dictionary(uniqueKeysWithValues: stored.map { id, kind in (id, try PendingKind(stored: kind, for: id)) })
     }
 
     /// Runs `head` (an `INSERT … INTO table(columns)` of `width` columns) for every item.

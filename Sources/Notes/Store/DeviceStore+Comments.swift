@@ -21,7 +21,7 @@ extension DeviceStore {
         comment.createdBy = account
         try write(comment.scope) { db in
             try Self.upsert(db, comment)
-            try Self.markPending(db, comment.scope, zone: comment.zone, name: comment.id, kind: "saveRecord")
+            try Self.markPending(db, comment.scope, zone: comment.zone, name: comment.id, kind: .saveRecord)
         }
     }
 

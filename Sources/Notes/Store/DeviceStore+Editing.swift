@@ -91,6 +91,6 @@ extension DeviceStore {
         }
         post.conflicted = ConflictBlock.isConflicted(post.fields)
         try Self.upsert(db, post)
-        try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "saveRecord")
+        try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: .saveRecord)
     }
 }

@@ -11,6 +11,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case ambiguousPost(String, [String])
     case unknownNotebook(String)
     case invalid(String)
+    /// A pending change of a kind this version does not know: kept, and nothing is sent until it is understood.
+    case unknownPendingKind(String, RecordID)
 
     public var description: String {
         switch self {
@@ -18,6 +20,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .ambiguousPost(let ref, let ids): "'\(ref)' matches several posts: \(ids.joined(separator: ", "))"
         case .unknownNotebook(let name): "no notebook named '\(name)'"
         case .invalid(let why): why
+        case .unknownPendingKind(let kind, let id):
+            "a change waiting for \(id.name.isEmpty ? "zone \(id.zone.name)" : id.name) is of an unknown kind '\(kind)' "
+                + "(written by a newer CloudNotes?); it is kept, and this device sends nothing until it is understood"
         }
     }
 }
@@ -79,7 +84,7 @@ extension DeviceStore {
         try write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO main.notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
                            arguments: [zone.name, zone.owner, title])
-            try Self.markPending(db, .private, zone: zone, name: "", kind: "saveZone")
+            try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
         }
         return Notebook(zone: zone, scope: .private, title: title)
     }
@@ -121,7 +126,7 @@ extension DeviceStore {
                     post.createdBy = account
                 }
                 try Self.upsert(db, post)
-                try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "saveRecord")
+                try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: .saveRecord)
             }
         }
     }
@@ -131,7 +136,7 @@ extension DeviceStore {
             try Self.setAsideKnown(db, post.scope, [post.recordID])
             try db.execute(sql: "DELETE FROM \(Self.schema(post.scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                            arguments: [post.zone.name, post.zone.owner, post.id])
-            try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: "deleteRecord")
+            try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: .deleteRecord)
         }
     }
 
@@ -193,9 +198,9 @@ extension DeviceStore {
         return post
     }
 
-    static func markPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String, kind: String) throws {
+    static func markPending(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, name: String, kind: PendingKind) throws {
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(schema(scope)).pending(zone_name, zone_owner, name, kind) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [zone.name, zone.owner, name, kind])
+            .execute(arguments: [zone.name, zone.owner, name, kind.rawValue])
     }
 }
 

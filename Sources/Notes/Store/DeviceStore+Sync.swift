@@ -17,11 +17,11 @@ extension DeviceStore {
                 .run(binding: { _ in }, row: { row in
                     let zone = ZoneID(name: row.text(0), owner: row.text(1))
                     let id = RecordID(name: row.text(2), zone: zone)
-                    switch row.text(3) {
-                    case "saveRecord": records.append(.saveRecord(id))
-                    case "deleteRecord": records.append(.deleteRecord(id))
-                    case "saveZone": zones.append(.saveZone(zone))
-                    default: zones.append(.deleteZone(zone))
+                    switch try PendingKind(stored: row.text(3), for: id) {
+                    case .saveRecord: records.append(.saveRecord(id))
+                    case .deleteRecord: records.append(.deleteRecord(id))
+                    case .saveZone: zones.append(.saveZone(zone))
+                    case .deleteZone: zones.append(.deleteZone(zone))
                     }
                 })
             return (records, zones)

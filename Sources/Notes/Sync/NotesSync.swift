@@ -56,7 +56,13 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     /// Sends, then fetches, both databases, and sends again what a merge
     /// re-added (a few rounds at most); notes when and how it went.
     public func syncNow() throws {
-        try loadPending()
+        do {
+            try loadPending()
+        } catch {
+            // A waiting change this version cannot read stops the sync: sending around it could lose it.
+            try store.noteSync(at: Date(), error: "\(error)")
+            throw error
+        }
         var firstError: (any Error)?
         for scope in [DatabaseScope.private, .shared] {
             do {
