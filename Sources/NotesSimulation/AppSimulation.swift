@@ -183,7 +183,7 @@ public final class AppSimulation {
             if try devices.allSatisfy({ try $0.store.pendingCount() == 0 }) { break }
         }
         for device in devices { try device.sync.syncNow() }
-        for device in devices { refusedPosts.formUnion(device.sync.refusals.compactMap { $0.split(separator: ":").first.map(String.init) }) }
+        for device in devices { refusedPosts.formUnion(device.sync.refusals.map(\.id.name)) }
     }
 
     private func check() throws {

@@ -6,6 +6,8 @@ extension SyncEngine {
     /// batch by batch from the saved tokens. With a zone scope, only those
     /// zones are fetched. A transient error stops the fetch and is thrown;
     /// the tokens saved so far stay, so the next fetch goes on from there.
+    /// A batch the app could not apply stops it too, before its token: the
+    /// next fetch brings that batch again.
     public func fetchChanges(_ zoneScope: ZoneScope = .all) throws {
         try exclusively { database in
             post(.willFetchChanges)
@@ -38,7 +40,7 @@ extension SyncEngine {
                 continue
             }
             if !batch.modified.isEmpty || !batch.deleted.isEmpty {
-                post(.fetchedDatabaseChanges(modifications: batch.modified, deletions: batch.deleted))
+                try deliver(.fetchedDatabaseChanges(modifications: batch.modified, deletions: batch.deleted))
             }
             state.withLock { state in
                 let gone = Set(batch.deleted.map(\.zone))
@@ -61,6 +63,7 @@ extension SyncEngine {
         let fromScratch = token == nil
         let known = fromScratch ? [:] : ownSaves[zone] ?? [:]
         post(.willFetchRecordZoneChanges(zone, fromScratch: fromScratch))
+        var finished = false
         do {
             var moreComing = true
             while moreComing {
@@ -69,7 +72,7 @@ extension SyncEngine {
                     try database.zoneChanges(in: zone, since: since, known: known)
                 }
                 if !batch.modified.isEmpty || !batch.deleted.isEmpty {
-                    post(.fetchedRecordZoneChanges(modifications: batch.modified, deletions: batch.deleted))
+                    try deliver(.fetchedRecordZoneChanges(modifications: batch.modified, deletions: batch.deleted))
                 }
                 token = batch.token
                 if !fromScratch {
@@ -80,7 +83,8 @@ extension SyncEngine {
             }
             // The app finishes with the zone (a from-scratch fetch prunes what did not
             // arrive) before the token that covers it is saved.
-            post(.didFetchRecordZoneChanges(zone, error: nil))
+            finished = true
+            try deliver(.didFetchRecordZoneChanges(zone, error: nil))
             ownSaves[zone] = nil
             state.withLock { state in
                 state.zoneTokens[zone] = token
@@ -97,14 +101,19 @@ extension SyncEngine {
                 post(.didFetchRecordZoneChanges(zone, error: error))
                 throw error
             default:
-                // Gone or out of reach (deleted, access lost): the app hears why; other zones go on.
+                // Gone or out of reach (deleted, access lost): the app hears why (and drops the zone, or
+                // the zone is asked about again next time); other zones go on.
+                try deliver(.didFetchRecordZoneChanges(zone, error: error))
                 state.withLock { state in
                     state.zoneTokens[zone] = nil
                     state.zonesToFetch.removeAll { $0 == zone }
                 }
-                post(.didFetchRecordZoneChanges(zone, error: error))
                 postStateUpdate()
             }
+        } catch {
+            // The app could not take a batch in (or finish the zone): the token stays before it.
+            if !finished { post(.didFetchRecordZoneChanges(zone, error: error)) }
+            throw error
         }
     }
 }

@@ -44,7 +44,12 @@ extension SyncEngine {
             }
         }
         state.removeSent(pending)
-        post(.sentDatabaseChanges(sent))
+        do {
+            try deliver(.sentDatabaseChanges(sent))
+        } catch {
+            state.add(pendingDatabaseChanges: pending)  // the app did not take the results: they stay pending
+            throw error
+        }
         postStateUpdate()
     }
 
@@ -85,11 +90,18 @@ extension SyncEngine {
                 failure = error  // report what did go through, then stop
             }
             let (sent, settled) = report(batch, result)
-            noteOwnSaves(sent)
             state.removeSent(versions.filter { settled.contains($0.0) })
             if !settled.isEmpty {
-                post(.sentRecordZoneChanges(sent))
                 stateChanged = true
+                do {
+                    try deliver(.sentRecordZoneChanges(sent))
+                } catch {
+                    // The app did not take the results in: the changes stay pending (sent again, a save
+                    // meets its own newer version and merges), and the cloud's tags are not its own yet.
+                    state.add(pendingRecordZoneChanges: changes.filter(settled.contains))
+                    throw error
+                }
+                noteOwnSaves(sent)
             }
             if let failure { throw failure }
         }

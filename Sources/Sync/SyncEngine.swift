@@ -76,11 +76,13 @@ public final class SyncEngine: @unchecked Sendable {
         accountSource = configuration.account
         log = configuration.log
         delegate = configuration.delegate
-        events = EventQueue { [weak self] event in
+        events = EventQueue(deliver: { [weak self] event in
             guard let self, let delegate = self.delegate else { return }
             self.log?.event(self.scope, event)
-            delegate.handleEvent(event, engine: self)
-        }
+            try delegate.handleEvent(event, engine: self)
+        }, dropped: { [weak self] event, error in
+            self?.log?.write(configuration.scope, "error", "the app could not handle \(event.name): \(error)")
+        })
         state.onChange = { [weak self] in self?.pendingChangesChanged() }
         if configuration.automaticallySync {
             driver = SyncDriver(engine: self, timing: configuration.timing, random: configuration.random)
@@ -103,7 +105,21 @@ public final class SyncEngine: @unchecked Sendable {
         return false
     }
 
-    func post(_ event: SyncEvent) { events.post(event) }
+    /// Delivers an event and returns once the delegate has handled it; what the delegate threw comes back
+    /// as `SyncError.delegateFailed`, naming the event, so the engine goes no further than the app got.
+    func deliver(_ event: SyncEvent) throws {
+        do {
+            try events.post(event)
+        } catch {
+            throw SyncError.delegateFailed(event: event.name, cause: error)
+        }
+    }
+
+    /// Delivers an event whose failure changes nothing the engine does next (will/did, state updates: a
+    /// state that could not be saved is posted again with the next change); a failure is logged.
+    func post(_ event: SyncEvent) {
+        do { try deliver(event) } catch { log?.write(scope, "error", "\(error)") }
+    }
 
     func postStateUpdate() { post(.stateUpdate(state.serialization)) }
 
@@ -132,19 +148,19 @@ public final class SyncEngine: @unchecked Sendable {
             throw SyncError.signedOut
         case (nil, let account?):
             state.withLock { $0.accountID = account.id }  // first sign-in keeps what the app already added
-            post(.accountChange(.signIn(current: account)))
+            try deliver(.accountChange(.signIn(current: account)))
             postStateUpdate()
             driver?.accountChanged(to: account)
         case (let previous?, nil):
             state.reset(accountID: nil)
             ownSaves = [:]
-            post(.accountChange(.signOut(previous: previous)))
+            try deliver(.accountChange(.signOut(previous: previous)))
             postStateUpdate()
             throw SyncError.signedOut
         case (let previous?, let account?) where previous != account.id:
             state.reset(accountID: account.id)
             ownSaves = [:]
-            post(.accountChange(.switchAccounts(previous: previous, current: account)))
+            try deliver(.accountChange(.switchAccounts(previous: previous, current: account)))
             postStateUpdate()
             driver?.accountChanged(to: account)
         default:

@@ -41,7 +41,9 @@ public enum SyncEvent: Sendable {
     /// token expired), so what does not arrive before `didFetchRecordZoneChanges`
     /// is no longer in it for this account.
     case willFetchRecordZoneChanges(ZoneID, fromScratch: Bool)
-    case didFetchRecordZoneChanges(ZoneID, error: CloudError?)
+    /// `error`: the cloud's refusal, or the app's own failure to apply a batch (`SyncError.delegateFailed`);
+    /// after either, what arrived is not the zone whole.
+    case didFetchRecordZoneChanges(ZoneID, error: (any Error)?)
     case didFetchChanges
     case willSendChanges(ZoneScope)
     case didSendChanges(ZoneScope)
@@ -117,7 +119,11 @@ public struct RecordZoneChangeBatch: Sendable {
 /// The app's side of the engine (CKSyncEngineDelegate). Both methods are
 /// called on the engine's thread; events arrive one at a time, in order.
 public protocol SyncEngineDelegate: AnyObject, Sendable {
-    func handleEvent(_ event: SyncEvent, engine: SyncEngine)
+    /// Handles one event. Throwing says the app could not take it in: for
+    /// fetched changes the engine stops before the token moves past them
+    /// (the next fetch brings them again); for sent changes they stay
+    /// pending; either way the fetch or send throws `SyncError.delegateFailed`.
+    func handleEvent(_ event: SyncEvent, engine: SyncEngine) throws
     /// The next records to send, or nil when nothing (in scope) is left.
     func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) -> RecordZoneChangeBatch?
 }

@@ -79,7 +79,7 @@ public struct SyncLog: Sendable {
                 + " deleted=\(sent.deletedRecordIDs.map(\.description))"
                 + " failedDeletes=\(sent.failedRecordDeletes.map { "\($0.key):\($0.value.code)" })"
         case .willFetchRecordZoneChanges(let zone, let fromScratch): " \(zone) fromScratch=\(fromScratch)"
-        case .didFetchRecordZoneChanges(let zone, let error): " \(zone)" + (error.map { " error=\($0.code)" } ?? "")
+        case .didFetchRecordZoneChanges(let zone, let error): " \(zone)" + (error.map { " error=\(($0 as? CloudError)?.code ?? "\($0)")" } ?? "")
         case .willSendChanges(let scope), .didSendChanges(let scope): " scope=\(scope)"
         }
     }

@@ -201,11 +201,23 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedState
     /// The device is signed out: nothing syncs.
     case signedOut
+    /// The app could not handle an event (a store write failed, say): the
+    /// engine stopped there, and what the event carried comes again.
+    case delegateFailed(event: String, cause: any Error)
 
     public var description: String {
         switch self {
         case .malformedState: "the saved sync state is damaged; start again without it"
         case .signedOut: "signed out: sign in to an account to sync"
+        case .delegateFailed(let event, let cause): "this device could not take in \(event): \(cause); it is tried again on the next sync"
+        }
+    }
+
+    public static func == (a: SyncError, b: SyncError) -> Bool {
+        switch (a, b) {
+        case (.malformedState, .malformedState), (.signedOut, .signedOut): true
+        case (.delegateFailed(let x, let c), .delegateFailed(let y, let d)): x == y && "\(c)" == "\(d)"
+        default: false
         }
     }
 }

@@ -203,12 +203,13 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
     }
 
     /// After a from-scratch fetch, what did not arrive is no longer there.
-    private func finishZoneFetch(_ zone: ZoneID, error: CloudError?, scope: DatabaseScope, engine: SyncEngine) {
+    private func finishZoneFetch(_ zone: ZoneID, error: (any Error)?, scope: DatabaseScope, engine: SyncEngine) {
         let pending = Set(engine.state.pendingRecordZoneChanges.map(\.recordID))
         lock.withLock {
             defer { seen[zone] = nil }
             if let error {
-                guard error == .zoneNotFound(zone) || error.code == "permissionFailure", scope == .shared else { return }
+                guard let error = error as? CloudError, error == .zoneNotFound(zone) || error.code == "permissionFailure",
+                      scope == .shared else { return }
                 items[scope] = items[scope]!.filter { $0.key.zone != zone }  // access to the zone ended
                 return
             }

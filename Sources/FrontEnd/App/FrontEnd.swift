@@ -68,7 +68,7 @@ public final class FrontEnd: @unchecked Sendable {
         let mine = context.account.id
         let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names) }
         if let refusal = update.refusals.first {
-            flash(refusal, .error)
+            flash("\(refusal)", .error)
         } else if let error = update.error, !wasFailing {
             flash("sync: \(error)", .warning)
         } else if let first = notices.first {

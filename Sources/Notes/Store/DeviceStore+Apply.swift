@@ -70,9 +70,9 @@ extension DeviceStore {
 
     /// Applies what a send did and returns the changes to send again.
     func applySent(_ scope: DatabaseScope, _ sent: SentRecordZoneChanges) throws
-        -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [String]) {
+        -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [Refusal]) {
         try write(scope) { db in
-            var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [String] = []
+            var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [Refusal] = []
             var done: [RecordID] = [], copies: [Record] = []
             for record in sent.savedRecords {
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again,
@@ -110,22 +110,22 @@ extension DeviceStore {
                     again.append(.saveRecord(id))
                 case .zoneNotFound(let zone) where scope == .shared:
                     // Access to the zone ended while the edit waited: it is no longer ours to show.
-                    refusals.append("\(id.name): \(error)")
+                    refusals.append(Refusal(id, error))
                     try dropZones(db, scope, [zone])
                 case .unknownItem:
                     // Deleted elsewhere meanwhile, or no longer shared with this account: the edit cannot land.
-                    refusals.append("\(id.name): it was deleted, or is no longer shared with you; your edit was not kept")
+                    refusals.append(Refusal(id, error, outcome: "it was deleted, or is no longer shared with you; your edit was not kept"))
                     try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                                    arguments: [id.zone.name, id.zone.owner, id.name])
                     try Self.forget(db, scope, id)
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
                 case .quotaExceeded:
                     // Not sent, but kept here: the user's text stays, and goes out with its next edit.
-                    refusals.append("\(id.name): not sent, the account's storage is full; the post is kept on this device")
+                    refusals.append(Refusal(id, error, outcome: "not sent, the account's storage is full; the post is kept on this device"))
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
                 default:
                     // Refused (read-only, out of reach, too big): back to the cloud's version, and say why.
-                    refusals.append("\(id.name): \(error)")
+                    refusals.append(Refusal(id, error))
                     try restore(db, scope, id)
                 }
             }
@@ -134,7 +134,7 @@ extension DeviceStore {
                 try Self.clearPending(db, scope, zone: id.zone, name: id.name)
             }
             for (id, error) in sent.failedRecordDeletes {
-                refusals.append("\(id.name): \(error)")
+                refusals.append(Refusal(id, error))
                 if scope == .shared, case .zoneNotFound(let zone) = error {
                     try dropZones(db, scope, [zone])
                 } else {

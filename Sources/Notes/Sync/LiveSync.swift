@@ -18,14 +18,14 @@ public final class LiveSync: @unchecked Sendable {
     /// What one round brought; the store may have changed whenever one is delivered.
     public struct Update: Sendable {
         public var arrivals: [Arrival] = []
-        public var refusals: [String] = []
+        public var refusals: [Refusal] = []
         public var error: String?
         /// When the round began (`DispatchTime` uptime, nanoseconds) and how long its fetch and send took;
         /// zero when no round ran.
         public var started: UInt64 = 0
         public var duration: TimeInterval = 0
 
-        public init(arrivals: [Arrival] = [], refusals: [String] = [], error: String? = nil, started: UInt64 = 0, duration: TimeInterval = 0) {
+        public init(arrivals: [Arrival] = [], refusals: [Refusal] = [], error: String? = nil, started: UInt64 = 0, duration: TimeInterval = 0) {
             self.arrivals = arrivals
             self.refusals = refusals
             self.error = error

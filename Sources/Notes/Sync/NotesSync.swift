@@ -14,7 +14,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var arrived: [ZoneID: Set<String>] = [:]
     /// What the cloud refused and the user should hear about.
-    public private(set) var refusals: [String] = []
+    public private(set) var refusals: [Refusal] = []
     private var arrivals: [Arrival] = []
     /// Fetches and sends under way, by scope.
     private var operations: [DatabaseScope: Int] = [:]
@@ -82,7 +82,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     }
 
     /// What arrived from the cloud since the last call, and the refusals to tell; both then start afresh.
-    public func takeNews() -> (arrivals: [Arrival], refusals: [String]) {
+    public func takeNews() -> (arrivals: [Arrival], refusals: [Refusal]) {
         lock.withLock {
             defer { arrivals = []; refusals = [] }
             return (arrivals, refusals)
@@ -101,51 +101,47 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         return RecordZoneChangeBatch(pendingChanges: pending) { id in prepared[id] ?? (try? store.record(for: id, in: engine.scope)) }
     }
 
-    public func handleEvent(_ event: SyncEvent, engine: SyncEngine) {
+    public func handleEvent(_ event: SyncEvent, engine: SyncEngine) throws {
         let scope = engine.scope
-        do {
-            switch event {
-            case .stateUpdate(let state):
-                // Within a fetch or send the state rides on the store's next write; otherwise it is saved now.
-                if lock.withLock({ operations[scope, default: 0] }) > 0 {
-                    store.stageState(scope, state)
-                } else {
-                    try store.saveState(scope, state)
-                }
-            case .accountChange(let change):
-                if case .signIn = change { return }
-                try store.reset()
-            case .fetchedDatabaseChanges(let modifications, let deletions):
-                try store.dropZones(scope, deletions.map(\.zone))
-                try store.noteNotebooks(scope, modifications)
-            case .fetchedRecordZoneChanges(let modifications, let deletions):
-                lock.withLock { for r in modifications { arrived[r.id.zone]?.insert(r.id.name) } }
-                let applied = try store.applyFetched(scope, modifications: modifications, deletions: deletions)
-                lock.withLock { arrivals += applied }
-            case .willFetchRecordZoneChanges(let zone, let fromScratch):
-                lock.withLock { arrived[zone] = fromScratch ? [] : nil }
-            case .didFetchRecordZoneChanges(let zone, let error):
-                let seen = lock.withLock { arrived.removeValue(forKey: zone) }
-                if let error, scope == .shared, error == .zoneNotFound(zone) || error.code == "permissionFailure" {
-                    try store.dropZones(scope, [zone])  // access to the zone ended
-                } else if error == nil, let seen {
-                    try store.prune(scope, zone: zone, keeping: seen)
-                }
-            case .sentDatabaseChanges(let sent):
-                try store.zonesSent(scope, sent)
-            case .sentRecordZoneChanges(let sent):
-                let (records, zones, refused) = try store.applySent(scope, sent)
-                lock.withLock { refusals += refused }
-                if !zones.isEmpty { engine.state.add(pendingDatabaseChanges: zones) }
-                if !records.isEmpty { engine.state.add(pendingRecordZoneChanges: records) }
-            case .willFetchChanges, .willSendChanges:
-                lock.withLock { operations[scope, default: 0] += 1 }
-            case .didFetchChanges, .didSendChanges:
-                lock.withLock { operations[scope, default: 0] -= 1 }
-                try store.saveStagedStates()
+        switch event {
+        case .stateUpdate(let state):
+            // Within a fetch or send the state rides on the store's next write; otherwise it is saved now.
+            if lock.withLock({ operations[scope, default: 0] }) > 0 {
+                store.stageState(scope, state)
+            } else {
+                try store.saveState(scope, state)
             }
-        } catch {
-            lock.withLock { refusals.append("the store could not apply \(event.name): \(error)") }
+        case .accountChange(let change):
+            if case .signIn = change { return }
+            try store.reset()
+        case .fetchedDatabaseChanges(let modifications, let deletions):
+            try store.dropZones(scope, deletions.map(\.zone))
+            try store.noteNotebooks(scope, modifications)
+        case .fetchedRecordZoneChanges(let modifications, let deletions):
+            lock.withLock { for r in modifications { arrived[r.id.zone]?.insert(r.id.name) } }
+            let applied = try store.applyFetched(scope, modifications: modifications, deletions: deletions)
+            lock.withLock { arrivals += applied }
+        case .willFetchRecordZoneChanges(let zone, let fromScratch):
+            lock.withLock { arrived[zone] = fromScratch ? [] : nil }
+        case .didFetchRecordZoneChanges(let zone, let error):
+            let seen = lock.withLock { arrived.removeValue(forKey: zone) }
+            if let error = error as? CloudError, scope == .shared, error == .zoneNotFound(zone) || error.code == "permissionFailure" {
+                try store.dropZones(scope, [zone])  // access to the zone ended
+            } else if error == nil, let seen {
+                try store.prune(scope, zone: zone, keeping: seen)
+            }
+        case .sentDatabaseChanges(let sent):
+            try store.zonesSent(scope, sent)
+        case .sentRecordZoneChanges(let sent):
+            let (records, zones, refused) = try store.applySent(scope, sent)
+            lock.withLock { refusals += refused }
+            if !zones.isEmpty { engine.state.add(pendingDatabaseChanges: zones) }
+            if !records.isEmpty { engine.state.add(pendingRecordZoneChanges: records) }
+        case .willFetchChanges, .willSendChanges:
+            lock.withLock { operations[scope, default: 0] += 1 }
+        case .didFetchChanges, .didSendChanges:
+            lock.withLock { operations[scope, default: 0] -= 1 }
+            try store.saveStagedStates()
         }
     }
 }
