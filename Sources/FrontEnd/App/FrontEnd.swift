@@ -192,6 +192,7 @@ public final class FrontEnd: @unchecked Sendable {
         let computed: (String, Flash.Level)
         switch context.sync?.status() {
         case nil: computed = ("synced by another process of this device", .info)
+        case .elsewhere(let n)?: computed = (n == 0 ? "● synced by another process" : "↑ \(n) waiting for the syncing process", .info)
         case .synced?: computed = ("● synced", .info)
         case .sending(let n)?: computed = ("↑ sending \(n)", .info)
         case .offline(let n)?: computed = ("offline · \(n) waiting", .warning)

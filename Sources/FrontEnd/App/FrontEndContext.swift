@@ -10,6 +10,7 @@ public protocol SyncControl: Sendable {
 }
 
 extension LiveSync: SyncControl {}
+extension DeviceSync: SyncControl {}
 
 /// Everything the front end works with, injected: the store, who is signed
 /// in, the sharing seam, the sync, the clock and IDs (so runs replay), and

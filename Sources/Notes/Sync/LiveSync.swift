@@ -13,6 +13,8 @@ public final class LiveSync: @unchecked Sendable {
         case sending(Int)
         case offline(waiting: Int)
         case error(String)
+        /// Another process of the device syncs it; this many changes wait for it.
+        case elsewhere(waiting: Int)
     }
 
     /// What one round brought; the store may have changed whenever one is delivered.

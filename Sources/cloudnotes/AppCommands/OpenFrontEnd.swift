@@ -9,7 +9,8 @@ import Terminal
 
 /// `cloudnotes` with no subcommand: the terminal front end. It is the
 /// device's syncing process when no other process holds the device's lock;
-/// otherwise it shows what the store holds and reloads when that one says so.
+/// otherwise it wakes that one after each change, reloads when it says so,
+/// and takes over when it ends (`DeviceSync`).
 struct OpenFrontEnd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "open", abstract: "Open the terminal front end (what 'cloudnotes' alone does).")
 
@@ -23,30 +24,21 @@ struct OpenFrontEnd: ParsableCommand {
         let names = try AccountDirectory(cloud: session.cloud)
         let wakeup = Wakeup()
         let holder = FrontEndHolder()
-        let lock = DeviceLock(directory: session.store.directory)
-        var live: LiveSync?
-        var watch: PushSubscription?
-        if lock != nil {
-            let sync = try NotesSync(store: session.store, cloud: session.cloud, account: FixedAccount(session.account),
-                                     deviceName: "\(session.account.name)/\(session.device)")
-            live = LiveSync(sync: sync) { update in holder.frontEnd?.post { $0.storeChanged(update) } }
-        } else {
-            watch = PushSubscription(watching: LiveSync.notifyDirectory(session.store.directory), files: [LiveSync.storedFile]) { _ in
-                holder.frontEnd?.post { $0.storeChanged() }
-            }
-        }
+        // This process syncs the device if no other does, and takes over when the one that does ends.
+        let sync = DeviceSync(store: session.store, makeSync: {
+            try NotesSync(store: session.store, cloud: session.cloud, account: FixedAccount(session.account),
+                          deviceName: "\(session.account.name)/\(session.device)")
+        }, onUpdate: { update in holder.frontEnd?.post { $0.storeChanged(update) } })
         let context = FrontEndContext(
             store: session.store, account: session.account, device: session.device,
             sharing: StoreSharingProvider(store: session.store, account: session.account) { names.name($0) },
-            names: { names.name($0) }, postSharing: session.postSharing, sync: live,
+            names: { names.name($0) }, postSharing: session.postSharing, sync: sync,
             background: { DispatchQueue.global().async(execute: $0) }, wake: { wakeup.wake() })
         let frontEnd = FrontEnd(context: context)
         holder.frontEnd = frontEnd
-        live?.start()
+        sync.start()
         TerminalApp.run(frontEnd, wakeup: wakeup, environment: ProcessInfo.processInfo.environment)
-        live?.stop()
-        watch?.cancel()
-        withExtendedLifetime(lock) {}
+        sync.stop()
     }
 }
 

@@ -1,0 +1,97 @@
+import Cloud
+import Foundation
+import Sync
+
+/// Whichever process of a device syncs it: the first to take the device's
+/// lock runs `LiveSync`; every other one writes to the store, wakes that
+/// process (`notify/changed`), and reloads when it says the store changed
+/// (`notify/stored`). When the syncing process ends, one of the others takes
+/// the lock within a second and syncs from then on, so what any process
+/// wrote is always sent.
+public final class DeviceSync: @unchecked Sendable {
+    public let store: DeviceStore
+    private let makeSync: () throws -> NotesSync
+    private let onUpdate: @Sendable (LiveSync.Update) -> Void
+    private let queue = DispatchQueue(label: "cloudnotes.device-sync")
+    private let lock = NSLock()
+    private var live: LiveSync?
+    private var deviceLock: DeviceLock?
+    private var watch: PushSubscription?
+    private var retry: DispatchSourceTimer?
+    private var stopped = false
+
+    /// `makeSync` builds the sync for when this process takes the lock; `onUpdate` hears each round (or, while
+    /// another process syncs, that the store changed).
+    public init(store: DeviceStore, makeSync: @escaping () throws -> NotesSync, onUpdate: @escaping @Sendable (LiveSync.Update) -> Void) {
+        self.store = store
+        self.makeSync = makeSync
+        self.onUpdate = onUpdate
+    }
+
+    /// Syncs if no other process does; otherwise follows the one that does, and takes over when it ends.
+    public func start() {
+        queue.async { [self] in
+            if takeLock() { return }
+            watch = PushSubscription(watching: LiveSync.notifyDirectory(store.directory), files: [LiveSync.storedFile]) { [weak self] _ in
+                self?.onUpdate(LiveSync.Update())
+            }
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + 1, repeating: 1)
+            timer.setEventHandler { [weak self] in
+                guard let self, self.takeLock() else { return }
+                self.retry?.cancel()
+                self.retry = nil
+                self.watch?.cancel()
+                self.watch = nil
+                self.onUpdate(LiveSync.Update())
+            }
+            timer.resume()
+            retry = timer
+        }
+    }
+
+    public func stop() {
+        queue.sync {
+            stopped = true
+            retry?.cancel()
+            watch?.cancel()
+        }
+        lock.withLock { live }?.stop()
+        lock.withLock { deviceLock = nil }
+    }
+
+    /// Whether this process is the one syncing the device now.
+    public var isSyncing: Bool { lock.withLock { live != nil } }
+
+    /// An edit was saved here: send it soon, from this process or the one syncing.
+    public func changesAdded() {
+        if let live = lock.withLock({ live }) { live.changesAdded() } else { DeviceLock.wake(directory: store.directory) }
+    }
+
+    /// Fetch now (the syncing process fetches when woken).
+    public func refresh() {
+        if let live = lock.withLock({ live }) { live.refresh() } else { DeviceLock.wake(directory: store.directory) }
+    }
+
+    public func status() -> LiveSync.Status {
+        if let live = lock.withLock({ live }) { return live.status() }
+        return .elsewhere(waiting: (try? store.pendingCount()) ?? 0)
+    }
+
+    /// Takes the device's lock if it is free, and starts syncing.
+    private func takeLock() -> Bool {
+        guard !stopped, let taken = DeviceLock(directory: store.directory) else { return false }
+        do {
+            let sync = LiveSync(sync: try makeSync(), onUpdate: onUpdate)
+            lock.withLock {
+                deviceLock = taken
+                live = sync
+            }
+            sync.start()
+            return true
+        } catch {
+            onUpdate(LiveSync.Update(error: "cannot sync: \(error)"))
+            return false
+        }
+    }
+}
