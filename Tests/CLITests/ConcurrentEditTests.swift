@@ -68,3 +68,31 @@ import TestSupport
         #expect(again.isOneLineRefusal && again.stderr.contains("holds no conflict"), "\(again.stderr)")
     }
 }
+
+/// Two data directories of one account (two keychains) post with a location
+/// at the same moment, before either synced: both make the zone's first key.
+@Suite struct ZoneKeyRaceTests {
+    @Test func twoKeychainsRacingForTheFirstKeyBothEndUpSyncedAndReadable() throws {
+        let cloud = TemporaryDirectory("race")
+        let homes = ["one", "two"].map { cloud.url.appendingPathComponent($0).path }
+        func environment(_ home: String) -> [String: String] {
+            ["CLOUDNOTES_CLOUD": cloud.url.appendingPathComponent("cloud").path, "CLOUDNOTES_DATA": home]
+        }
+        _ = try CloudNotesBinary.run(["cloud", "create-account", "jo"], environment: environment(homes[0]))
+        let running = try homes.enumerated().map { index, home in
+            try CloudNotesBinary.start(["new", "From \(index)", "--location", "Place \(index)", "--account", "jo"], environment: environment(home))
+        }
+        for result in running.map({ $0.finish() }) { #expect(result.status == 0, "\(result.stderr)") }
+        for _ in 0..<2 { for home in homes { _ = try CloudNotesBinary.run(["sync", "--account", "jo"], environment: environment(home)) } }
+        for home in homes {
+            let status = try JSONSerialization.jsonObject(with: Data(try CloudNotesBinary.run(["status", "--json", "--account", "jo"],
+                                                                                                  environment: environment(home)).stdout.utf8)) as! [String: Any]
+            #expect(status["pending"] as? Int == 0 && status["lastError"] == nil, "\(status)")
+            for index in 0..<2 {
+                let shown = try CloudNotesBinary.run(["show", "From \(index)", "--json", "--account", "jo"], environment: environment(home))
+                let post = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+                #expect(post?["location"] as? String == "Place \(index)", "\(home): \(shown.stderr)")
+            }
+        }
+    }
+}

@@ -1,25 +1,44 @@
 import Cloud
+import Crypto
 import Foundation
 import GRDB
 
 extension DeviceStore {
-    /// Makes sure every participant of this account's shares can open the
-    /// zone's key. Granting happens when sharing, but a grant can be lost (a
-    /// request that failed, a participant who joined later); every sync of
-    /// the owner's device repairs what is missing.
+    /// Makes sure every device key of this account, and every participant of
+    /// its shares, can open each generation of the zone keys this device
+    /// holds. Granting happens when sharing, but a grant can be lost (a
+    /// request that failed, a participant who joined later, a device with a
+    /// new keychain, two devices that made a key at once); every sync of the
+    /// owner's devices repairs what is missing, so they all converge.
     public func repairKeyGrants() throws {
         guard let keyring else { return }
-        let shares = try read { db in
-            Self.shares(fromStored: try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'share-%' OR name = ?",
-                                                      arguments: [Share.zoneWideRecordName]))
+        var keys: [String: [String: Curve25519.KeyAgreement.PublicKey]] = [:]
+        func keysOf(_ user: String) throws -> [String: Curve25519.KeyAgreement.PublicKey] {
+            if let known = keys[user] { return known }
+            let fetched = try keyring.publicKeys(of: user)
+            keys[user] = fetched
+            return fetched
         }
-        for share in shares where share.id.zone.owner == keyring.account.id {
-            let wanted = share.invitees.compactMap(\.userRecordID)
-            let keyID = Keyring.keyRecordID(zone: share.id.zone, root: share.rootRecord)
-            let granted = try read { db in
-                try Self.keyRecords(db, .private, zone: share.id.zone).first { $0.id == keyID }.map(Keyring.envelopes(of:)) ?? [:]
+        let me = keyring.account.id
+        let (records, shares) = try read { db in
+            (try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'keys%'").compactMap { try? RecordArchive.decode($0) },
+             Self.shares(fromStored: try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'share-%' OR name = ?",
+                                                        arguments: [Share.zoneWideRecordName])))
+        }
+        let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        for own in records where own.id.name == "keys" && own.id.zone.owner == me {
+            if try keyring.lacksEnvelopes(own, of: own, for: [me], keysOf: keysOf) {
+                try keyring.grant(zone: own.id.zone, root: nil, to: [])
             }
-            if wanted.contains(where: { granted[$0] == nil }) {
+        }
+        for share in shares where share.id.zone.owner == me {
+            let wanted = share.invitees.compactMap(\.userRecordID)
+            guard let own = byID[ZoneKeys.recordID(zone: share.id.zone, root: nil)] else {
+                try keyring.grant(zone: share.id.zone, root: share.rootRecord, to: wanted)  // no key here yet
+                continue
+            }
+            let granted = byID[ZoneKeys.recordID(zone: share.id.zone, root: share.rootRecord)]
+            if try keyring.lacksEnvelopes(granted, of: own, for: [me] + wanted, keysOf: keysOf) {
                 try keyring.grant(zone: share.id.zone, root: share.rootRecord, to: wanted)
             }
         }

@@ -14,11 +14,11 @@ extension DeviceStore {
 
     /// The post with its location opened, when it came sealed and a key is at hand.
     func opened(_ db: Database, _ post: Post) throws -> Post {
-        guard post.location == nil, let sealed = post.sealedLocation, let keyring,
-              let key = keyring.openZoneKey(from: try Self.keyRecords(db, post.scope, zone: post.zone), zone: post.zone)
-        else { return post }
+        guard post.location == nil, let sealed = post.sealedLocation, let keyring else { return post }
+        let keys = keyring.openZoneKeys(from: try Self.keyRecords(db, post.scope, zone: post.zone), zone: post.zone)
+        guard !keys.isEmpty else { return post }
         var opened = post
-        opened.location = Sealing.open(sealed, key: key, record: post.recordID)
+        opened.location = Self.open(sealed, keys, post.recordID)
         opened.conflicted = opened.conflicted || ConflictBlock.isConflicted(opened.fields)
         return opened
     }
@@ -38,8 +38,9 @@ extension DeviceStore {
         // Read only for a post with a location: a send reads its keys per post, and most posts have none.
         let known = try read { db in try Self.keyRecords(db, post.scope, zone: post.zone) }
         // Only keys at hand: the record provider must not talk to the cloud (see `prepareZoneKeys`).
-        guard let key = keyring.openZoneKey(from: known, zone: post.zone) else { return }
-        if let current = record.encrypted(Post.Key.location), Sealing.open(current, key: key, record: post.recordID) == location { return }
+        let keys = keyring.openZoneKeys(from: known, zone: post.zone)
+        guard let key = keys.last else { return }
+        if let current = record.encrypted(Post.Key.location), Self.open(current, keys, post.recordID) == location { return }
         record.setEncrypted(Post.Key.location, try Sealing.seal(location, key: key, record: post.recordID))
     }
 }
@@ -59,15 +60,29 @@ extension DeviceStore {
         }
         for zone in zones {
             let known = try read { db in try Self.keyRecords(db, .private, zone: zone) }
-            guard keyring.openZoneKey(from: known, zone: zone) == nil else { continue }  // at hand already
+            guard keyring.sealingKey(from: known, zone: zone) == nil else { continue }  // at hand already
             do {
                 _ = try keyring.ownZoneKey(zone, known: known)
             } catch CloudError.zoneNotFound {
                 continue  // the send creates the zone; the location goes out sealed on the next sync
             }
             // Keep the key record at hand, so the provider seals without asking the cloud.
-            let record = try keyring.cloud.database(.private, as: keyring.account).record(Keyring.keyRecordID(zone: zone, root: nil))
+            let record = try keyring.cloud.database(.private, as: keyring.account).record(ZoneKeys.recordID(zone: zone, root: nil))
             try write { db in try Self.remember(db, .private, record) }
+        }
+    }
+
+    /// The notebooks (zones) holding a post whose location waits to be sent because this device holds no
+    /// key of the zone yet: a participant's device with a new keychain, until the owner's devices grant it one.
+    public func locationsWaitingForKeys() throws -> [ZoneID] {
+        guard let keyring else { return [] }
+        return try read { db in
+            let zones = try Row.fetchAll(db, sql: """
+                SELECT DISTINCT p.zone_name, p.zone_owner FROM shared.posts p JOIN shared.pending q
+                ON q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id
+                WHERE p.location IS NOT NULL
+                """).map { ZoneID(name: $0["zone_name"], owner: $0["zone_owner"]) }
+            return try zones.filter { keyring.sealingKey(from: try Self.keyRecords(db, .shared, zone: $0), zone: $0) == nil }
         }
     }
 
@@ -75,8 +90,15 @@ extension DeviceStore {
     func locationSynced(_ db: Database, _ post: Post, in record: Record) -> Bool {
         guard let location = post.location else { return record.encrypted(Post.Key.location) == nil }
         guard let sealed = record.encrypted(Post.Key.location), let keyring,
-              let known = try? Self.keyRecords(db, post.scope, zone: post.zone),
-              let key = keyring.openZoneKey(from: known, zone: post.zone) else { return false }
-        return Sealing.open(sealed, key: key, record: post.recordID) == location
+              let known = try? Self.keyRecords(db, post.scope, zone: post.zone) else { return false }
+        return Self.open(sealed, keyring.openZoneKeys(from: known, zone: post.zone), post.recordID) == location
+    }
+}
+
+extension DeviceStore {
+    /// A sealed value opened with whichever generation of the zone's key sealed it.
+    static func open(_ sealed: Data, _ keys: [SymmetricKey], _ id: RecordID) -> String? {
+        for key in keys.reversed() { if let text = Sealing.open(sealed, key: key, record: id) { return text } }
+        return nil
     }
 }

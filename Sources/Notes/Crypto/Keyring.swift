@@ -2,18 +2,23 @@ import Cloud
 import Crypto
 import Foundation
 
-/// An account's keys on this machine, and the zone keys it can open.
+/// This device's key for an account, and the zone keys it can open.
 ///
-/// The private key lives in a 0600 file in the keychain directory, shared by
-/// the account's devices here (as iCloud Keychain shares it across devices);
-/// the public key is a record in the public database, where anyone may read
-/// it and only its account may change it.
+/// The private key lives in a 0600 file in the keychain directory (the
+/// devices of one data directory share it, as iCloud Keychain shares keys
+/// across an account's devices); each keychain is one *device key*, named
+/// by a short hash of its public key. An account's public record lists the
+/// public key of every device key it has (anyone may read it, only the
+/// account change it), so a device with a new or lost keychain is granted
+/// the zone keys by the account's other devices, never locked out.
 public final class Keyring: @unchecked Sendable {
-    static let keyRecordType = "ZoneKeys", publicKeyType = "PublicKey"
+    static let publicKeyType = "PublicKey"
 
     public let account: Account
     let cloud: Cloud
     let privateKey: Curve25519.KeyAgreement.PrivateKey
+    /// This device key's name in envelopes and in the account's public record.
+    public let keyID: String
     /// Keys already unwrapped, by zone and envelope (the zone is part of the
     /// unwrapping): reading a list of posts opens each post's location, and the
     /// key agreement need not run once per post.
@@ -37,6 +42,11 @@ public final class Keyring: @unchecked Sendable {
             try privateKey.rawRepresentation.write(to: file, options: .atomic)
             chmod(file.path, 0o600)
         }
+        keyID = Self.keyID(of: privateKey.publicKey)
+    }
+
+    static func keyID(of key: Curve25519.KeyAgreement.PublicKey) -> String {
+        SHA256.hash(data: key.rawRepresentation).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     private var publicDatabase: CloudDatabase { cloud.database(.public, as: account) }
@@ -45,70 +55,68 @@ public final class Keyring: @unchecked Sendable {
         RecordID(name: "pk-" + userRecordID, zone: ZoneID(name: ZoneID.defaultName))
     }
 
-    /// Publishes this account's public key, once.
+    // MARK: Device keys
+
+    /// Adds this device key to the account's public record, once; a record
+    /// changed meanwhile by another device is read again, never overwritten.
     public func publish() throws {
-        let id = Self.publicKeyID(account.id)
-        if (try? publicDatabase.record(id)) != nil { return }
-        var record = Record(type: Self.publicKeyType, id: id)
-        record["key"] = .bytes(privateKey.publicKey.rawRepresentation)
-        try publicDatabase.save(record, policy: .allKeys)
-    }
-
-    func publicKey(of userRecordID: String) throws -> Curve25519.KeyAgreement.PublicKey {
-        let id = Self.publicKeyID(userRecordID)
-        guard case .bytes(let raw)? = try publicDatabase.record(id)["key"] else { throw CloudError.unknownItem(id) }
-        return try Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw)
-    }
-
-    // MARK: Zone keys
-
-    /// The key record of a zone (owner only) or of one share (inside its hierarchy, so its participants see it).
-    static func keyRecordID(zone: ZoneID, root: String?) -> RecordID {
-        RecordID(name: root.map { "keys-" + $0 } ?? "keys", zone: zone)
-    }
-
-    static func envelopes(of record: Record) -> [String: Data] {
-        guard case .bytes(let data)? = record["envelopes"],
-              let map = try? JSONDecoder().decode([String: Data].self, from: data) else { return [:] }
-        return map
-    }
-
-    /// Opens a zone key from any of the given key records.
-    func openZoneKey(from records: [Record], zone: ZoneID) -> SymmetricKey? {
-        for record in records where record.type == Self.keyRecordType {
-            guard let envelope = Self.envelopes(of: record)[account.id] else { continue }
-            let cacheKey = ZoneEnvelope(zone: zone, envelope: envelope)
-            if let key = lock.withLock({ unwrapped[cacheKey] }) { return key }
-            if let key = Sealing.unwrap(envelope, with: privateKey, zone: zone) {
-                lock.withLock { unwrapped[cacheKey] = key }
-                return key
+        let db = publicDatabase
+        for _ in 0..<5 {
+            var record = try Self.existing(Self.publicKeyID(account.id), in: db) ?? Record(type: Self.publicKeyType, id: Self.publicKeyID(account.id))
+            var devices = Self.deviceKeys(in: record)
+            guard devices[keyID] == nil else { return }
+            devices[keyID] = privateKey.publicKey.rawRepresentation
+            record["devices"] = .bytes(try JSONEncoder().encode(devices))
+            do {
+                try db.save(record)
+                return
+            } catch {
+                guard case .serverRecordChanged = error else { throw error }
             }
         }
-        return nil
+        throw CloudError.serviceUnavailable(retryAfter: 1)
     }
 
-    /// The owner's key for one of its zones, created (and wrapped for itself) on first use.
-    func ownZoneKey(_ zone: ZoneID, known: [Record]) throws -> SymmetricKey {
-        if let key = openZoneKey(from: known, zone: zone) { return key }
-        let db = cloud.database(.private, as: account)
-        let id = Self.keyRecordID(zone: zone, root: nil)
-        if let existing = try Self.existing(id, in: db) {
-            guard let key = openZoneKey(from: [existing], zone: zone) else {
-                throw CloudError.permissionFailure("this device cannot open the key of zone \(zone.name)")
-            }
-            return key
+    /// Every device key an account has published, by key ID.
+    func publicKeys(of userRecordID: String) throws -> [String: Curve25519.KeyAgreement.PublicKey] {
+        guard let record = try Self.existing(Self.publicKeyID(userRecordID), in: publicDatabase) else { return [:] }
+        return Self.deviceKeys(in: record).compactMapValues { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0) }
+    }
+
+    /// The raw device keys of a public record; one published before device keys counts as one.
+    private static func deviceKeys(in record: Record) -> [String: Data] {
+        var keys: [String: Data] = [:]
+        if case .bytes(let data)? = record["devices"], let map = try? JSONDecoder().decode([String: Data].self, from: data) { keys = map }
+        if case .bytes(let raw)? = record["key"], let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw) {
+            keys[keyID(of: key)] = raw
         }
-        // Only a key that surely does not exist yet is made: a new one would lock out what the old one sealed.
-        let key = SymmetricKey(size: .bits256)
-        try publish()
-        try saveEnvelopes(key, zone: zone, root: nil, for: [account.id])
+        return keys
+    }
+
+    // MARK: Opening
+
+    /// Every zone key this device can open from the given key records, oldest generation first.
+    func openZoneKeys(from records: [Record], zone: ZoneID) -> [SymmetricKey] {
+        var keys: [SymmetricKey] = []
+        for record in records where record.type == ZoneKeys.recordType {
+            for generation in ZoneKeys(record: record).generations {
+                if let key = open(generation, zone: zone), !keys.contains(key) { keys.append(key) }
+            }
+        }
+        return keys
+    }
+
+    /// The key to seal with: the newest generation this device can open.
+    func sealingKey(from records: [Record], zone: ZoneID) -> SymmetricKey? { openZoneKeys(from: records, zone: zone).last }
+
+    func open(_ generation: ZoneKeys.Generation, zone: ZoneID) -> SymmetricKey? {
+        let mine = generation.envelopes[ZoneKeys.envelopeName(user: account.id, key: keyID)] ?? generation.envelopes[account.id]
+        guard let envelope = mine else { return nil }
+        let cacheKey = ZoneEnvelope(zone: zone, envelope: envelope)
+        if let key = lock.withLock({ unwrapped[cacheKey] }) { return key }
+        guard let key = Sealing.unwrap(envelope, with: privateKey, zone: zone) else { return nil }
+        lock.withLock { unwrapped[cacheKey] = key }
         return key
-    }
-
-    /// Wraps the zone key for a share's participants, in a record they can see.
-    public func grant(zone: ZoneID, root: String?, to userRecordIDs: [String]) throws {
-        let key = try ownZoneKey(zone, known: [])
-        try saveEnvelopes(key, zone: zone, root: root, for: [account.id] + userRecordIDs)
     }
 
     /// The record, nil only when the cloud says it does not exist; other errors are thrown.
@@ -119,29 +127,5 @@ public final class Keyring: @unchecked Sendable {
             if case .unknownItem = error { return nil }
             throw error
         }
-    }
-
-    private func saveEnvelopes(_ key: SymmetricKey, zone: ZoneID, root: String?, for users: [String]) throws {
-        let db = cloud.database(.private, as: account)
-        let id = Self.keyRecordID(zone: zone, root: root)
-        var record = try Self.existing(id, in: db) ?? Record(type: Self.keyRecordType, id: id)
-        var envelopes = Self.envelopes(of: record)
-        for user in users where envelopes[user] == nil {
-            let recipient: Curve25519.KeyAgreement.PublicKey
-            if user == account.id {
-                recipient = privateKey.publicKey
-            } else {
-                do {
-                    recipient = try publicKey(of: user)
-                } catch {
-                    if case .unknownItem = error as? CloudError { continue }  // no key published yet: granted on a later sync
-                    throw error
-                }
-            }
-            envelopes[user] = try Sealing.wrap(key, for: recipient, zone: zone)
-        }
-        record["envelopes"] = .bytes(try JSONEncoder().encode(envelopes))
-        if let root { record.setParent(root) }
-        try db.save(record)  // if-unchanged: envelopes written meanwhile are never overwritten
     }
 }

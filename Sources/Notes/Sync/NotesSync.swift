@@ -70,6 +70,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
                 try engine(scope).sendChanges()
                 try engine(scope).fetchChanges()
                 for _ in 0..<3 where !engine(scope).state.pendingRecordZoneChanges.isEmpty {
+                    if scope == .private { try store.prepareZoneKeys() }  // a zone the first send created has none yet
                     try engine(scope).sendChanges()
                 }
                 if scope == .private { try store.repairKeyGrants() }
@@ -77,7 +78,11 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
                 firstError = firstError ?? error
             }
         }
-        try store.noteSync(at: Date(), error: firstError.map { "\($0)" })
+        // Not an error, but the reason something waits: a participant's device without the notebook's key yet.
+        let waiting = firstError == nil ? try store.locationsWaitingForKeys() : []
+        let note = waiting.isEmpty ? nil : "the location of a post in \(waiting.map { "\($0.name)" }.joined(separator: ", ")) waits for "
+            + "the notebook's key: its owner's devices grant it to this device when they next sync"
+        try store.noteSync(at: Date(), error: firstError.map { "\($0)" } ?? note)
         if let firstError { throw firstError }
     }
 

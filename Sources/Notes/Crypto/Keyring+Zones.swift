@@ -1,0 +1,104 @@
+import Cloud
+import Crypto
+import Foundation
+
+extension Keyring {
+    /// The owner's key to seal with in one of its zones: the newest generation
+    /// this device can open, from `known` records or the cloud. When it can
+    /// open none (the zone's first key; another device made one at the same
+    /// moment; this keychain is new or was lost), it adds a new generation,
+    /// wrapped for every device key of the account, saved only over the
+    /// version it read: a change never waits on a key another device holds.
+    func ownZoneKey(_ zone: ZoneID, known: [Record]) throws -> SymmetricKey {
+        if let key = sealingKey(from: known, zone: zone) { return key }
+        let db = cloud.database(.private, as: account)
+        let id = ZoneKeys.recordID(zone: zone, root: nil)
+        for _ in 0..<5 {
+            let existing = try Self.existing(id, in: db)
+            if let existing, let key = sealingKey(from: [existing], zone: zone) { return key }
+            let key = SymmetricKey(size: .bits256)
+            var record = existing ?? Record(type: ZoneKeys.recordType, id: id)
+            var keys = ZoneKeys(record: record)
+            keys.generations.append(ZoneKeys.Generation(id: Self.generationID(key), envelopes: [:]))
+            _ = try addEnvelopes([(Self.generationID(key), key)], to: &keys, zone: zone, for: [account.id])
+            try keys.write(into: &record)
+            do {
+                try db.save(record)  // if-unchanged: another device's generation is never overwritten
+                return key
+            } catch {
+                guard case .serverRecordChanged = error else { throw error }
+            }
+        }
+        throw CloudError.serviceUnavailable(retryAfter: 1)
+    }
+
+    /// Wraps every generation of the zone's key this device holds for the
+    /// account's own device keys and for `users` (a share's participants), in
+    /// the record they can see: the share's (`root`), or the zone's own.
+    public func grant(zone: ZoneID, root: String?, to users: [String]) throws {
+        let db = cloud.database(.private, as: account)
+        _ = try ownZoneKey(zone, known: [])
+        let id = ZoneKeys.recordID(zone: zone, root: root)
+        for _ in 0..<5 {
+            let own = try Self.existing(ZoneKeys.recordID(zone: zone, root: nil), in: db).map(ZoneKeys.init(record:)) ?? ZoneKeys()
+            let held = own.generations.compactMap { generation in open(generation, zone: zone).map { (generation.id, $0) } }
+            var record = try Self.existing(id, in: db) ?? Record(type: ZoneKeys.recordType, id: id)
+            var keys = ZoneKeys(record: record)
+            guard try addEnvelopes(held, to: &keys, zone: zone, for: [account.id] + users) else { return }
+            try keys.write(into: &record)
+            if let root, record.parent != root { record.setParent(root) }
+            do {
+                try db.save(record)
+                return
+            } catch {
+                guard case .serverRecordChanged = error else { throw error }
+            }
+        }
+        throw CloudError.serviceUnavailable(retryAfter: 1)
+    }
+
+    /// Whether `record` (a share's key record, or the zone's own; nil when there is none yet) lacks an
+    /// envelope of a generation this device holds in the zone's own `keys` for a device key of `users` (whose
+    /// keys `keysOf` gives): then `grant` has something to add.
+    func lacksEnvelopes(_ record: Record?, of own: Record, for users: [String],
+                        keysOf: (String) throws -> [String: Curve25519.KeyAgreement.PublicKey]) rethrows -> Bool {
+        let granted = record.map(ZoneKeys.init(record:)) ?? ZoneKeys()
+        for generation in ZoneKeys(record: own).generations where open(generation, zone: own.id.zone) != nil {
+            guard let copy = granted.generations.first(where: { $0.id == generation.id }) else { return true }
+            for user in users {
+                for keyID in try keysOf(user).keys where copy.envelopes[ZoneKeys.envelopeName(user: user, key: keyID)] == nil {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    /// Adds to `keys` an envelope of each held generation for every device key of `users` (this device's own
+    /// key too, published or not); returns whether it added any.
+    private func addEnvelopes(_ held: [(id: String, key: SymmetricKey)], to keys: inout ZoneKeys, zone: ZoneID,
+                              for users: [String]) throws -> Bool {
+        var recipients: [(String, Curve25519.KeyAgreement.PublicKey)] = [(ZoneKeys.envelopeName(user: account.id, key: keyID), privateKey.publicKey)]
+        for user in Set(users) {
+            for (keyID, key) in try publicKeys(of: user) { recipients.append((ZoneKeys.envelopeName(user: user, key: keyID), key)) }
+        }
+        var added = false
+        for (id, key) in held {
+            var index = keys.generations.firstIndex { $0.id == id }
+            if index == nil {
+                keys.generations.append(ZoneKeys.Generation(id: id, envelopes: [:]))
+                index = keys.generations.count - 1
+            }
+            for (name, recipient) in recipients where keys.generations[index!].envelopes[name] == nil {
+                keys.generations[index!].envelopes[name] = try Sealing.wrap(key, for: recipient, zone: zone)
+                added = true
+            }
+        }
+        return added
+    }
+
+    /// A generation's name: a hash of its key, so every record naming it means the same key.
+    static func generationID(_ key: SymmetricKey) -> String {
+        key.withUnsafeBytes { SHA256.hash(data: Data($0)) }.prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+}

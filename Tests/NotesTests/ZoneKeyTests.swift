@@ -1,0 +1,117 @@
+import Cloud
+import Foundation
+import Notes
+import Sync
+import Testing
+import TestSupport
+
+/// Zone keys recover: devices with keychains of their own (two data
+/// directories of one account, a lost keychain, a participant's new device)
+/// converge on keys they can all open, and no change waits forever.
+@Suite struct ZoneKeyTests {
+    let test: TestCloud
+    let heather: Account
+    let dir = TemporaryDirectory("keys")
+
+    init() throws {
+        test = try TestCloud()
+        heather = try test.cloud.createAccount(name: "heather")
+    }
+
+    /// A device of `account` whose keys live in `keychain` (a folder of their own: another data directory).
+    func device(_ name: String, keychain: String, account: Account? = nil) throws -> NotesSync {
+        let account = account ?? heather
+        let store = try DeviceStore(directory: dir.path(name))
+        store.keyring = try Keyring(directory: dir.path(keychain), account: account, cloud: test.cloud)
+        try store.keyring?.publish()
+        _ = try store.ensureDefaultNotebook(owner: account.id)
+        return try NotesSync(store: store, cloud: test.cloud, account: FixedAccount(account))
+    }
+
+    func post(_ id: String, at place: String, on device: NotesSync) throws {
+        let notes = try #require(try device.store.notebooks().first { $0.scope == .private })
+        try device.store.save(Post(id: id, zone: notes.zone, title: id, location: place), by: device.account.currentAccount()!.id, now: Date())
+    }
+
+    func settle(_ devices: [NotesSync]) throws {
+        for _ in 0..<3 { for device in devices { try device.syncNow() } }
+    }
+
+    @Test func twoKeychainsPostingBeforeEitherSyncedConverge() throws {
+        let a = try device("a", keychain: "keychain-a"), b = try device("b", keychain: "keychain-b")
+        try post("pa", at: "Hanoi", on: a)
+        try post("pb", at: "Hue", on: b)
+        try settle([a, b])
+        for device in [a, b] {
+            #expect(try device.store.pendingCount() == 0)
+            #expect(try device.store.syncStatus().lastError == nil)
+            #expect(try device.store.post("pa").location == "Hanoi")
+            #expect(try device.store.post("pb").location == "Hue")
+        }
+        let dump = String(decoding: try JSONEncoder().encode(try test.cloud.dump()), as: UTF8.self)
+        #expect(!dump.contains("Hanoi") && !dump.contains("Hue"), "locations reach the cloud sealed only")
+    }
+
+    @Test func aDeviceThatLostItsKeychainIsGrantedTheKeyAndNeverWaitsToSeal() throws {
+        let a = try device("a", keychain: "keychain-a")
+        try post("old", at: "Hanoi", on: a)
+        try a.syncNow()
+        // A new keychain (the old one lost): it cannot open the zone's key, yet its own location goes out.
+        let b = try device("b", keychain: "keychain-new")
+        try b.syncNow()
+        try post("new", at: "Da Lat", on: b)
+        try b.syncNow()
+        #expect(try b.store.pendingCount() == 0)
+        try settle([a, b])  // a's next sync grants b what a holds, and b grants a its new generation
+        for device in [a, b] {
+            #expect(try device.store.post("old").location == "Hanoi")
+            #expect(try device.store.post("new").location == "Da Lat")
+        }
+    }
+
+    @Test func aParticipantsNewDeviceIsGrantedTheSharedKeyByTheOwnersNextSync() throws {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        let first = try device("mary-1", keychain: "keychain-mary", account: mary)
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        let sharing = PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+        guard case .shared(let url) = try sharing.share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite) else {
+            Issue.record("not shared"); return
+        }
+        _ = try test.cloud.acceptShare(url, as: mary)
+        try first.syncNow()
+        #expect(try first.store.post("p1").location == "Hanoi")
+
+        let second = try device("mary-2", keychain: "keychain-mary-new", account: mary)
+        try second.syncNow()
+        #expect(try second.store.post("p1").location == nil, "not granted yet")
+        try owner.syncNow()
+        try second.syncNow()
+        #expect(try second.store.post("p1").location == "Hanoi")
+    }
+
+    @Test func aParticipantsLocationWaitingForItsKeySaysWhy() throws {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        guard case .shared(let url) = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+            .share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite) else { Issue.record("not shared"); return }
+        _ = try test.cloud.acceptShare(url, as: mary)
+        let phone = try device("mary-phone", keychain: "keychain-mary-phone", account: mary)  // published after the grant
+        try phone.syncNow()
+        var post = try phone.store.post("p1")
+        let base = post.fields
+        post.location = "Saigon"
+        _ = try phone.store.saveEdit(post, from: base, by: Editor(account: mary, device: "phone"), now: Date())
+        try phone.syncNow()
+        #expect(try phone.store.syncStatus().lastError?.contains("waits for the notebook's key") == true)
+        try owner.syncNow()
+        try phone.syncNow()
+        try owner.syncNow()
+        #expect(try phone.store.pendingCount() == 0)
+        #expect(try owner.store.post("p1").location == "Saigon")
+    }
+}
+
