@@ -23,6 +23,7 @@ public final class Cloud: Sendable {
     let random: any RandomSource
     let faults: FaultSwitch
     let notifier: PushNotifier
+    let highWater: HighWaterMark
 
     /// Opens (creating if needed) the cloud kept in `directory`.
     ///
@@ -59,7 +60,10 @@ public final class Cloud: Sendable {
         }
         self.faults = FaultSwitch(directory: directory, override: plan)
         self.notifier = PushNotifier(directory: notifyDirectory)
+        self.highWater = HighWaterMark(path: directory.appendingPathComponent("high-water").path)
         self.file = try CloudFile(path: directory.appendingPathComponent(Self.fileName).path)
+        let mark = highWater.read()
+        try file.write { [random, clock] db in try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock) }
     }
 
     /// One account's view of one of its databases.
@@ -107,7 +111,10 @@ public final class Cloud: Sendable {
     private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> T {
         var topics: Set<PushTopic> = []
         var sequence: Int64 = 0
+        let mark = highWater.read()
         let result = try file.write { db in
+            // A file put back to an older state gets a new identity before anything is written over it.
+            try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
             var request = try Request(db: db, now: clock.now())
             let result = try body(&request)
             try request.finish()
@@ -115,6 +122,7 @@ public final class Cloud: Sendable {
             sequence = request.sequence
             return result
         }
+        if sequence > (mark ?? 0) { highWater.raise(to: sequence) }
         if !topics.isEmpty { notifier.post(topics, sequence: sequence) }
         return result
     }

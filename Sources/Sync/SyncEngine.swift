@@ -137,10 +137,32 @@ public final class SyncEngine: @unchecked Sendable {
         try syncLock.withLock { try body(try currentDatabase()) }
     }
 
-    /// The database of the account the device is signed into now. An account
-    /// change is posted before anything else, and the state of the previous
-    /// account is forgotten so its data never reaches another account.
+    /// Takes the cloud as it is now (another identity than the one this
+    /// engine synced with) as its own: every zone is fetched whole from it
+    /// again, and pending changes stay. The app calls it when it rebuilds the
+    /// cloud from the device (`SyncError.cloudChanged`).
+    public func adopt(_ identity: CloudIdentity) {
+        syncLock.withLock {
+            state.adopt(cloud: identity.id)
+            ownSaves = [:]
+        }
+        postStateUpdate()
+    }
+
+    /// The database of the account the device is signed into now, in the
+    /// cloud this engine synced with (else `SyncError.cloudChanged`). An
+    /// account change is posted before anything else, and the state of the
+    /// previous account is forgotten so its data never reaches another account.
     private func currentDatabase() throws -> CloudDatabase {
+        let identity = try request("identity", "") { try cloud.identity() }
+        switch state.withLock({ $0.cloudID }) {
+        case nil:
+            state.withLock { $0.cloudID = identity.id }  // saved with the next state update
+        case let remembered? where remembered != identity.id:
+            throw SyncError.cloudChanged(remembered: remembered, found: identity)
+        default:
+            break
+        }
         let current = accountSource.currentAccount()
         let known = state.withLock { $0.accountID }
         switch (known, current) {

@@ -18,6 +18,8 @@ public final class SyncState: @unchecked Sendable {
     private var records = PendingList<PendingRecordZoneChange, RecordID> { $0.recordID }
     private var zones = PendingList<PendingDatabaseChange, ZoneID> { $0.zoneID }
     var accountID: String?
+    /// The identity of the cloud this state's tokens belong to (`Cloud.identity`).
+    var cloudID: String?
     var databaseToken: ChangeToken?
     var zoneTokens: [ZoneID: ChangeToken] = [:]
     /// Zones the database reported changed whose changes are not fetched yet:
@@ -73,6 +75,18 @@ public final class SyncState: @unchecked Sendable {
         lock.withLock { zones.remove(changes) }
     }
 
+    /// Takes a cloud with another identity as this state's from now on: its
+    /// tokens meant nothing there, so every zone is fetched whole again;
+    /// pending changes and the account stay.
+    func adopt(cloud id: String) {
+        lock.withLock {
+            cloudID = id
+            databaseToken = nil
+            zoneTokens = [:]
+            zonesToFetch = []
+        }
+    }
+
     /// Forgets everything: a new account starts from nothing.
     func reset(accountID: String?) {
         lock.withLock {
@@ -90,7 +104,8 @@ public final class SyncState: @unchecked Sendable {
     /// The first byte of the binary serialization. Version 1 was JSON (it
     /// starts with `{`) and is still read; it cost more to encode than a
     /// large send spent on the cloud, since it lists every pending change.
-    private static let form: UInt8 = 2
+    /// Form 3 adds the cloud's identity at the end; form 2 is still read.
+    private static let form: UInt8 = 3
 
     var serialization: Serialization {
         lock.withLock {
@@ -117,6 +132,7 @@ public final class SyncState: @unchecked Sendable {
                 if case .saveZone = change { out.byte(0) } else { out.byte(1) }
                 out.zone(change.zoneID)
             }
+            out.optional(cloudID) { $0.string($1) }
             return Serialization(data: out.data)
         }
     }
@@ -133,7 +149,8 @@ public final class SyncState: @unchecked Sendable {
     }
 
     private func read(_ data: Data) throws(ArchiveDamaged) {
-        var input = try ArchiveReader(data, form: Self.form, what: "sync state")
+        let form = data.first == 2 ? 2 : Self.form
+        var input = try ArchiveReader(data, form: form, what: "sync state")
         func token(_ input: inout ArchiveReader) throws(ArchiveDamaged) -> ChangeToken {
             let text = try input.string()
             guard let token = try? ChangeToken(parsing: text) else { throw input.damaged("'\(text)' is not a change token") }
@@ -161,6 +178,7 @@ public final class SyncState: @unchecked Sendable {
             let zone = try input.zone()
             pendingZones.append(save ? .saveZone(zone) : .deleteZone(zone))
         }
+        if form >= 3 { cloudID = try input.optional { input throws(ArchiveDamaged) in try input.string() } }
         try input.end()
         records.add(pendingRecords)
         zones.add(pendingZones)
@@ -204,12 +222,19 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The app could not handle an event (a store write failed, say): the
     /// engine stopped there, and what the event carried comes again.
     case delegateFailed(event: String, cause: any Error)
+    /// The cloud is not the one this state synced with (emptied, replaced,
+    /// restored from an older copy): nothing syncs until the app decides
+    /// (`SyncEngine.adopt`), so what the devices hold is never taken as deleted.
+    case cloudChanged(remembered: String, found: CloudIdentity)
 
     public var description: String {
         switch self {
         case .malformedState: "the saved sync state is damaged; start again without it"
         case .signedOut: "signed out: sign in to an account to sync"
         case .delegateFailed(let event, let cause): "this device could not take in \(event): \(cause); it is tried again on the next sync"
+        case .cloudChanged(let remembered, let found):
+            "the cloud is not the one this device synced with (it was \(remembered), it is now \(found.id)): it was emptied, "
+                + "replaced or restored from an older copy; nothing syncs, and everything stays on this device"
         }
     }
 
@@ -217,6 +242,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         switch (a, b) {
         case (.malformedState, .malformedState), (.signedOut, .signedOut): true
         case (.delegateFailed(let x, let c), .delegateFailed(let y, let d)): x == y && "\(c)" == "\(d)"
+        case (.cloudChanged(let x, let c), .cloudChanged(let y, let d)): x == y && c == d
         default: false
         }
     }

@@ -32,11 +32,14 @@ final class CloudFile: Sendable {
     }
 
     /// Runs `body` in one immediate transaction: all of it commits, or none.
+    /// A file emptied under an open connection gets its schema again first
+    /// (`Cloud.recoverIfRestored` then gives it a new identity).
     func write<T>(_ body: (Database) throws -> T) throws(CloudError) -> T {
         do {
             return try queue.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
+                    try Schema.migrate(db)
                     result = try body(db)
                     return .commit
                 }
@@ -47,10 +50,14 @@ final class CloudFile: Sendable {
         }
     }
 
-    /// Runs `body` in one read transaction, a consistent snapshot.
+    /// Runs `body` in one read transaction, a consistent snapshot; on a file
+    /// emptied under the connection, once more after its schema is back.
     func read<T>(_ body: (Database) throws -> T) throws(CloudError) -> T {
         do {
             return try queue.readSnapshot(body)
+        } catch let error as DatabaseError where error.message?.hasPrefix("no such table") == true {
+            _ = try write { _ in () }
+            do { return try queue.readSnapshot(body) } catch { throw Self.translate(error) }
         } catch {
             throw Self.translate(error)
         }

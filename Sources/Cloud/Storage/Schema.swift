@@ -96,6 +96,13 @@ enum Schema {
         """
         CREATE INDEX cascades_by_source ON cascades(zone, source);
         """,
+        // v5: the cloud's identity, which devices remember (see `Cloud.recoverIfRestored`).
+        """
+        CREATE TABLE identity(
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            cloud TEXT NOT NULL,
+            created_at REAL NOT NULL);
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

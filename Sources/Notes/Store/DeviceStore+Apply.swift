@@ -71,7 +71,7 @@ extension DeviceStore {
     /// Applies what a send did and returns the changes to send again.
     func applySent(_ scope: DatabaseScope, _ sent: SentRecordZoneChanges) throws
         -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [Refusal]) {
-        try write(scope) { db in
+        try write(.private, scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [Refusal] = []
             var done: [RecordID] = [], copies: [Record] = []
             for record in sent.savedRecords {
@@ -109,12 +109,20 @@ extension DeviceStore {
                     zones.append(.saveZone(id.zone))
                     again.append(.saveRecord(id))
                 case .zoneNotFound(let zone) where scope == .shared:
-                    // Access to the zone ended while the edit waited: it is no longer ours to show.
-                    refusals.append(Refusal(id, error))
-                    try dropZones(db, scope, [zone])
+                    // Access to the zone ended while the edit waited: it is no longer ours to show, but the
+                    // words typed into it stay, as a post of this account's own.
+                    let rescued = try dropZones(db, scope, [zone])
+                    refusals.append(Refusal(id, error, outcome: rescued.contains(id) ? Self.rescuedNote : nil))
+                case .unknownItem where scope == .private && record.type == Post.recordType:
+                    // Deleted on another device meanwhile: this edit brings the post back, as new.
+                    try Self.forget(db, scope, id)
+                    again.append(.saveRecord(id))
                 case .unknownItem:
-                    // Deleted elsewhere meanwhile, or no longer shared with this account: the edit cannot land.
-                    refusals.append(Refusal(id, error, outcome: "it was deleted, or is no longer shared with you; your edit was not kept"))
+                    // Deleted elsewhere meanwhile, or no longer shared with this account: the edit cannot land
+                    // there, but its words stay here, as a post of this account's own.
+                    let rescued = scope == .shared ? try rescue(db, [id]) : []
+                    refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "it was deleted, or is no longer shared with you; your edit was not kept"
+                                                                               : Self.rescuedNote))
                     try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                                    arguments: [id.zone.name, id.zone.owner, id.name])
                     try Self.forget(db, scope, id)
@@ -217,18 +225,24 @@ extension DeviceStore {
         }
     }
 
-    /// Forgets every row of zones the account no longer reaches.
-    func dropZones(_ scope: DatabaseScope, _ zones: [ZoneID]) throws {
-        try write(scope) { db in try dropZones(db, scope, zones) }
+    /// Forgets every row of zones the account no longer reaches; edits of shared posts still waiting to be
+    /// sent are kept as posts of this account's own first (returned by their original IDs).
+    @discardableResult
+    func dropZones(_ scope: DatabaseScope, _ zones: [ZoneID]) throws -> [RecordID] {
+        guard !zones.isEmpty else { return [] }
+        return try write(.private, scope) { db in try dropZones(db, scope, zones) }
     }
 
-    func dropZones(_ db: Database, _ scope: DatabaseScope, _ zones: [ZoneID]) throws {
+    @discardableResult
+    func dropZones(_ db: Database, _ scope: DatabaseScope, _ zones: [ZoneID]) throws -> [RecordID] {
+        let rescued = scope == .shared ? try rescueWaitingEdits(db, inSharedZones: zones) : []
         for zone in zones {
             for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
                 try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ?",
                                arguments: [zone.name, zone.owner])
             }
         }
+        return rescued
     }
 
     /// After a from-scratch fetch: posts that did not arrive (and wait for nothing) are gone.

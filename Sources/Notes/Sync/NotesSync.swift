@@ -82,8 +82,28 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         let waiting = firstError == nil ? try store.locationsWaitingForKeys() : []
         let note = waiting.isEmpty ? nil : "the location of a post in \(waiting.map { "\($0.name)" }.joined(separator: ", ")) waits for "
             + "the notebook's key: its owner's devices grant it to this device when they next sync"
-        try store.noteSync(at: Date(), error: firstError.map { "\($0)" } ?? note)
+        try store.noteSync(at: Date(), error: firstError.map { error in
+            (error as? SyncError)?.remedy.map { "\(error); \($0)" } ?? "\(error)"
+        } ?? note)
         if let firstError { throw firstError }
+    }
+
+    /// Rebuilds a cloud that lost this device's data (emptied, replaced, or
+    /// restored from an older copy; the engines refuse it with
+    /// `SyncError.cloudChanged` until then): takes the cloud as it is now,
+    /// registers the account again under its own user record ID if the cloud
+    /// lost it, and sends every notebook, post and comment this device holds
+    /// as new. Where the cloud still has a version, the two merge, keeping
+    /// whatever either holds (nothing tells which is newer). Other devices of
+    /// the account do the same, and everything converges.
+    public func reupload() throws {
+        guard let account = account.currentAccount() else { throw SyncError.signedOut }
+        let identity = try cloud.identity()
+        _ = try cloud.restoreAccount(account)
+        try? store.keyring?.publish()
+        try store.prepareReupload()
+        for scope in [DatabaseScope.private, .shared] { engine(scope).adopt(identity) }
+        try syncNow()
     }
 
     /// What arrived from the cloud since the last call, and the refusals to tell; both then start afresh.
@@ -148,5 +168,13 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             lock.withLock { operations[scope, default: 0] -= 1 }
             try store.saveStagedStates()
         }
+    }
+}
+
+extension SyncError {
+    /// What a person can do about the error, where the app offers a way.
+    public var remedy: String? {
+        guard case .cloudChanged = self else { return nil }
+        return "to rebuild the cloud from this device: cloudnotes sync --reupload (in the front end, :reupload)"
     }
 }

@@ -38,12 +38,20 @@ struct NewNotebook: ParsableCommand {
 }
 
 struct SyncNow: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Send what waits and fetch what changed, now.")
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Send what waits and fetch what changed, now.",
+        discussion: "--reupload rebuilds a cloud that lost this device's data (emptied, replaced, or restored from an older copy): "
+            + "every notebook, post and comment of this device is sent as new; where the cloud still holds a version, both merge.")
 
     @OptionGroup var device: DeviceOptions
+    @Flag(help: "Send everything this device holds to the cloud again, as new.") var reupload = false
 
     func run() throws {
         let session = try device.open()
+        if reupload {
+            try session.reupload()
+            return Output.line("sent everything this device holds to the cloud; \(try session.store.pendingCount()) changes waiting")
+        }
         if let note = session.sync() { throw CLIError(message: note) }
         Output.line("synced; \(try session.store.pendingCount()) changes waiting")
     }

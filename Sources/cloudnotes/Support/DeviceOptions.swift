@@ -46,6 +46,19 @@ struct DeviceOptions: ParsableArguments {
     static func signIn(_ directory: URL, as account: String) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try Data((account + "\n").utf8).write(to: directory.appendingPathComponent("account"), options: .atomic)
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(Self.identityFile))  // learnt again at the next open
+    }
+
+    /// The account (user record ID, email) the device belongs to, as it first met it in the cloud: a cloud
+    /// that lost the account, or made a new one of the same name, does not change whose data the device holds.
+    static let identityFile = "account.json"
+
+    static func remembered(_ directory: URL) -> Account? {
+        (try? Data(contentsOf: directory.appendingPathComponent(identityFile))).flatMap { try? JSONDecoder().decode(Account.self, from: $0) }
+    }
+
+    static func remember(_ account: Account, in directory: URL) throws {
+        try JSONEncoder().encode(account).write(to: directory.appendingPathComponent(identityFile), options: .atomic)
     }
 
     /// Opens the device and, for commands that read, syncs first so they show what is current.
@@ -65,7 +78,13 @@ struct DeviceOptions: ParsableArguments {
             throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(name) --device \(deviceName)")
         }
         let cloud = try cloud.open()
-        let account = try cloud.accountCreatingIfNeeded(name: name)
+        let account: Account
+        if let known = Self.remembered(directory), known.name == name {
+            account = known  // even if the cloud lost it, or holds another of that name: the sync says so
+        } else {
+            account = try cloud.accountCreatingIfNeeded(name: name)
+            try Self.remember(account, in: directory)
+        }
         let store = try DeviceStore(directory: directory)
         let names = try AccountNames(cloud)
         store.names = { names($0) }
@@ -109,7 +128,18 @@ struct DeviceSession {
             try sync.syncNow()
             return sync.refusals.first.map { "refused by the cloud: \($0)" }
         } catch {
+            if let remedy = (error as? SyncError)?.remedy { return "not synced: \(error); \(remedy)" }
             return "not synced yet (\(error)); the change is kept and will be sent later"
         }
+    }
+
+    /// Rebuilds a cloud that lost this device's data from it (`NotesSync.reupload`); needs the device's lock.
+    func reupload() throws {
+        guard let lock = DeviceLock(directory: store.directory) else {
+            throw CLIError(message: "another process (the front end?) syncs device \(device): quit it, or use :reupload there")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: "\(account.name)/\(device)")
+        try sync.reupload()
     }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+
+/// Which cloud this is, and how far its history goes: devices remember the
+/// ID and refuse to sync with a cloud that changed it (emptied, replaced, or
+/// restored from an older copy), so they never take its loss as deletions.
+public struct CloudIdentity: Equatable, Sendable, CustomStringConvertible {
+    public var id: String
+    /// The last change sequence number the cloud handed out.
+    public var sequence: Int64
+
+    public var description: String { "cloud \(id) at change \(sequence)" }
+}
+
+extension Cloud {
+    /// The cloud's identity, after checking that its file did not go back in history.
+    public func identity() throws(CloudError) -> CloudIdentity {
+        if let fault = faults.current.draw(random) { throw fault }
+        let mark = highWater.read()
+        let current = try file.read { db in try Self.readIdentity(db) }
+        if !current.id.isEmpty, current.sequence >= mark ?? 0 { return current }
+        return try file.write { db in
+            try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
+            return try Self.readIdentity(db)
+        }
+    }
+
+    /// Gives a cloud file without an identity one, and a file whose history
+    /// went back (its sequence below the high-water mark: emptied, or an older
+    /// copy put in its place) a new one, moving its sequence up to the mark so
+    /// no change number is ever handed out twice. Runs inside a write.
+    static func recoverIfRestored(_ db: Database, highWater: Int64?, random: any RandomSource, clock: any CloudClock) throws {
+        let sequence = try Request.currentSequence(db)
+        let known = try String.fetchOne(db.cachedStatement(sql: "SELECT cloud FROM identity WHERE id = 1"))
+        let wentBack = highWater.map { sequence < $0 } ?? false
+        guard known == nil || wentBack else { return }
+        try db.execute(sql: "INSERT OR REPLACE INTO identity(id, cloud, created_at) VALUES (1, ?, ?)",
+                       arguments: ["c" + random.hex(bytes: 12), clock.now().timeIntervalSince1970])
+        if wentBack, let highWater {
+            try db.execute(sql: "UPDATE sequence SET value = ? WHERE id = 1", arguments: [highWater])
+        }
+    }
+
+    static func readIdentity(_ db: Database) throws -> CloudIdentity {
+        CloudIdentity(id: try String.fetchOne(db.cachedStatement(sql: "SELECT cloud FROM identity WHERE id = 1")) ?? "",
+                      sequence: try Request.currentSequence(db))
+    }
+
+    /// Registers an account again under the user record ID it had, in a cloud
+    /// that lost it (emptied, or restored from a copy older than the account),
+    /// so its devices can rebuild it (`sync --reupload`). Refused when another
+    /// account holds the name or email. On a shared server this belongs to
+    /// the account's own authenticated devices only.
+    public func restoreAccount(_ account: Account) throws(CloudError) -> Account {
+        try Account.validate(name: account.name)
+        try Account.validate(email: account.email)
+        return try file.write { db in
+            if let existing = try Self.fetchAccount(db, column: "id", value: account.id) { return existing }
+            for (column, value) in [("name", account.name), ("email", account.email)] where try Self.fetchAccount(db, column: column, value: value) != nil {
+                throw CloudError.invalidArguments("another account now has the \(column) \(value)")
+            }
+            try db.execute(sql: "INSERT INTO accounts(id, name, email, created_at) VALUES (?, ?, ?, ?)",
+                           arguments: [account.id, account.name, account.email, account.createdAt.timeIntervalSince1970])
+            return account
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Cloud
+import Foundation
+import GRDB
+
+extension DeviceStore {
+    static let rescuedNote = "it is no longer shared with you; your edit is kept as a post of your own"
+
+    /// Before a shared zone's rows go (its share ended, or the cloud lost it), posts there with an edit
+    /// still waiting to be sent are kept as posts of this account's own, in its Notes notebook, so the words
+    /// typed into them survive. Returns the rescued posts' original IDs.
+    func rescueWaitingEdits(_ db: Database, inSharedZones zones: [ZoneID]) throws -> [RecordID] {
+        var waiting: [RecordID] = []
+        for zone in zones {
+            waiting += try String.fetchAll(db, sql: """
+                SELECT p.id FROM shared.posts p JOIN shared.pending q
+                ON q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id AND q.kind = ?
+                WHERE p.zone_name = ? AND p.zone_owner = ?
+                """, arguments: [PendingKind.saveRecord.rawValue, zone.name, zone.owner]).map { RecordID(name: $0, zone: zone) }
+        }
+        return try rescue(db, waiting)
+    }
+
+    /// Keeps shared posts as posts of this account's own; returns the IDs of those it kept.
+    func rescue(_ db: Database, _ ids: [RecordID], now: Date = Date()) throws -> [RecordID] {
+        guard !ids.isEmpty,
+              let notes = try Row.fetchOne(db, sql: "SELECT zone_name, zone_owner FROM main.notebooks WHERE title = 'Notes'") else { return [] }
+        let home = ZoneID(name: notes["zone_name"], owner: notes["zone_owner"])
+        var rescued: [RecordID] = []
+        for zone in Set(ids.map(\.zone)) {
+            for (id, post) in try Self.localPosts(db, .shared, ids.filter { $0.zone == zone }) {
+                var copy = Post(id: "r" + id.name, zone: home, scope: .private, title: post.title,
+                                content: post.content + "\n(kept here: no longer shared with you by \(names(zone.owner)))",
+                                tags: post.tags, location: try opened(db, post).location)
+                (copy.modifiedAt, copy.modifiedBy, copy.modifiedOn) = (now, post.modifiedBy, post.modifiedOn)
+                (copy.createdAt, copy.createdBy) = (now, post.modifiedBy)
+                try Self.upsert(db, copy)
+                try Self.markPending(db, .private, zone: home, name: copy.id, kind: .saveRecord)
+                rescued.append(id)
+            }
+        }
+        return rescued
+    }
+}

@@ -1,0 +1,37 @@
+import Cloud
+import Foundation
+import GRDB
+
+extension DeviceStore {
+    /// Readies the device to rebuild a cloud that lost its data: every
+    /// location is opened while the keys this device knew are still at hand
+    /// (the rebuilt cloud may have other keys, or none), everything the
+    /// device knew of the cloud's records is forgotten (a merge then keeps
+    /// whatever either side holds), and every post, comment and notebook of
+    /// this account waits to be sent again.
+    func prepareReupload() throws {
+        try write(.private, .shared) { db in
+            for scope in [DatabaseScope.private, .shared] {
+                let schema = Self.schema(scope)
+                let sealed = try Row.fetchAll(db, sql: "SELECT \(Self.postColumns) FROM \(schema).posts WHERE location IS NULL AND location_sealed IS NOT NULL")
+                for row in sealed {
+                    let post = try opened(db, Self.post(from: row, scope: scope))
+                    guard let location = post.location else { continue }  // no key here either: it stays as the cloud had it
+                    try db.execute(sql: "UPDATE \(schema).posts SET location = ?, location_sealed = NULL WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                                   arguments: [location, post.zone.name, post.zone.owner, post.id])
+                }
+                try db.execute(sql: "DELETE FROM \(schema).server_records")
+                try db.execute(sql: "UPDATE \(schema).posts SET change_tag = NULL")
+                for table in ["posts", "comments"] {
+                    try db.execute(sql: """
+                        INSERT OR REPLACE INTO \(schema).pending(zone_name, zone_owner, name, kind)
+                        SELECT zone_name, zone_owner, id, ? FROM \(schema).\(table)
+                        """, arguments: [PendingKind.saveRecord.rawValue])
+                }
+            }
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO main.pending(zone_name, zone_owner, name, kind) SELECT zone_name, zone_owner, '', ? FROM main.notebooks
+                """, arguments: [PendingKind.saveZone.rawValue])
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Cloud
+import Foundation
+import Testing
+import TestSupport
+
+/// A cloud knows which cloud it is and notices when its file goes back in
+/// history, so devices never mistake its loss for deletions.
+@Suite struct IdentityTests {
+    @Test func aCloudKeepsItsIdentityAcrossConnections() throws {
+        let test = try TestCloud()
+        let first = try test.cloud.identity()
+        #expect(try test.reopen().identity().id == first.id)
+        #expect(!first.id.isEmpty)
+    }
+
+    @Test func anOlderCopyPutBackGetsANewIdentityAndNeverHandsOutAChangeNumberTwice() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        try db.save(Record.make("p1", in: zone, ["v": "1"]))
+        let before = try test.cloud.identity()
+        let tampering = CloudFileTampering(cloudDirectory: test.directory.url)
+        let backup = try tampering.snapshot()
+        let later = try db.save(Record.make("p2", in: zone, ["v": "2"]))
+        let highest = try test.cloud.identity().sequence
+
+        try tampering.restore(backup)
+        let after = try test.cloud.identity()
+        #expect(after.id != before.id)
+        #expect(after.sequence >= highest)
+        let next = try db.save(Record.make("p3", in: zone, ["v": "3"]))
+        #expect(next.changeTag != later.changeTag)
+        #expect(try test.cloud.identity().id == after.id, "once is enough")
+    }
+
+    @Test func aConnectionOpenedAfterTheFileWasEmptiedSeesANewCloud() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        try db.save(Record.make("p1", in: zone))
+        let before = try test.cloud.identity()
+        try CloudFileTampering(cloudDirectory: test.directory.url).empty()
+        let fresh = try test.reopen()
+        let after = try fresh.identity()
+        #expect(after.id != before.id && after.sequence >= before.sequence)
+        #expect(try fresh.accounts().isEmpty)
+    }
+
+    @Test func anAccountComesBackUnderItsOwnID() throws {
+        let test = try TestCloud()
+        let heather = try test.cloud.createAccount(name: "heather")
+        try CloudFileTampering(cloudDirectory: test.directory.url).empty()
+        let fresh = try test.reopen()
+        #expect(try fresh.restoreAccount(heather) == heather)
+        #expect(try fresh.account(named: "heather").id == heather.id)
+        _ = try fresh.createAccount(name: "mary")
+        let impostor = Account(id: "_other", name: "mary", email: "mary@example.com", createdAt: Date())
+        #expect(throws: CloudError.self) { try fresh.restoreAccount(impostor) }
+    }
+}

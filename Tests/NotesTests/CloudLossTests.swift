@@ -1,0 +1,63 @@
+import Cloud
+import Foundation
+import Notes
+import Sync
+import Testing
+import TestSupport
+
+/// The cloud is not trusted to be the only truth: a device that finds it
+/// emptied or put back to an older copy keeps every post, refuses to sync,
+/// says why, and can rebuild it (`reupload`).
+@Suite struct CloudLossTests {
+    @Test func anEmptiedCloudWipesNoDeviceAndIsRebuiltFromThem() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Only copy", content: "words"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.write(d.b, Post(id: "p2", zone: d.notes.zone, title: "Not sent yet"))
+        try CloudFileTampering(cloudDirectory: d.test.directory.url).empty()
+
+        #expect(throws: SyncError.self) { try d.a.syncNow() }
+        #expect(try d.a.store.posts().map(\.title) == ["Only copy"])
+        #expect(try d.a.store.syncStatus().lastError?.contains("cloudnotes sync --reupload") == true)
+
+        try d.a.reupload()
+        #expect(throws: SyncError.self) { try d.b.syncNow() }  // every device learns it on its own
+        try d.b.reupload()
+        try d.a.syncNow()
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.title).sorted() == ["Not sent yet", "Only copy"])
+            #expect(posts.allSatisfy { !$0.conflicted })
+            #expect(try device.store.pendingCount() == 0)
+        }
+        #expect(try d.test.cloud.account(named: "heather").id == d.heather.id)
+    }
+
+    @Test func anOlderCopyPutBackLosesNoAcknowledgedEdit() throws {
+        let d = try TwoDevices(keys: true)
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk", location: "Hanoi"))
+        try d.a.syncNow()
+        let tampering = CloudFileTampering(cloudDirectory: d.test.directory.url)
+        let backup = try tampering.snapshot()
+        var edited = try d.a.store.post("p1")
+        let base = edited.fields
+        edited.content = "milk\neggs"
+        _ = try d.a.store.saveEdit(edited, from: base, by: Editor(account: d.heather, device: "a"), now: Date())
+        try d.write(d.a, Post(id: "p2", zone: d.notes.zone, title: "Later"))
+        try d.a.syncNow()  // acknowledged by the cloud
+        try d.b.syncNow()
+        try tampering.restore(backup)
+
+        #expect(throws: SyncError.self) { try d.b.syncNow() }
+        #expect(try d.b.store.post("p1").content == "milk\neggs")
+        try d.b.reupload()
+        try d.a.reupload()
+        try d.b.syncNow()
+        for device in [d.a, d.b] {
+            let list = try device.store.post("p1")
+            #expect(list.content == "milk\neggs" && list.location == "Hanoi" && !list.conflicted)
+            #expect(try device.store.post("p2").title == "Later")
+        }
+    }
+}
