@@ -80,6 +80,9 @@ final class StandInSync: SyncControl, @unchecked Sendable {
     private(set) var added = 0
     private(set) var refreshed = 0
     var current: LiveSync.Status = .synced
+    var cloudChanged = false
+    private(set) var reuploads = 0
+    func reupload() { lock.withLock { reuploads += 1 } }
     func changesAdded() { lock.withLock { added += 1 } }
     func refresh() { lock.withLock { refreshed += 1 } }
     func status() -> LiveSync.Status { lock.withLock { current } }

@@ -16,10 +16,21 @@ final class ImmediateSync: SyncControl, @unchecked Sendable {
 
     /// Syncs and tells the front end, as `LiveSync` does after each round.
     func now() {
-        try? sync.syncNow()
+        do {
+            try sync.syncNow()
+            cloudChanged = false
+        } catch {
+            if case .cloudChanged? = error as? SyncError { cloudChanged = true }
+        }
         frontEnd?.storeChanged()
     }
     func status() -> LiveSync.Status { .synced }
+    private(set) var cloudChanged = false
+    func reupload() {
+        try? sync.reupload()
+        cloudChanged = false
+        frontEnd?.storeChanged()
+    }
 }
 
 /// One account's device with a front end over a real cloud: the real sharing provider and sharing actions.
@@ -133,5 +144,29 @@ struct Device {
         heather.sync.now()
         #expect(try heather.store.postCount() == 0)
         #expect(try jermaine.store.postCount() == 2)
+    }
+}
+
+/// A cloud emptied under an open front end: the posts stay, and `:reupload` rebuilds it.
+@Suite struct CloudLossOnScreenTests {
+    @Test func anEmptiedCloudIsRebuiltWithReupload() throws {
+        let test = try TestCloud()
+        let directory = TemporaryDirectory("frontend-loss")
+        let jermaine = try Device("jermaine", cloud: test.cloud, directory: directory)
+        jermaine.frontEnd.press(.char("a"))
+        jermaine.frontEnd.type("Only copy")
+        jermaine.frontEnd.press(.ctrl("s"))
+        #expect(jermaine.frontEnd.disabledReason(.reupload) != nil)
+
+        try CloudFileTampering(cloudDirectory: test.directory.url).empty()
+        jermaine.frontEnd.press(.char("r"))
+        #expect(try jermaine.store.posts().map(\.title) == ["Only copy"])
+        #expect(jermaine.frontEnd.disabledReason(.reupload) == nil)
+        jermaine.frontEnd.press(.char(":"))
+        jermaine.frontEnd.type("reupload")
+        jermaine.frontEnd.press(.enter)
+        let db = test.cloud.database(.private, as: jermaine.account)
+        let records = try db.allZones().flatMap { try db.zoneChanges(in: $0, since: nil).modified }
+        #expect(records.contains { $0.string("title") == "Only copy" })
     }
 }

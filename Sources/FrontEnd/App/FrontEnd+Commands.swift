@@ -41,6 +41,8 @@ extension FrontEnd {
             return context.postSharing == nil ? "accepting needs the cloud" : nil
         case .refresh, .send:
             return context.sync == nil ? "another process of this device syncs it" : nil
+        case .reupload:
+            return context.sync?.cloudChanged == true ? nil : "the cloud is the one this device synced with: nothing to rebuild"
         default:
             return nil
         }
@@ -113,6 +115,9 @@ extension FrontEnd {
             confirm("Leave \"\(post.title)\"? Only you lose it; its owner keeps it.", "Leave", .leave(post))
         case .accept:
             if let argument { accept(argument) } else { state.mode = .prompt(Prompt(purpose: .accept, label: "Accept URL: ")) }
+        case .reupload:
+            context.sync?.reupload()
+            flash("sending everything this device holds to the cloud…")
         case .keepMine: resolveConflict(.mine)
         case .keepTheirs: resolveConflict(.theirs)
         case .keepBoth: resolveConflict(.both)

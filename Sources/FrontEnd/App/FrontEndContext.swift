@@ -7,6 +7,9 @@ public protocol SyncControl: Sendable {
     func changesAdded()
     func refresh()
     func status() -> LiveSync.Status
+    /// The cloud was emptied, replaced or restored: `reupload` rebuilds it from this device.
+    var cloudChanged: Bool { get }
+    func reupload()
 }
 
 extension LiveSync: SyncControl {}

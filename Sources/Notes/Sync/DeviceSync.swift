@@ -73,6 +73,11 @@ public final class DeviceSync: @unchecked Sendable {
         if let live = lock.withLock({ live }) { live.refresh() } else { DeviceLock.wake(directory: store.directory) }
     }
 
+    public var cloudChanged: Bool { lock.withLock { live }?.cloudChanged ?? false }
+
+    /// Rebuilds the cloud from this device; only the syncing process can (`cloudChanged` says when it must).
+    public func reupload() { lock.withLock { live }?.reupload() }
+
     public func status() -> LiveSync.Status {
         if let live = lock.withLock({ live }) { return live.status() }
         return .elsewhere(waiting: (try? store.pendingCount()) ?? 0)

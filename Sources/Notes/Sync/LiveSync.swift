@@ -97,9 +97,31 @@ public final class LiveSync: @unchecked Sendable {
     /// Fetch (and send) now, as a refresh key asks.
     public func refresh() { queue.async { self.handle(.pushReceived) } }
 
+    /// Whether the last round found the cloud emptied, replaced or restored (`NotesSync.reupload` rebuilds it).
+    public var cloudChanged: Bool {
+        if case .cloudChanged? = lastError as? SyncError { true } else { false }
+    }
+
+    /// Rebuilds the cloud from this device (`NotesSync.reupload`), then reports as a round does.
+    public func reupload() {
+        queue.async { [self] in
+            do {
+                try sync.reupload()
+                lastError = nil
+            } catch {
+                lastError = error
+            }
+            let news = sync.takeNews()
+            Self.announceStored(sync.store.directory)
+            onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }))
+        }
+    }
+
     public func status() -> Status {
         let waiting = (try? sync.store.pendingCount()) ?? 0
         switch lastError {
+        case .some(SyncError.cloudChanged):
+            return .error("the cloud was emptied, replaced or restored; :reupload rebuilds it from this device")
         case let error as CloudError where error.isTransient: return .offline(waiting: waiting)
         case let error?: return .error("\(error)")
         case nil: return waiting == 0 ? .synced : .sending(waiting)
