@@ -142,7 +142,7 @@ import Testing
         let fixture = try Fixture()
         let frontEnd = fixture.frontEnd()
         let footerKeys = Set(frontEnd.footer().map(\.key))
-        #expect(footerKeys.count > 5 && footerKeys.isSubset(of: Set(Commands.all.map { $0.keys[0].description })))
+        #expect(footerKeys.count > 5 && footerKeys.isSubset(of: Set(Commands.all.compactMap { $0.keys.first?.description })))
         frontEnd.press(.char("?"))
         let model = frontEnd.model(width: 120, height: 60)
         for command in Commands.all {
