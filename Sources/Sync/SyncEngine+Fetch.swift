@@ -36,7 +36,7 @@ extension SyncEngine {
                     try database.databaseChanges(since: token)
                 }
             } catch CloudError.changeTokenExpired {
-                state.withLock { $0.databaseToken = nil }
+                state.withLock { $0.forgetTokens() }
                 continue
             }
             if !batch.modified.isEmpty || !batch.deleted.isEmpty {

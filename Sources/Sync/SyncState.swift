@@ -81,10 +81,18 @@ public final class SyncState: @unchecked Sendable {
     func adopt(cloud id: String) {
         lock.withLock {
             cloudID = id
-            databaseToken = nil
-            zoneTokens = [:]
-            zonesToFetch = []
+            forgetTokens()
         }
+    }
+
+    /// Forgets every token, keeping each zone it knew as one to fetch: a
+    /// database feed read from scratch lists the zones that exist, not those
+    /// deleted meanwhile, and fetching each known zone tells which are gone.
+    /// Called with the lock held.
+    func forgetTokens() {
+        zonesToFetch += zoneTokens.keys.sorted { $0.description < $1.description }.filter { !zonesToFetch.contains($0) }
+        databaseToken = nil
+        zoneTokens = [:]
     }
 
     /// Forgets everything: a new account starts from nothing.

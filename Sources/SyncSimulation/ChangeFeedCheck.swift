@@ -20,6 +20,8 @@ final class ChangeFeedCheck {
     private let accounts: [Account]
     private var followers: [Follower]
     private let gaps: SeededRandom
+    /// The cloud the followers follow: a new one (emptied, an older copy put back) starts them afresh.
+    private var identity: String?
 
     init(directory: URL, clock: ManualClock, accounts: [Account], seed: UInt64) throws {
         cloud = try Cloud(directory: directory, clock: clock, faults: .off, environment: [:])
@@ -31,6 +33,11 @@ final class ChangeFeedCheck {
     /// The views whose changes now differ from a fresh fetch. `step` picks
     /// the followers whose turn it is (all when nil); `moment` says when, for the report.
     func check(after moment: String, step: Int? = nil) throws -> [String] {
+        let current = try cloud.identity().id
+        if current != identity {
+            identity = current
+            followers = followers.map { Follower(longestGap: $0.longestGap) }
+        }
         var violations: [String] = []
         for index in followers.indices {
             if let step {

@@ -42,6 +42,11 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
     public private(set) var refusals: [(RecordID, CloudError)] = []
     /// While set, events are ignored: the process is "dead".
     private var crashed = false
+    /// Set by the simulation: the next batch of fetched changes cannot be applied (a store write fails).
+    public var failNextApply = false
+    public struct ApplyFailed: Error, CustomStringConvertible {
+        public var description: String { "the device could not store the fetched records (planted)" }
+    }
 
     public init(name: String, cloud: Cloud, account: Account, log: SyncLog? = nil) throws {
         self.name = name
@@ -80,6 +85,32 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
 
     /// From now until `crashAndRestart`, the device hears nothing: it died mid-request.
     public func die() { lock.withLock { crashed = true } }
+
+    /// The cloud is not the one this device synced with (emptied, or an older
+    /// copy put back): the device takes it as it is now and sends everything
+    /// it holds again, as new; where the cloud kept a version, this device's
+    /// fields go over it.
+    public func reupload() throws {
+        let identity = try cloud.identity()
+        if let account = account.currentAccount() { _ = try cloud.restoreAccount(account) }
+        var saves: [DatabaseScope: [PendingRecordZoneChange]] = [:]
+        lock.withLock {
+            for scope in [DatabaseScope.private, .shared] {
+                for (id, item) in items[scope]! {
+                    items[scope]![id]?.lastKnown = nil
+                    if !item.isDeleted { saves[scope, default: []].append(.saveRecord(id)) }
+                }
+            }
+        }
+        for scope in [DatabaseScope.private, .shared] {
+            engine(scope).adopt(identity)
+            if scope == .private {
+                let zones = Set(items(.private).keys.map(\.zone)).map { PendingDatabaseChange.saveZone($0) }
+                engine(scope).state.add(pendingDatabaseChanges: zones.sorted { $0.zoneID.description < $1.zoneID.description })
+            }
+            engine(scope).state.add(pendingRecordZoneChanges: (saves[scope] ?? []).sorted { $0.recordID.description < $1.recordID.description })
+        }
+    }
 
     // MARK: The app's own changes
 
@@ -145,7 +176,7 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         return RecordZoneChangeBatch(pendingChanges: pending) { record(for: $0, in: engine.scope) }
     }
 
-    public func handleEvent(_ event: SyncEvent, engine: SyncEngine) {
+    public func handleEvent(_ event: SyncEvent, engine: SyncEngine) throws {
         if lock.withLock({ crashed }) { return }
         let scope = engine.scope
         switch event {
@@ -163,6 +194,7 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
             engine.state.remove(pendingRecordZoneChanges: engine.state.pendingRecordZoneChanges.filter { gone.contains($0.recordID.zone) })
             engine.state.remove(pendingDatabaseChanges: engine.state.pendingDatabaseChanges.filter { gone.contains($0.zoneID) && scope == .shared })
         case .fetchedRecordZoneChanges(let modifications, let deletions):
+            if lock.withLock({ defer { failNextApply = false }; return failNextApply }) { throw ApplyFailed() }
             applyFetched(modifications, deletions, scope: scope, engine: engine)
         case .willFetchRecordZoneChanges(let zone, let fromScratch):
             lock.withLock { seen[zone] = fromScratch ? [] : nil }
@@ -208,9 +240,9 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         lock.withLock {
             defer { seen[zone] = nil }
             if let error {
-                guard let error = error as? CloudError, error == .zoneNotFound(zone) || error.code == "permissionFailure",
-                      scope == .shared else { return }
-                items[scope] = items[scope]!.filter { $0.key.zone != zone }  // access to the zone ended
+                guard let error = error as? CloudError, error == .zoneNotFound(zone) || error.code == "permissionFailure" else { return }
+                // Access to the zone ended, or (private) it was deleted: what waits to be sent stays and re-creates it.
+                items[scope] = items[scope]!.filter { $0.key.zone != zone || (scope == .private && pending.contains($0.key)) }
                 return
             }
             guard let arrived = seen[zone] else { return }

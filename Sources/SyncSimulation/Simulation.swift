@@ -25,6 +25,9 @@ public final class Simulation {
     /// Where each step is written, with what it did (`noted`), when the run is logged.
     private let log: SyncLog?
     private var noted = ""
+    /// The cloud's file, to empty or to put back to an older copy (`snapshots`), as careless operators do.
+    private let tampering: CloudTampering
+    private var snapshots: [Data] = []
 
     /// What the simulation did, for the checks.
     struct Model {
@@ -38,6 +41,9 @@ public final class Simulation {
         var writers: [ZoneID: Set<String>] = [:]
         var deletedRecords: Set<RecordID> = []
         var deletedZones: Set<ZoneID> = []
+        /// How many writes each device had acknowledged when the cloud's file last went back (emptied, or an
+        /// older copy): a record deleted on purpose before then may come back with the older copy.
+        var acknowledgedBeforeRestore: [String: Int] = [:]
     }
     var model = Model()
 
@@ -47,6 +53,7 @@ public final class Simulation {
         cloud = try Cloud(directory: directory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
                           faults: nil, environment: [:])
         observer = try Cloud(directory: directory, clock: clock, faults: .off, environment: [:])
+        tampering = CloudTampering(directory: directory)
         self.log = log.map { [clock] sink in SyncLog(sink: sink, device: "sim", clock: clock) }
         for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }
         for d in 0..<max(1, options.devices) {
@@ -74,7 +81,8 @@ public final class Simulation {
             (25, "write"), (10, "writeShared"), (6, "delete"), (2, "createZone"), (1, "deleteZone"),
             (15, "send"), (15, "fetch"), (3, "share"), (4, "accept"), (1, "removeParticipant"),
             (1, "setPermission"), (1, "leave"), (0.5, "stopSharing"), (2, "rogueWrite"),
-            (3 * harsh, "zoneDeletedBehindBack"), (5 * harsh, "crash"),
+            (3 * harsh, "zoneDeletedBehindBack"), (5 * harsh, "crash"), (3 * harsh, "applyFails"),
+            (1 * harsh, "snapshotCloud"), (0.25 * harsh, "emptyCloud"), (0.25 * harsh, "restoreCloud"),
         ]
         var pick = random.unit() * choices.map(\.0).reduce(0, +)
         var action = choices.last!.1
@@ -96,8 +104,24 @@ public final class Simulation {
             let zone = zone(of: account)
             model.deletedZones.insert(zone)
             device.deleteZone(zone)
-        case "send": attempt { try device.engine(scope()).sendChanges() }
-        case "fetch": attempt { try device.engine(scope()).fetchChanges() }
+        case "send": attempt(on: device) { try device.engine(scope()).sendChanges() }
+        case "fetch": attempt(on: device) { try device.engine(scope()).fetchChanges() }
+        case "applyFails":
+            // The device's store fails to write a fetched batch: nothing of it may count as applied.
+            device.failNextApply = true
+            attempt(on: device) { try device.engine(scope()).fetchChanges() }
+            device.failNextApply = false
+        case "snapshotCloud":
+            snapshots = Array((snapshots + [try tampering.snapshot()]).suffix(3))
+        case "emptyCloud":
+            noteRestore()
+            try tampering.empty()
+        case "restoreCloud":
+            guard !snapshots.isEmpty else { break }
+            let index = random.below(snapshots.count)
+            noted = " to the copy \(snapshots.count - index) snapshots back"
+            noteRestore()
+            try tampering.restore(snapshots[index])
         case "share": share(by: account)
         case "accept": accept(as: account)
         case "removeParticipant", "setPermission", "leave", "stopSharing": changeShare(action, as: account)
@@ -110,10 +134,14 @@ public final class Simulation {
             if try existed && !zoneExists(zone, of: account) { model.deletedZones.insert(zone) }
         case "crash":
             device.die()
-            attempt { try device.engine(scope()).sendChanges() }
+            attempt(on: device) { try device.engine(scope()).sendChanges() }
             try device.crashAndRestart()
         default: break
         }
+    }
+
+    private func noteRestore() {
+        for device in devices { model.acknowledgedBeforeRestore[device.name] = device.acknowledged.count }
     }
 
     /// Runs a cloud call that may fail; true when it went through.
@@ -126,6 +154,21 @@ public final class Simulation {
             counts["refused", default: 0] += 1
             noted += " refused: \(error)"
             return false
+        }
+    }
+
+    /// Runs a device's sync call; a device that finds the cloud emptied or
+    /// restored rebuilds it from what it holds, as its person would be told to.
+    private func attempt(on device: MemoryDevice, _ body: () throws -> Void) {
+        do {
+            try body()
+        } catch SyncError.cloudChanged {
+            counts["reupload", default: 0] += 1
+            noted += " the cloud changed: reupload"
+            attempt { try device.reupload() }
+        } catch {
+            counts["refused", default: 0] += 1
+            noted += " refused: \(error)"
         }
     }
 
@@ -281,8 +324,8 @@ public final class Simulation {
         for _ in 0..<40 {
             for device in devices {
                 for scope in [DatabaseScope.private, .shared] {
-                    try? device.engine(scope).sendChanges()
-                    try? device.engine(scope).fetchChanges()
+                    attempt(on: device) { try device.engine(scope).sendChanges() }
+                    attempt(on: device) { try device.engine(scope).fetchChanges() }
                 }
             }
             let pending = devices.contains { device in

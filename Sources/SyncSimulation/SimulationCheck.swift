@@ -79,13 +79,17 @@ struct SimulationCheck {
     private func acknowledgedWrites(_ dump: CloudDump) -> [String] {
         let records = allRecords(dump)
         var violations: [String] = []
+        let model = simulation.model
         for device in simulation.devices {
-            for (id, tag) in device.acknowledged {
+            for (index, (id, tag)) in device.acknowledged.enumerated() {
+                let deletedOnPurpose = model.deletedRecords.contains(id) || model.deletedZones.contains(id.zone)
+                // An older copy of the cloud put back brings back what was deleted on purpose before it.
+                if deletedOnPurpose && index < model.acknowledgedBeforeRestore[device.name, default: 0] { continue }
                 if let record = records[id] {
                     if let now = record.changeTag.flatMap({ Int($0, radix: 36) }), let then = Int(tag, radix: 36), now < then {
                         violations.append("\(id): acknowledged at \(tag) but the cloud holds the older \(record.changeTag!)")
                     }
-                } else if !simulation.model.deletedRecords.contains(id) && !simulation.model.deletedZones.contains(id.zone) {
+                } else if !deletedOnPurpose {
                     violations.append("\(id): acknowledged at \(tag) to \(device.name), then lost")
                 }
             }

@@ -19,7 +19,7 @@ import TestSupport
         let zone = try db.save(zone: ZoneID(name: "Notes"))
         try db.save(Record.make("p1", in: zone, ["v": "1"]))
         let before = try test.cloud.identity()
-        let tampering = CloudFileTampering(cloudDirectory: test.directory.url)
+        let tampering = CloudTampering(directory: test.directory.url)
         let backup = try tampering.snapshot()
         let later = try db.save(Record.make("p2", in: zone, ["v": "2"]))
         let highest = try test.cloud.identity().sequence
@@ -39,7 +39,7 @@ import TestSupport
         let zone = try db.save(zone: ZoneID(name: "Notes"))
         try db.save(Record.make("p1", in: zone))
         let before = try test.cloud.identity()
-        try CloudFileTampering(cloudDirectory: test.directory.url).empty()
+        try CloudTampering(directory: test.directory.url).empty()
         let fresh = try test.reopen()
         let after = try fresh.identity()
         #expect(after.id != before.id && after.sequence >= before.sequence)
@@ -49,7 +49,7 @@ import TestSupport
     @Test func anAccountComesBackUnderItsOwnID() throws {
         let test = try TestCloud()
         let heather = try test.cloud.createAccount(name: "heather")
-        try CloudFileTampering(cloudDirectory: test.directory.url).empty()
+        try CloudTampering(directory: test.directory.url).empty()
         let fresh = try test.reopen()
         #expect(try fresh.restoreAccount(heather) == heather)
         #expect(try fresh.account(named: "heather").id == heather.id)

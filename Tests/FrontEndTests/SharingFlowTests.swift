@@ -158,7 +158,7 @@ struct Device {
         jermaine.frontEnd.press(.ctrl("s"))
         #expect(jermaine.frontEnd.disabledReason(.reupload) != nil)
 
-        try CloudFileTampering(cloudDirectory: test.directory.url).empty()
+        try CloudTampering(directory: test.directory.url).empty()
         jermaine.frontEnd.press(.char("r"))
         #expect(try jermaine.store.posts().map(\.title) == ["Only copy"])
         #expect(jermaine.frontEnd.disabledReason(.reupload) == nil)

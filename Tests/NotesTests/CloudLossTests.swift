@@ -15,7 +15,7 @@ import TestSupport
         try d.a.syncNow()
         try d.b.syncNow()
         try d.write(d.b, Post(id: "p2", zone: d.notes.zone, title: "Not sent yet"))
-        try CloudFileTampering(cloudDirectory: d.test.directory.url).empty()
+        try CloudTampering(directory: d.test.directory.url).empty()
 
         #expect(throws: SyncError.self) { try d.a.syncNow() }
         #expect(try d.a.store.posts().map(\.title) == ["Only copy"])
@@ -38,7 +38,7 @@ import TestSupport
         let d = try TwoDevices(keys: true)
         try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk", location: "Hanoi"))
         try d.a.syncNow()
-        let tampering = CloudFileTampering(cloudDirectory: d.test.directory.url)
+        let tampering = CloudTampering(directory: d.test.directory.url)
         let backup = try tampering.snapshot()
         var edited = try d.a.store.post("p1")
         let base = edited.fields

@@ -150,8 +150,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             lock.withLock { arrived[zone] = fromScratch ? [] : nil }
         case .didFetchRecordZoneChanges(let zone, let error):
             let seen = lock.withLock { arrived.removeValue(forKey: zone) }
-            if let error = error as? CloudError, scope == .shared, error == .zoneNotFound(zone) || error.code == "permissionFailure" {
-                try store.dropZones(scope, [zone])  // access to the zone ended
+            if let error = error as? CloudError, error == .zoneNotFound(zone) || (scope == .shared && error.code == "permissionFailure") {
+                try store.dropZones(scope, [zone])  // access to the zone ended, or (private) it was deleted
             } else if error == nil, let seen {
                 try store.prune(scope, zone: zone, keeping: seen)
             }
