@@ -8,49 +8,86 @@ import SyncSimulation
 /// (real device stores, the sync delegate, merges, sealed locations, shares)
 /// against one cloud, in steps drawn from a seed, with transient faults.
 ///
-/// Every edit appends a line carrying a unique tag, so the check can tell
-/// whether any typed text was lost: each tag typed into a post that still
-/// exists must be in it, on every device that shows the post.
+/// Its people are as careless as real ones: they edit what their screen
+/// showed a while ago, keep an editor open over many steps, edit on two
+/// devices at once, resolve conflicts, and delete lines. Around them the
+/// cloud's file is emptied or put back to an older copy, store writes fail
+/// while a fetch is applied, and a second process of a device writes while
+/// the first syncs. Every edit types a uniquely tagged word (`[t123]`) into
+/// the text, the title or the location; the check is that every word whose
+/// save was acknowledged is, after settling, in the post (in whichever field,
+/// or in a conflict block) on every device that shows it, unless a person
+/// removed it on purpose, the post was deleted, or the cloud refused the edit
+/// and said so.
 public final class AppSimulation {
     struct Device {
-        let name: String
+        let index: Int
         let account: Account
         let sync: NotesSync
+        /// Sees every event of the device's sync, so a second process can write in the middle of one.
+        let hook: EventHook
+        var name: String { "\(account.name)/d\(index)" }
         var store: DeviceStore { sync.store }
+        var editor: Editor { Editor(account: account, device: "d\(index)") }
+    }
+
+    /// An editor a person keeps open over several steps: the copy it opened, and what they typed since.
+    struct Session {
+        var base: Post
+        var typed: [String] = []
     }
 
     let options: SimulationOptions
     let random: SeededRandom
     let clock = ManualClock()
     let cloud: Cloud
+    let directory: URL
+    let tampering: CloudTampering
     var accounts: [Account] = []
     var devices: [Device] = []
     var counts: [String: Int] = [:]
     var violations: [String] = []
-    /// Tags typed into each post (by record name), and edits the cloud refused (their tags may go).
+    /// Tags whose save was acknowledged, by post; tags a person removed on purpose.
     var typed: [String: Set<String>] = [:]
+    var removed: Set<String> = []
+    /// Posts with an edit the cloud refused (and said so), and posts someone deleted.
     var refusedPosts: Set<String> = []
     var deletedPosts: Set<String> = []
     var urls: [(url: ShareURL, owner: Account)] = []
+    /// What each device's screen showed of each post, and when: the base of a stale edit.
+    var screens: [Int: [String: (post: Post, step: Int)]] = [:]
+    var sessions: [Int: Session] = [:]
+    var snapshots: [Data] = []
+    /// Where each step is written, when the run is logged.
+    let log: SyncLog?
 
     public init(_ options: SimulationOptions, directory: URL, log: (any SyncLogSink)? = nil) throws {
         self.options = options
+        self.directory = directory
         random = SeededRandom(seed: options.seed)
-        cloud = try Cloud(directory: directory.appendingPathComponent("cloud"), clock: clock,
-                          random: SeededRandom(seed: options.seed &+ 0x5EED), faults: nil, environment: [:])
+        let cloudDirectory = directory.appendingPathComponent("cloud")
+        cloud = try Cloud(directory: cloudDirectory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
+                          faults: nil, environment: [:])
+        tampering = CloudTampering(directory: cloudDirectory)
+        self.log = log.map { [clock] in SyncLog(sink: $0, device: "sim", clock: clock) }
         for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }
         for d in 0..<max(1, options.devices) {
             let account = accounts[d % accounts.count]
-            let store = try DeviceStore(directory: directory.appendingPathComponent("devices/\(d)"))
-            let keyring = try Keyring(directory: directory.appendingPathComponent("keychain"), account: account, cloud: cloud)
-            try keyring.publish()
-            store.keyring = keyring
+            let store = try openStore(d, account: account)
+            try store.keyring?.publish()
             _ = try store.ensureDefaultNotebook(owner: account.id)
-            let name = "\(account.name)/d\(d)"
-            let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: name,
-                                     log: log.map { SyncLog(sink: $0, device: name, clock: clock) })
-            devices.append(Device(name: "\(account.name)/d\(d)", account: account, sync: sync))
+            let hook = EventHook(forward: log)
+            let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: "\(account.name)/d\(d)",
+                                     log: SyncLog(sink: hook, device: "\(account.name)/d\(d)", clock: clock))
+            devices.append(Device(index: d, account: account, sync: sync, hook: hook))
         }
+    }
+
+    /// A store over device `d`'s files, as a process of that device opens it.
+    func openStore(_ d: Int, account: Account) throws -> DeviceStore {
+        let store = try DeviceStore(directory: directory.appendingPathComponent("devices/\(d)"))
+        store.keyring = try Keyring(directory: directory.appendingPathComponent("keychain"), account: account, cloud: cloud)
+        return store
     }
 
     public func run() -> SimulationReport {
@@ -61,12 +98,16 @@ public final class AppSimulation {
         return SimulationReport(seed: options.seed, steps: options.steps, counts: counts, violations: violations)
     }
 
-    private func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[random.below(items.count)] }
+    func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[random.below(items.count)] }
 
     private func perform(_ step: Int) throws {
+        let harsh = options.faultRate
         let choices: [(Double, String)] = [
-            (20, "new"), (25, "edit"), (5, "concurrentEdit"), (4, "delete"), (5, "comment"), (1, "notebook"),
-            (4, "sharePost"), (1, "shareNotebook"), (5, "accept"), (1, "remove"), (1, "leave"), (30, "sync"),
+            (18, "new"), (14, "edit"), (8, "staleEdit"), (4, "concurrentEdit"), (3, "openEditor"), (5, "typeInEditor"),
+            (3, "saveEditor"), (0.5, "leaveEditor"), (2, "resolve"), (1, "trim"), (3, "delete"), (4, "comment"), (1, "notebook"),
+            (3, "sharePost"), (1, "shareNotebook"), (4, "accept"), (1, "remove"), (1, "leave"), (24, "sync"), (4, "look"),
+            (15 * harsh, "secondProcess"), (10 * harsh, "brokenStore"),
+            (3 * harsh, "snapshotCloud"), (0.5 * harsh, "emptyCloud"), (0.5 * harsh, "restoreCloud"),
         ]
         var draw = random.unit() * choices.map(\.0).reduce(0, +)
         var action = choices.last!.1
@@ -76,30 +117,24 @@ public final class AppSimulation {
         }
         counts[action, default: 0] += 1
         guard let device = pick(devices) else { return }
+        log?.note("step \(step) \(action) on \(device.name)")
         let now = clock.now()
         switch action {
         case "new":
             let books = try device.store.notebooks().filter { $0.scope == .private }
             guard let book = pick(books) else { return }
-            let id = "p\(step)"
-            let tag = "t\(step)"
-            typed[id, default: []].insert(tag)
-            try device.store.save(Post(id: id, zone: book.zone, title: "post \(step)", content: tag,
-                                       location: random.below(2) == 0 ? "place \(step)" : nil), by: device.account.id, now: now)
-        case "edit":
-            try edit(on: device, step: step, now: now)
-        case "concurrentEdit":
-            // Two devices of one account edit the same post before either syncs.
-            let mates = devices.filter { $0.account.id == device.account.id }
-            guard mates.count > 1, let post = pick(try device.store.posts().filter { $0.scope == .private }) else { return }
-            for (i, mate) in mates.prefix(2).enumerated() {
-                // By exact ID: `post(_:)` also takes an ID prefix, as people type it.
-                guard var copy = try mate.store.posts().first(where: { $0.recordID == post.recordID }) else { continue }
-                let tag = "t\(step)-\(i)"
-                copy.content += "\n" + tag
-                typed[post.id, default: []].insert(tag)
-                try mate.store.save(copy, by: mate.account.id, now: now)
-            }
+            let tag = "[t\(step)]"
+            let post = Post(id: "p\(step)", zone: book.zone, title: "post \(step)", content: tag,
+                            location: random.below(2) == 0 ? "place \(step)" : nil)
+            try device.store.save(post, by: device.account.id, on: device.editor.device, now: now)
+            typed[post.id, default: []].insert(tag)
+        case "edit": try edit(on: device, step: step, stale: false, now: now)
+        case "staleEdit": try edit(on: device, step: step, stale: true, now: now)
+        case "concurrentEdit": try concurrentEdit(from: device, step: step, now: now)
+        case "openEditor", "typeInEditor", "saveEditor", "leaveEditor": try editorSession(action, on: device, step: step, now: now)
+        case "resolve": try resolve(on: device, now: now)
+        case "trim": try trim(on: device, now: now)
+        case "look": try look(on: device, step: step)
         case "delete":
             guard let post = pick(try device.store.posts().filter { $0.scope == .private }) else { return }
             deletedPosts.insert(post.id)
@@ -117,99 +152,42 @@ public final class AppSimulation {
             _ = try? cloud.acceptShare(link.url, as: device.account)
         case "remove", "leave":
             try endSharing(action, on: device)
-        default:
-            try? device.sync.syncNow()
+        case "secondProcess": try syncWithSecondProcess(device, step: step, now: now)
+        case "brokenStore": try syncWithBrokenStore(device)
+        case "snapshotCloud": snapshots = Array((snapshots + [try tampering.snapshot()]).suffix(3))
+        case "emptyCloud": try tampering.empty()
+        case "restoreCloud": if let copy = pick(snapshots) { try tampering.restore(copy) }
+        default: sync(device)
         }
     }
 
-    private func writable(_ device: Device) throws -> [Post] {
+    /// Syncs a device; one that finds the cloud emptied or put back rebuilds it, as its person is told to.
+    func sync(_ device: Device) {
+        do {
+            try device.sync.syncNow()
+        } catch SyncError.cloudChanged {
+            counts["reupload", default: 0] += 1
+            try? device.sync.reupload()
+        } catch {
+            // Transient faults, a store that failed to write: the next sync goes on.
+        }
+    }
+
+    func writable(_ device: Device) throws -> [Post] {
         let provider = StoreSharingProvider(store: device.store, account: device.account) { $0 }
         return try device.store.posts().filter { provider.canEdit($0) }
     }
+}
 
-    private func edit(on device: Device, step: Int, now: Date) throws {
-        guard var post = pick(try writable(device)) else { return }
-        let tag = "t\(step)"
-        post.content += "\n" + tag
-        if random.below(4) == 0 { post.title = "title \(step)" }
-        typed[post.id, default: []].insert(tag)
-        try device.store.save(post, by: device.account.id, now: now)
-    }
+/// Passes a sync's log lines on, and lets the simulation act in the middle of a sync as another process would.
+final class EventHook: SyncLogSink, @unchecked Sendable {
+    private let forward: (any SyncLogSink)?
+    var onLine: ((String) -> Void)?
 
-    private func share(from device: Device, notebook: Bool) throws {
-        let db = cloud.database(.private, as: device.account)
-        let others = accounts.filter { $0.id != device.account.id }
-        var share: Share
-        var root: Record?
-        if notebook {
-            guard let book = pick(try device.store.notebooks().filter { $0.scope == .private }) else { return }
-            share = Share(zoneWide: book.zone, title: book.title)
-        } else {
-            guard let post = pick(try device.store.posts().filter { $0.scope == .private }),
-                  let record = try? device.store.record(for: post.recordID, in: .private) else { return }
-            share = Share(rootRecord: post.recordID, title: post.title)
-            root = record
-        }
-        for other in others where random.below(2) == 0 {
-            guard let participant = try? db.lookUpParticipant(accountName: other.name) else { continue }
-            share.addParticipant(participant, permission: random.below(2) == 0 ? .readWrite : .readOnly)
-        }
-        guard let saved = try? db.saveShare(share, rootRecord: root), let url = saved.url else {
-            counts["shareRefused", default: 0] += 1
-            return
-        }
-        try? device.store.keyring?.grant(zone: saved.share.id.zone, root: saved.share.rootRecord,
-                                         to: saved.share.participants.compactMap(\.userRecordID))
-        urls.append((url, device.account))
-    }
+    init(forward: (any SyncLogSink)?) { self.forward = forward }
 
-    private func endSharing(_ action: String, on device: Device) throws {
-        guard let link = pick(urls) else { return }
-        guard let metadata = try? cloud.fetchShareMetadata(link.url, as: link.owner) else { return }
-        if action == "remove" {
-            let others = accounts.filter { $0.id != link.owner.id }
-            guard let other = pick(others) else { return }
-            _ = try? cloud.database(.private, as: link.owner).removeParticipant(other.id, from: metadata.share)
-        } else if device.account.id != link.owner.id {
-            _ = try? cloud.database(.shared, as: device.account).deleteShare(metadata.share)
-        }
-    }
-
-    // MARK: Settling and checking
-
-    private func settle() throws {
-        for _ in 0..<20 {
-            for device in devices { try? device.sync.syncNow() }
-            if try devices.allSatisfy({ try $0.store.pendingCount() == 0 }) { break }
-        }
-        for device in devices { try device.sync.syncNow() }
-        for device in devices { refusedPosts.formUnion(device.sync.refusals.map(\.id.name)) }
-    }
-
-    private func check() throws {
-        var views: [String: [String: Post]] = [:]  // post ID → device → post
-        for device in devices {
-            if try device.store.pendingCount() != 0 { violations.append("\(device.name): changes still pending") }
-            for post in try device.store.posts() { views[post.id, default: [:]][device.name] = post }
-        }
-        for (id, seen) in views {
-            func describe(_ post: Post) -> String { "\(post.title)|\(post.content)|\(post.tags)|\(post.location ?? "-")" }
-            if Set(seen.values.map(describe)).count > 1 {
-                violations.append("post \(id) differs between devices: \(seen.map { "\($0.key): \(describe($0.value).debugDescription)" }.sorted())")
-            }
-            // Text in a post someone deleted went with it, even if a concurrent edit brought the post back.
-            guard !refusedPosts.contains(id), !deletedPosts.contains(id) else { continue }
-            for (device, post) in seen {
-                for tag in typed[id, default: []] where !post.content.split(separator: "\n").contains(where: { $0.contains(tag) }) {
-                    violations.append("\(device): post \(id) lost the typed text \(tag)")
-                }
-            }
-        }
-        // Devices of one account hold the same posts.
-        for account in accounts {
-            let mine = devices.filter { $0.account.id == account.id }
-            let sets = try mine.map { Set(try $0.store.posts().map(\.id)) }
-            if Set(sets).count > 1 { violations.append("\(account.name)'s devices show different posts") }
-        }
+    func write(_ line: String) {
+        forward?.write(line)
+        onLine?(line)
     }
 }

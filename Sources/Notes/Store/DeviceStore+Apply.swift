@@ -208,13 +208,21 @@ extension DeviceStore {
                                theirs: .init(fields(theirs), by: author(of: theirs)))
     }
 
+    /// Puts a post or comment the cloud refused back as the cloud has it (gone, if it never had it).
     private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try Self.clearPending(db, scope, zone: id.zone, name: id.name)
-        if let known = try Self.lastKnown(db, scope, id) {
+        switch try Self.lastKnown(db, scope, id) {
+        case let known? where known.type == Post.recordType:
             try Self.upsert(db, scope, [PostRow(record: known, scope: scope)])
-        } else {
-            try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                           arguments: [id.zone.name, id.zone.owner, id.name])
+        case let known? where known.type == Comment.recordType:
+            try Self.upsert(db, Comment(record: known, scope: scope))
+        case let known?:
+            try Self.remember(db, scope, known)
+        case nil:
+            for table in ["posts", "comments"] {
+                try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                               arguments: [id.zone.name, id.zone.owner, id.name])
+            }
         }
     }
 

@@ -26,9 +26,16 @@ extension DeviceStore {
               let notes = try Row.fetchOne(db, sql: "SELECT zone_name, zone_owner FROM main.notebooks WHERE title = 'Notes'") else { return [] }
         let home = ZoneID(name: notes["zone_name"], owner: notes["zone_owner"])
         var rescued: [RecordID] = []
-        for zone in Set(ids.map(\.zone)) {
-            for (id, post) in try Self.localPosts(db, .shared, ids.filter { $0.zone == zone }) {
-                var copy = Post(id: "r" + id.name, zone: home, scope: .private, title: post.title,
+        for zone in Set(ids.map(\.zone)).sorted(by: { $0.description < $1.description }) {
+            for (id, post) in try Self.localPosts(db, .shared, ids.filter { $0.zone == zone }).sorted(by: { $0.key.name < $1.key.name }) {
+                // A copy kept before (the share ended once already) keeps what was typed into it since: a new one beside it.
+                var name = "r" + id.name
+                var n = 1
+                while try Self.localPost(db, .private, RecordID(name: name, zone: home)) != nil {
+                    n += 1
+                    name = "r\(id.name)-\(n)"
+                }
+                var copy = Post(id: name, zone: home, scope: .private, title: post.title,
                                 content: post.content + "\n(kept here: no longer shared with you by \(names(zone.owner)))",
                                 tags: post.tags, location: try opened(db, post).location)
                 (copy.modifiedAt, copy.modifiedBy, copy.modifiedOn) = (now, post.modifiedBy, post.modifiedOn)

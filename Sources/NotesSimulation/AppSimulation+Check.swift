@@ -1,0 +1,49 @@
+import Cloud
+import Foundation
+import Notes
+import Sync
+
+extension AppSimulation {
+    /// With faults off, every device syncs until nothing waits anywhere, then once more.
+    func settle() throws {
+        for _ in 0..<20 {
+            for device in devices { sync(device) }
+            if try devices.allSatisfy({ try $0.store.pendingCount() == 0 }) { break }
+        }
+        for device in devices { sync(device) }
+        for device in devices { refusedPosts.formUnion(device.sync.refusals.map(\.id.name)) }
+    }
+
+    func check() throws {
+        var views: [String: [String: Post]] = [:]  // post ID → device → post
+        for device in devices {
+            if try device.store.pendingCount() != 0 { violations.append("\(device.name): changes still pending") }
+            if let error = try device.store.syncStatus().lastError { violations.append("\(device.name): last sync failed: \(error)") }
+            for post in try device.store.posts() { views[post.id, default: [:]][device.name] = post }
+        }
+        for (id, seen) in views.sorted(by: { $0.key < $1.key }) {
+            func describe(_ post: Post) -> String { "\(post.title)|\(post.content)|\(post.tags)|\(post.location ?? "-")" }
+            if Set(seen.values.map(describe)).count > 1 {
+                violations.append("post \(id) differs between devices: \(seen.map { "\($0.key): \(describe($0.value).debugDescription)" }.sorted())")
+            }
+            // Words in a post someone deleted went with it (an edit may bring it back); an edit the cloud refused, said so.
+            guard !refusedPosts.contains(id), !deletedPosts.contains(id) else { continue }
+            let wanted = typed[id, default: []].subtracting(removed)
+            for (device, post) in seen.sorted(by: { $0.key < $1.key }) {
+                for tag in wanted.subtracting(Self.tags(in: post)).sorted() {
+                    violations.append("\(device): post \(id) lost the typed word \(tag)")
+                }
+            }
+        }
+        // Devices of one account hold the same posts.
+        for account in accounts {
+            let mine = devices.filter { $0.account.id == account.id }
+            let sets = try mine.map { Set(try $0.store.posts().map(\.id)) }
+            if Set(sets).count > 1 {
+                let all = sets.reduce(Set<String>()) { $0.union($1) }
+                let odd = zip(mine, sets).map { "\($0.name) lacks \(all.subtracting($1).sorted())" }
+                violations.append("\(account.name)'s devices show different posts: \(odd.joined(separator: "; "))")
+            }
+        }
+    }
+}
