@@ -5,8 +5,8 @@ import Notes
 import Sync
 
 /// One process of the soak: a device of an account doing what people do
-/// (write, append lines, comment), syncing as it goes, with faults from
-/// `CLOUDNOTES_FAULTS`. Every write the store acknowledged goes into the
+/// (write, append lines to what its screen showed before the last sync,
+/// comment), syncing as it goes, with faults from `CLOUDNOTES_FAULTS`. Every write the store acknowledged goes into the
 /// process's journal (after the commit, flushed), so the checker knows what
 /// must survive. A read-only participant also tries to write through the
 /// share behind the app's back; if the cloud ever lets it, that is logged too.
@@ -26,7 +26,9 @@ struct Worker: ParsableCommand {
         let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account))
         let notes = try store.ensureDefaultNotebook(owner: account.id)
         let journal = try Journal(layout.journal(process))
+        let editor = Editor(account: account, device: "soak-\(process)")
         var counter = 0
+        var shown: [Post] = []  // the screen: what the store held before the last sync
         while true {
             counter += 1
             let token = "w\(process)-\(seed)-\(counter)"
@@ -40,18 +42,21 @@ struct Worker: ParsableCommand {
                 try store.save(post, by: account.id, now: Date())
                 journal.record(post, token)
             case 3..<8:
-                // Append a line to a post this account may edit.
-                let candidates = try store.posts().filter { $0.scope == .private || account.name == "a1" }
+                // Append a line to a post this account may edit, as the screen showed it before the last sync:
+                // the save merges with whatever arrived since.
+                let candidates = shown.filter { $0.scope == .private || account.name == "a1" }
                 guard !candidates.isEmpty else { continue }
-                var post = candidates[random.below(candidates.count)]
+                let base = candidates[random.below(candidates.count)]
+                var post = base
                 post.content += "\n" + token
-                try store.save(post, by: account.id, now: Date())
+                _ = try store.saveEdit(post, from: base.fields, by: editor, now: Date())
                 journal.record(post, token)
             case 8:
                 if account.name == "a2" { try tryForbiddenWrite(cloud: cloud, account: account, store: store, journal: journal) }
             default:
                 break
             }
+            shown = try store.posts()
             try? sync.syncNow()
             Thread.sleep(forTimeInterval: random.unit() * 0.05)
         }
