@@ -11,25 +11,18 @@ extension Keyring {
     /// version it read: a change never waits on a key another device holds.
     func ownZoneKey(_ zone: ZoneID, known: [Record]) throws -> SymmetricKey {
         if let key = sealingKey(from: known, zone: zone) { return key }
-        let db = cloud.database(.private, as: account)
-        let id = ZoneKeys.recordID(zone: zone, root: nil)
-        for _ in 0..<5 {
-            let existing = try Self.existing(id, in: db)
-            if let existing, let key = sealingKey(from: [existing], zone: zone) { return key }
-            let key = SymmetricKey(size: .bits256)
-            var record = existing ?? Record(type: ZoneKeys.recordType, id: id)
+        var key: SymmetricKey?
+        try Self.update(ZoneKeys.recordID(zone: zone, root: nil), type: ZoneKeys.recordType, in: cloud.database(.private, as: account)) { record in
+            key = sealingKey(from: [record], zone: zone)
+            guard key == nil else { return false }
+            let fresh = SymmetricKey(size: .bits256)
             var keys = ZoneKeys(record: record)
-            keys.generations.append(ZoneKeys.Generation(id: Self.generationID(key), envelopes: [:]))
-            _ = try addEnvelopes([(Self.generationID(key), key)], to: &keys, zone: zone, for: [account.id])
+            _ = try addEnvelopes([(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
             try keys.write(into: &record)
-            do {
-                try db.save(record)  // if-unchanged: another device's generation is never overwritten
-                return key
-            } catch {
-                guard case .serverRecordChanged = error else { throw error }
-            }
+            key = fresh
+            return true
         }
-        throw CloudError.serviceUnavailable(retryAfter: 1)
+        return key!
     }
 
     /// Wraps every generation of the zone's key this device holds for the
@@ -38,23 +31,16 @@ extension Keyring {
     public func grant(zone: ZoneID, root: String?, to users: [String]) throws {
         let db = cloud.database(.private, as: account)
         _ = try ownZoneKey(zone, known: [])
-        let id = ZoneKeys.recordID(zone: zone, root: root)
-        for _ in 0..<5 {
-            let own = try Self.existing(ZoneKeys.recordID(zone: zone, root: nil), in: db).map(ZoneKeys.init(record:)) ?? ZoneKeys()
-            let held = own.generations.compactMap { generation in open(generation, zone: zone).map { (generation.id, $0) } }
-            var record = try Self.existing(id, in: db) ?? Record(type: ZoneKeys.recordType, id: id)
+        try Self.update(ZoneKeys.recordID(zone: zone, root: root), type: ZoneKeys.recordType, in: db) { record in
+            // The zone's own keys, read again on every try: what this device holds of them is what it grants.
+            let own = try record.id.name == "keys" ? record : Self.existing(ZoneKeys.recordID(zone: zone, root: nil), in: db) ?? record
+            let held = ZoneKeys(record: own).generations.compactMap { generation in open(generation, zone: zone).map { (generation.id, $0) } }
             var keys = ZoneKeys(record: record)
-            guard try addEnvelopes(held, to: &keys, zone: zone, for: [account.id] + users) else { return }
+            guard try addEnvelopes(held, to: &keys, zone: zone, for: [account.id] + users) else { return false }
             try keys.write(into: &record)
             if let root, record.parent != root { record.setParent(root) }
-            do {
-                try db.save(record)
-                return
-            } catch {
-                guard case .serverRecordChanged = error else { throw error }
-            }
+            return true
         }
-        throw CloudError.serviceUnavailable(retryAfter: 1)
     }
 
     /// Whether `record` (a share's key record, or the zone's own; nil when there is none yet) lacks an

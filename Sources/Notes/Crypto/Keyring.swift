@@ -60,21 +60,13 @@ public final class Keyring: @unchecked Sendable {
     /// Adds this device key to the account's public record, once; a record
     /// changed meanwhile by another device is read again, never overwritten.
     public func publish() throws {
-        let db = publicDatabase
-        for _ in 0..<5 {
-            var record = try Self.existing(Self.publicKeyID(account.id), in: db) ?? Record(type: Self.publicKeyType, id: Self.publicKeyID(account.id))
+        try Self.update(Self.publicKeyID(account.id), type: Self.publicKeyType, in: publicDatabase) { record in
             var devices = Self.deviceKeys(in: record)
-            guard devices[keyID] == nil else { return }
+            guard devices[keyID] == nil else { return false }
             devices[keyID] = privateKey.publicKey.rawRepresentation
             record["devices"] = .bytes(try JSONEncoder().encode(devices))
-            do {
-                try db.save(record)
-                return
-            } catch {
-                guard case .serverRecordChanged = error else { throw error }
-            }
+            return true
         }
-        throw CloudError.serviceUnavailable(retryAfter: 1)
     }
 
     /// Every device key an account has published, by key ID.
@@ -117,6 +109,23 @@ public final class Keyring: @unchecked Sendable {
         guard let key = Sealing.unwrap(envelope, with: privateKey, zone: zone) else { return nil }
         lock.withLock { unwrapped[cacheKey] = key }
         return key
+    }
+
+    /// Reads a record (a new one when there is none), lets `change` update it (false: nothing to save), and
+    /// saves it only over the version read: a save by another device in between is read again, never
+    /// overwritten.
+    static func update(_ id: RecordID, type: String, in db: CloudDatabase, _ change: (inout Record) throws -> Bool) throws {
+        for _ in 0..<5 {
+            var record = try existing(id, in: db) ?? Record(type: type, id: id)
+            guard try change(&record) else { return }
+            do {
+                try db.save(record)
+                return
+            } catch {
+                guard case .serverRecordChanged = error else { throw error }
+            }
+        }
+        throw CloudError.serviceUnavailable(retryAfter: 1)
     }
 
     /// The record, nil only when the cloud says it does not exist; other errors are thrown.
