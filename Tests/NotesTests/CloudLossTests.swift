@@ -61,3 +61,26 @@ import TestSupport
         }
     }
 }
+
+extension CloudLossTests {
+    @Test func aNotebookDeletedElsewhereComesBackWithTheEditsWaitingHere() throws {
+        let d = try TwoDevices()
+        let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)
+        try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", content: "sent"))
+        try d.write(d.a, Post(id: "p2", zone: trip.zone, title: "Day two", content: "sent"))
+        try d.a.syncNow()
+        var day = try d.a.store.post("p1")
+        let base = day.fields
+        day.content += "\nwritten offline"
+        _ = try d.a.store.saveEdit(day, from: base, by: Editor(account: d.heather, device: "a"), now: Date())
+        try d.test.cloud.database(.private, as: d.heather).delete(zone: trip.zone)  // another device deletes the notebook
+
+        try d.a.syncNow()
+        try d.a.syncNow()
+        #expect(try d.a.store.posts().map(\.id) == ["p1"], "what waited for nothing went with the notebook")
+        #expect(try d.a.store.post("p1").content == "sent\nwritten offline")
+        #expect(try d.a.store.pendingCount() == 0)
+        try d.b.syncNow()
+        #expect(try d.b.store.post("p1").content == "sent\nwritten offline")
+    }
+}

@@ -245,12 +245,31 @@ extension DeviceStore {
     func dropZones(_ db: Database, _ scope: DatabaseScope, _ zones: [ZoneID]) throws -> [RecordID] {
         let rescued = scope == .shared ? try rescueWaitingEdits(db, inSharedZones: zones) : []
         for zone in zones {
+            if scope == .private, try keepWithWaitingEdits(db, zone) { continue }
             for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
                 try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ?",
                                arguments: [zone.name, zone.owner])
             }
         }
         return rescued
+    }
+
+    /// A notebook of this account deleted elsewhere while posts or comments here wait to be sent comes back
+    /// with them, as new (their words are not lost); what waits for nothing goes. Returns whether it stays.
+    private func keepWithWaitingEdits(_ db: Database, _ zone: ZoneID) throws -> Bool {
+        let arguments: StatementArguments = [zone.name, zone.owner, PendingKind.saveRecord.rawValue]
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM main.pending WHERE zone_name = ? AND zone_owner = ? AND kind = ?)",
+                                arguments: arguments) == true else { return false }
+        for table in ["posts", "comments"] {
+            try db.execute(sql: """
+                DELETE FROM main.\(table) WHERE zone_name = ?1 AND zone_owner = ?2 AND NOT EXISTS (SELECT 1 FROM main.pending q
+                    WHERE q.zone_name = ?1 AND q.zone_owner = ?2 AND q.name = \(table).id AND q.kind = ?3)
+                """, arguments: arguments)
+        }
+        try db.execute(sql: "DELETE FROM main.server_records WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
+        try db.execute(sql: "UPDATE main.posts SET change_tag = NULL WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
+        try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
+        return true
     }
 
     /// After a from-scratch fetch: posts that did not arrive (and wait for nothing) are gone.
