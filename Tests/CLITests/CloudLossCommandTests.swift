@@ -1,0 +1,27 @@
+import Cloud
+import Foundation
+import Testing
+import TestSupport
+
+/// `: > cloud.sqlite`, then `cloudnotes sync`: the devices keep everything,
+/// say what happened, and rebuild the cloud with `sync --reupload`.
+@Suite struct CloudLossCommandTests {
+    @Test func anEmptiedCloudIsRefusedThenRebuiltFromTheDevices() throws {
+        let app = App()
+        _ = try app.ok("new", "Only copy", "--body", "words", "--location", "Hanoi", as: "jo", device: "laptop")
+        _ = try app.ok("sync", as: "jo", device: "phone")
+        try CloudTampering(directory: app.directory.url.appendingPathComponent("cloud")).empty()
+
+        let refused = try app.run("sync", as: "jo", device: "laptop")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("not the one this device synced with")
+                && refused.stderr.contains("cloudnotes sync --reupload"), "\(refused.stderr)")
+        #expect(try app.titles("jo", device: "laptop") == ["Only copy"])
+        let status = try JSONSerialization.jsonObject(with: Data(try app.ok("status", "--json", as: "jo", device: "laptop").utf8)) as! [String: Any]
+        #expect((status["lastError"] as? String)?.contains("emptied, replaced or restored") == true)
+
+        _ = try app.ok("sync", "--reupload", as: "jo", device: "laptop")
+        _ = try app.ok("sync", "--reupload", as: "jo", device: "phone")
+        let fresh = try app.post("Only copy", as: "jo", device: "tablet")  // a device that never knew the old cloud
+        #expect(fresh["content"] as? String == "words" && fresh["location"] as? String == "Hanoi")
+    }
+}
