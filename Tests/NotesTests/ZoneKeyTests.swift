@@ -19,11 +19,11 @@ import TestSupport
     }
 
     /// A device of `account` whose keys live in `keychain` (a folder of their own: another data directory).
-    func device(_ name: String, keychain: String, account: Account? = nil) throws -> NotesSync {
+    func device(_ name: String, keychain: String, account: Account? = nil, publish: Bool = true) throws -> NotesSync {
         let account = account ?? heather
         let store = try DeviceStore(directory: dir.path(name))
         store.keyring = try Keyring(directory: dir.path(keychain), account: account, cloud: test.cloud)
-        try store.keyring?.publish()
+        if publish { try store.keyring?.publish() }
         _ = try store.ensureDefaultNotebook(owner: account.id)
         return try NotesSync(store: store, cloud: test.cloud, account: FixedAccount(account))
     }
@@ -113,5 +113,24 @@ import TestSupport
         #expect(try phone.store.pendingCount() == 0)
         #expect(try owner.store.post("p1").location == "Saigon")
     }
-}
 
+    @Test func aLocationSealedWithAKeyThisDeviceLacksIsNeverErasedByItsMerge() throws {
+        let a = try device("a", keychain: "keychain-a")
+        try post("p1", at: "Hanoi", on: a)
+        try a.syncNow()
+        // Another client seals a new location with a key no device here holds, and changes the text.
+        let db = test.cloud.database(.private, as: heather)
+        var record = try db.record(RecordID(name: "p1", zone: try a.store.post("p1").zone))
+        let unreadable = Data((0..<60).map { UInt8($0) })
+        record.setEncrypted("location", unreadable)
+        record["content"] = .string("from elsewhere")
+        try db.save(record)
+        // This device rebuilds the cloud from what it holds (no base left to merge against): it still holds
+        // the old location, readable, and meets the newer one it cannot read.
+        try a.reupload()
+        let saved = try db.record(record.id)
+        #expect(saved.encrypted("location") == unreadable, "the location it could not read was replaced")
+        #expect(saved["content"] == .string("from elsewhere"))
+        #expect(try a.store.pendingCount() == 0)
+    }
+}

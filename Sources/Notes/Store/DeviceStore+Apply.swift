@@ -34,8 +34,9 @@ extension DeviceStore {
                 }
                 if pendingKinds[record.id] == .saveRecord, let local = known {
                     // The edit waiting here stays this device's, now holding the cloud's newer text too.
-                    let merged = try mergeWaitingEdit(db, scope, local: local, server: record)
+                    let (merged, sealed) = try mergeWaitingEdit(db, scope, local: local, server: record)
                     row.post.fields = merged.fields
+                    row.post.sealedLocation = sealed
                     row.post.conflicted = merged.conflicted
                     (row.post.modifiedAt, row.post.modifiedBy, row.post.modifiedOn) = (local.modifiedAt, local.modifiedBy, local.modifiedOn)
                     row.changeTag = nil
@@ -97,8 +98,9 @@ extension DeviceStore {
                 switch error {
                 case .serverRecordChanged(let server):
                     if var local = try Self.localPost(db, scope, id) {
-                        let merged = try mergeWaitingEdit(db, scope, local: local, server: server)
+                        let (merged, sealed) = try mergeWaitingEdit(db, scope, local: local, server: server)
                         local.fields = merged.fields
+                        local.sealedLocation = sealed
                         local.conflicted = merged.conflicted
                         try Self.upsert(db, local)
                         again.append(.saveRecord(id))
@@ -194,9 +196,13 @@ extension DeviceStore {
 
     /// Merges the edit waiting on this device with the cloud's newer record, against the record the edit
     /// started from. Without a known base (a lost response: the save committed, its tag never came back),
-    /// everything either side holds survives. A location this device cannot open counts as unchanged, so it
-    /// neither conflicts nor is lost (the send leaves the cloud's sealed value as it is).
-    func mergeWaitingEdit(_ db: Database, _ scope: DatabaseScope, local: Post, server: Record) throws -> PostMerge.Result {
+    /// everything either side holds survives. Returns the merge and the sealed location the merged post
+    /// keeps: the cloud's where the merge took its location, none where this device's typed one replaces it.
+    /// A location this device cannot open (sealed with a key it was not granted yet) stays as the cloud has
+    /// it, unless this device is known to have changed its own (then its own goes out): a key this device
+    /// lacks never erases someone's location.
+    func mergeWaitingEdit(_ db: Database, _ scope: DatabaseScope, local: Post,
+                          server: Record) throws -> (merged: PostMerge.Result, sealedLocation: Data?) {
         let base = try Self.lastKnown(db, scope, server.id).map { try opened(db, Post(record: $0, scope: scope)) }
         let theirs = try opened(db, Post(record: server, scope: scope)), mine = try opened(db, local)
         func fields(_ post: Post) -> PostFields {
@@ -204,8 +210,15 @@ extension DeviceStore {
             if post.location == nil, post.sealedLocation != nil { fields.location = base?.location }
             return fields
         }
-        return PostMerge.merge(base: base.map(fields), mine: .init(fields(mine), by: author(of: mine)),
-                               theirs: .init(fields(theirs), by: author(of: theirs)))
+        var merged = PostMerge.merge(base: base.map(fields), mine: .init(fields(mine), by: author(of: mine)),
+                                     theirs: .init(fields(theirs), by: author(of: theirs)))
+        let cloudSealed = server.encrypted(Post.Key.location)
+        if theirs.location == nil, cloudSealed != nil, base == nil || fields(mine).location == base?.location {
+            // Unreadable here, and not known to be changed here (a rebuilt cloud leaves no base): the cloud's, as it is.
+            merged.fields.location = nil
+            return (merged, cloudSealed)
+        }
+        return (merged, merged.fields.location == fields(theirs).location ? cloudSealed : nil)
     }
 
     /// Puts a post or comment the cloud refused back as the cloud has it (gone, if it never had it).
