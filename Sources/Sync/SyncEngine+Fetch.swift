@@ -39,6 +39,7 @@ extension SyncEngine {
                 state.withLock { $0.forgetTokens() }
                 continue
             }
+            if !batch.deleted.isEmpty { try ensureSameCloud() }
             if !batch.modified.isEmpty || !batch.deleted.isEmpty {
                 try deliver(.fetchedDatabaseChanges(modifications: batch.modified, deletions: batch.deleted))
             }
@@ -83,6 +84,7 @@ extension SyncEngine {
             }
             // The app finishes with the zone (a from-scratch fetch prunes what did not
             // arrive) before the token that covers it is saved.
+            if fromScratch { try ensureSameCloud() }
             finished = true
             try deliver(.didFetchRecordZoneChanges(zone, error: nil))
             ownSaves[zone] = nil
@@ -103,6 +105,8 @@ extension SyncEngine {
             default:
                 // Gone or out of reach (deleted, access lost): the app hears why (and drops the zone, or
                 // the zone is asked about again next time); other zones go on.
+                try ensureSameCloud()
+                finished = true
                 try deliver(.didFetchRecordZoneChanges(zone, error: error))
                 state.withLock { state in
                     state.zoneTokens[zone] = nil

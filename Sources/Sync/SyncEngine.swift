@@ -137,6 +137,9 @@ public final class SyncEngine: @unchecked Sendable {
         try syncLock.withLock { try body(try currentDatabase()) }
     }
 
+    /// The cloud and the account this engine's state belongs to (nil until its first sync).
+    public var syncedWith: (cloud: String?, account: String?) { state.withLock { ($0.cloudID, $0.accountID) } }
+
     /// Takes the cloud as it is now (another identity than the one this
     /// engine synced with) as its own: every zone is fetched whole from it
     /// again, and pending changes stay. The app calls it when it rebuilds the
@@ -154,15 +157,7 @@ public final class SyncEngine: @unchecked Sendable {
     /// account change is posted before anything else, and the state of the
     /// previous account is forgotten so its data never reaches another account.
     private func currentDatabase() throws -> CloudDatabase {
-        let identity = try request("identity", "") { try cloud.identity() }
-        switch state.withLock({ $0.cloudID }) {
-        case nil:
-            state.withLock { $0.cloudID = identity.id }  // saved with the next state update
-        case let remembered? where remembered != identity.id:
-            throw SyncError.cloudChanged(remembered: remembered, found: identity)
-        default:
-            break
-        }
+        try ensureSameCloud()
         let current = accountSource.currentAccount()
         let known = state.withLock { $0.accountID }
         switch (known, current) {
@@ -174,21 +169,37 @@ public final class SyncEngine: @unchecked Sendable {
             postStateUpdate()
             driver?.accountChanged(to: account)
         case (let previous?, nil):
+            // The app forgets the previous account's data first; if it cannot, nothing here changes either.
+            try deliver(.accountChange(.signOut(previous: previous)))
             state.reset(accountID: nil)
             ownSaves = [:]
-            try deliver(.accountChange(.signOut(previous: previous)))
             postStateUpdate()
             throw SyncError.signedOut
         case (let previous?, let account?) where previous != account.id:
+            try deliver(.accountChange(.switchAccounts(previous: previous, current: account)))
             state.reset(accountID: account.id)
             ownSaves = [:]
-            try deliver(.accountChange(.switchAccounts(previous: previous, current: account)))
             postStateUpdate()
             driver?.accountChanged(to: account)
         default:
             break
         }
         return cloud.database(scope, as: current!)
+    }
+
+    /// Checks that the cloud is the one this engine synced with (the first it meets, it remembers): before each
+    /// fetch and send, and again before anything a fetch would delete, since a cloud emptied meanwhile answers
+    /// "no such zone" as a deleted one does.
+    func ensureSameCloud() throws {
+        let identity = try request("identity", "") { try cloud.identity() }
+        switch state.withLock({ $0.cloudID }) {
+        case nil:
+            state.withLock { $0.cloudID = identity.id }  // saved with the next state update
+        case let remembered? where remembered != identity.id:
+            throw SyncError.cloudChanged(remembered: remembered, found: identity)
+        default:
+            break
+        }
     }
 
     /// Runs a cloud request, logging it with the IDs it names.

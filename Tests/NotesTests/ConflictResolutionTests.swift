@@ -68,6 +68,14 @@ import Testing
         let kept = try ConflictResolution.resolve(outer, keeping: .mine, as: jermaine)
         #expect(kept.content == inner + "\nmine")
     }
+
+    @Test func bothSidesFromOneDeviceTakeTheLaterAsMine() throws {
+        let me = Author(name: "heather", device: "laptop")
+        let merged = PostMerge.merge(base: nil, mine: .init(PostFields(title: "t", content: "A\nagain", tags: [], location: nil), by: me),
+                                     theirs: .init(PostFields(title: "t", content: "A\nfirst", tags: [], location: nil), by: me)).fields
+        #expect(try ConflictResolution.resolve(merged, keeping: .mine, as: me).content == "A\nagain")
+        #expect(try ConflictResolution.resolve(merged, keeping: .theirs, as: me).content == "A\nfirst")
+    }
 }
 
 extension Author {

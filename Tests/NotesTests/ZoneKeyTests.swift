@@ -118,7 +118,13 @@ import TestSupport
         let a = try device("a", keychain: "keychain-a")
         try post("p1", at: "Hanoi", on: a)
         try a.syncNow()
-        // Another client seals a new location with a key no device here holds, and changes the text.
+        // The cloud is put back to a copy of this moment (after more was written), so this device must rebuild it.
+        let tampering = CloudTampering(directory: test.directory.url)
+        let copy = try tampering.snapshot()
+        try post("p2", at: "Hue", on: a)
+        try a.syncNow()
+        try tampering.restore(copy)
+        // Meanwhile another client seals a new location with a key no device here holds, and changes the text.
         let db = test.cloud.database(.private, as: heather)
         var record = try db.record(RecordID(name: "p1", zone: try a.store.post("p1").zone))
         let unreadable = Data((0..<60).map { UInt8($0) })

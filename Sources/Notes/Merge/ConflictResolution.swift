@@ -3,7 +3,8 @@
 /// other, without the markers).
 ///
 /// "Mine" is the side written by the account resolving (by this device, when
-/// both sides are the account's, typed on two devices); "theirs" the other.
+/// both sides are the account's, typed on two devices; the later side, when
+/// both came from this device); "theirs" the other.
 /// A person resolving a conflict between two others can keep both, or edit.
 public enum ConflictResolution {
     public enum Choice: String, Sendable, CaseIterable {
@@ -61,9 +62,13 @@ public enum ConflictResolution {
         case .mine:
             kept = sides.filter { $0.author.name == me.name }
             if kept.count > 1 { kept = kept.filter { $0.author.device == me.device } }
+            // The same person on the same device on both sides (an edit sent again after its answer was lost,
+            // two windows on one device): the later side is the edit that met the other.
+            if kept.count > 1 { kept = [kept.last!] }
         case .theirs:
             kept = sides.filter { $0.author.name != me.name }
             if kept.isEmpty { kept = sides.filter { $0.author.device != me.device } }  // both mine, typed on two devices
+            if kept.isEmpty, sides.count > 1 { kept = [sides.first!] }
         }
         guard kept.count == 1 else { throw .notYours(choice: choice, authors: sides.map(\.author.label)) }
         return kept

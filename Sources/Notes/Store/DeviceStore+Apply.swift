@@ -54,7 +54,13 @@ extension DeviceStore {
                 try Self.upsert(db, comment)
             }
             try Self.remember(db, scope, copies)
+            let waiting = try Self.pendingKinds(db, scope, deletions.map(\.id))
             for deletion in deletions {
+                if waiting[deletion.id] == .saveRecord, try Self.localPost(db, scope, deletion.id) != nil {
+                    // Deleted elsewhere while an edit here waits: the edit brings it back, as new (see applySent).
+                    try bringBack(db, scope, deletion.id)
+                    continue
+                }
                 if let gone = try Self.localPost(db, scope, deletion.id) {
                     arrivals.append(Arrival(kind: .deleted, postID: gone.id, title: gone.title, by: nil))
                 }
@@ -117,7 +123,7 @@ extension DeviceStore {
                     refusals.append(Refusal(id, error, outcome: rescued.contains(id) ? Self.rescuedNote : nil))
                 case .unknownItem where scope == .private && record.type == Post.recordType:
                     // Deleted on another device meanwhile: this edit brings the post back, as new.
-                    try Self.forget(db, scope, id)
+                    try bringBack(db, scope, id)
                     again.append(.saveRecord(id))
                 case .unknownItem:
                     // Deleted elsewhere meanwhile, or no longer shared with this account: the edit cannot land
@@ -125,17 +131,25 @@ extension DeviceStore {
                     let rescued = scope == .shared ? try rescue(db, [id]) : []
                     refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "it was deleted, or is no longer shared with you; your edit was not kept"
                                                                                : Self.rescuedNote))
-                    try db.execute(sql: "DELETE FROM \(Self.schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                                   arguments: [id.zone.name, id.zone.owner, id.name])
+                    for table in ["posts", "comments"] {
+                        try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                                       arguments: [id.zone.name, id.zone.owner, id.name])
+                    }
                     try Self.forget(db, scope, id)
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
                 case .quotaExceeded:
                     // Not sent, but kept here: the user's text stays, and goes out with its next edit.
                     refusals.append(Refusal(id, error, outcome: "not sent, the account's storage is full; the post is kept on this device"))
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                case _ where record.type == Post.recordType && scope == .private:
+                    // Refused (too big, say): not sent, kept here as typed; it goes out with a later edit that fits.
+                    refusals.append(Refusal(id, error, outcome: "not sent (\(error)); your text is kept on this device"))
+                    try Self.clearPending(db, scope, zone: id.zone, name: id.name)
                 default:
-                    // Refused (read-only, out of reach, too big): back to the cloud's version, and say why.
-                    refusals.append(Refusal(id, error))
+                    // Refused (read-only now, out of reach): the post goes back to the cloud's version, and the
+                    // words typed into it are kept as a post of this account's own.
+                    let rescued = record.type == Post.recordType ? try rescue(db, [id]) : []
+                    refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? nil : "\(error); your edit is kept as a post of your own"))
                     try restore(db, scope, id)
                 }
             }
@@ -279,10 +293,18 @@ extension DeviceStore {
                     WHERE q.zone_name = ?1 AND q.zone_owner = ?2 AND q.name = \(table).id AND q.kind = ?3)
                 """, arguments: arguments)
         }
+        try openLocations(db, .private, where: "zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
         try db.execute(sql: "DELETE FROM main.server_records WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
         try db.execute(sql: "UPDATE main.posts SET change_tag = NULL WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
         try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
         return true
+    }
+
+    /// A post the cloud deleted comes back with the edit waiting here: its location opened while its key is
+    /// known, what the device knew of its record forgotten, so it goes out as new.
+    private func bringBack(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+        try openLocations(db, scope, where: "zone_name = ? AND zone_owner = ? AND id = ?", arguments: [id.zone.name, id.zone.owner, id.name])
+        try Self.forget(db, scope, id)
     }
 
     /// After a from-scratch fetch: posts that did not arrive (and wait for nothing) are gone.

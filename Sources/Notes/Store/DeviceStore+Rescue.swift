@@ -20,11 +20,23 @@ extension DeviceStore {
         return try rescue(db, waiting)
     }
 
+    /// The account's Notes notebook, made again (to be created in the cloud) if it is gone; nil without a keyring,
+    /// which is what tells this store whose it is.
+    private func notesNotebook(_ db: Database) throws -> ZoneID? {
+        if let notes = try Row.fetchOne(db, sql: "SELECT zone_name, zone_owner FROM main.notebooks WHERE title = 'Notes'") {
+            return ZoneID(name: notes["zone_name"], owner: notes["zone_owner"])
+        }
+        guard let owner = keyring?.account.id else { return nil }
+        let zone = ZoneID(name: "Notes", owner: owner)
+        try db.execute(sql: "INSERT OR IGNORE INTO main.notebooks(zone_name, zone_owner, title) VALUES (?, ?, 'Notes')",
+                       arguments: [zone.name, zone.owner])
+        try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
+        return zone
+    }
+
     /// Keeps shared posts as posts of this account's own; returns the IDs of those it kept.
     func rescue(_ db: Database, _ ids: [RecordID], now: Date = Date()) throws -> [RecordID] {
-        guard !ids.isEmpty,
-              let notes = try Row.fetchOne(db, sql: "SELECT zone_name, zone_owner FROM main.notebooks WHERE title = 'Notes'") else { return [] }
-        let home = ZoneID(name: notes["zone_name"], owner: notes["zone_owner"])
+        guard !ids.isEmpty, let home = try notesNotebook(db) else { return [] }
         var rescued: [RecordID] = []
         for zone in Set(ids.map(\.zone)).sorted(by: { $0.description < $1.description }) {
             for (id, post) in try Self.localPosts(db, .shared, ids.filter { $0.zone == zone }).sorted(by: { $0.key.name < $1.key.name }) {

@@ -3,6 +3,23 @@ import Foundation
 import GRDB
 
 extension DeviceStore {
+    /// Opens the sealed locations of the posts `condition` (SQL over `posts`) picks into plain text, while
+    /// the keys this device knew are still at hand: before their records are forgotten, so the posts go out
+    /// again as new with their locations sealed by whatever key the cloud has then. A location no key here
+    /// opens stays sealed, as the cloud had it.
+    func openLocations(_ db: Database, _ scope: DatabaseScope, where condition: String, arguments: StatementArguments = []) throws {
+        let schema = Self.schema(scope)
+        let sealed = try Row.fetchAll(db, sql: """
+            SELECT \(Self.postColumns) FROM \(schema).posts WHERE location IS NULL AND location_sealed IS NOT NULL AND (\(condition))
+            """, arguments: arguments)
+        for row in sealed {
+            let post = try opened(db, Self.post(from: row, scope: scope))
+            guard let location = post.location else { continue }
+            try db.execute(sql: "UPDATE \(schema).posts SET location = ?, location_sealed = NULL WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                           arguments: [location, post.zone.name, post.zone.owner, post.id])
+        }
+    }
+
     /// Readies the device to rebuild a cloud that lost its data: every
     /// location is opened while the keys this device knew are still at hand
     /// (the rebuilt cloud may have other keys, or none), everything the
@@ -13,13 +30,7 @@ extension DeviceStore {
         try write(.private, .shared) { db in
             for scope in [DatabaseScope.private, .shared] {
                 let schema = Self.schema(scope)
-                let sealed = try Row.fetchAll(db, sql: "SELECT \(Self.postColumns) FROM \(schema).posts WHERE location IS NULL AND location_sealed IS NOT NULL")
-                for row in sealed {
-                    let post = try opened(db, Self.post(from: row, scope: scope))
-                    guard let location = post.location else { continue }  // no key here either: it stays as the cloud had it
-                    try db.execute(sql: "UPDATE \(schema).posts SET location = ?, location_sealed = NULL WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                                   arguments: [location, post.zone.name, post.zone.owner, post.id])
-                }
+                try openLocations(db, scope, where: "1")
                 try db.execute(sql: "DELETE FROM \(schema).server_records")
                 try db.execute(sql: "UPDATE \(schema).posts SET change_tag = NULL")
                 for table in ["posts", "comments"] {

@@ -46,6 +46,8 @@ public final class LiveSync: @unchecked Sendable {
     private let onUpdate: @Sendable (Update) -> Void
     private var timer: SchedulerTimer!
     private var watches: [PushSubscription] = []
+    /// Set (on `queue`) once stopped: nothing runs after.
+    private var stopped = false
     private let errorLock = NSLock()
     private var _lastError: (any Error)?
     /// Read by the front end between frames, so it must not wait for a sync under way.
@@ -85,6 +87,7 @@ public final class LiveSync: @unchecked Sendable {
 
     public func stop() {
         queue.sync {
+            stopped = true
             timer.stop()
             watches.forEach { $0.cancel() }
             watches = []
@@ -105,6 +108,7 @@ public final class LiveSync: @unchecked Sendable {
     /// Rebuilds the cloud from this device (`NotesSync.reupload`), then reports as a round does.
     public func reupload() {
         queue.async { [self] in
+            guard !stopped else { return }  // the device's lock may be another process's by now
             do {
                 try sync.reupload()
                 lastError = nil

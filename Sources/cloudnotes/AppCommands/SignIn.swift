@@ -11,11 +11,20 @@ struct SignIn: ParsableCommand {
     @OptionGroup var cloud: CloudOptions
     @Argument(help: "The account to sign in as (created on first use).") var account: String
     @Option(help: "The device.") var device: String
+    @Flag(help: "Switch even though changes of the previous account wait to be sent; they are dropped.") var discardUnsent = false
 
     func run() throws {
         var options = try DeviceOptions.parse(["--account", account, "--device", device])
         options.cloud = cloud
         let previous = DeviceOptions.signedIn(options.deviceDirectory)
+        if let previous, previous != account, !discardUnsent,
+           FileManager.default.fileExists(atPath: options.deviceDirectory.appendingPathComponent("private.sqlite").path) {
+            let waiting = try DeviceStore(directory: options.deviceDirectory).pendingCount()
+            if waiting > 0 {
+                throw CLIError(message: "\(waiting) changes of \(previous) wait to be sent from device \(device): "
+                               + "sync first (cloudnotes sync --account \(previous) --device \(device)), or sign in with --discard-unsent")
+            }
+        }
         try DeviceOptions.signIn(options.deviceDirectory, as: account)
         let session = try options.open()
         // The sync core notices the new account before anything else and the store forgets the old one's data.

@@ -45,8 +45,10 @@ struct DeviceOptions: ParsableArguments {
 
     static func signIn(_ directory: URL, as account: String) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if remembered(directory)?.name != account {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(Self.identityFile))  // learnt again at the next open
+        }
         try Data((account + "\n").utf8).write(to: directory.appendingPathComponent("account"), options: .atomic)
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent(Self.identityFile))  // learnt again at the next open
     }
 
     /// The account (user record ID, email) the device belongs to, as it first met it in the cloud: a cloud

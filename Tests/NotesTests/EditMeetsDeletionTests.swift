@@ -1,0 +1,83 @@
+import Cloud
+import Foundation
+import Notes
+import Sync
+import Testing
+import TestSupport
+
+/// Edits waiting on a device outlive what happens to their post elsewhere:
+/// a deletion, a deleted notebook, a share made read-only.
+@Suite struct EditMeetsDeletionTests {
+    @Test func aFetchedDeletionKeepsAnEditWaitingHereAndTheEditBringsThePostBack() throws {
+        let d = try TwoDevices(keys: true)
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk", location: "Hanoi"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.b.store.delete(try d.b.store.post("p1"))
+        try d.b.syncNow()
+        let seen = try d.a.store.post("p1")
+        var edited = seen
+        edited.content = "milk\neggs"
+        _ = try d.a.store.saveEdit(edited, from: seen.fields, by: Editor(account: d.heather, device: "a"), now: Date())
+        try d.a.engine(.private).fetchChanges()  // the deletion arrives before the edit is sent
+        #expect(try d.a.store.post("p1").content == "milk\neggs")
+        try d.a.syncNow()
+        try d.b.syncNow()
+        let back = try d.b.store.post("p1")
+        #expect(back.content == "milk\neggs" && back.location == "Hanoi")
+    }
+
+    @Test func aDeletedNotebookComesBackWithTheLocationsOfTheEditsWaiting() throws {
+        let d = try TwoDevices(keys: true)
+        let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)
+        try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", location: "Hue"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        let seen = try d.b.store.post("p1")  // fetched: its location sealed in the row
+        var edited = seen
+        edited.content = "typed on b"
+        _ = try d.b.store.saveEdit(edited, from: seen.fields, by: Editor(account: d.heather, device: "b"), now: Date())
+        try d.test.cloud.database(.private, as: d.heather).delete(zone: trip.zone)
+        try d.b.syncNow()
+        try d.b.syncNow()
+        try d.a.syncNow()
+        let back = try d.a.store.post("p1")
+        #expect(back.content == "typed on b" && back.location == "Hue")
+    }
+
+    @Test func anEditRefusedBecauseTheShareTurnedReadOnlyIsKeptAsTheParticipantsOwnPost() throws {
+        let test = try TestCloud()
+        let dir = TemporaryDirectory("readonly")
+        let jermaine = try test.cloud.createAccount(name: "jermaine"), heather = try test.cloud.createAccount(name: "heather")
+        func device(_ account: Account) throws -> NotesSync {
+            let store = try DeviceStore(directory: dir.path(account.name))
+            _ = try store.ensureDefaultNotebook(owner: account.id)
+            return try NotesSync(store: store, cloud: test.cloud, account: FixedAccount(account))
+        }
+        let owner = try device(jermaine), guest = try device(heather)
+        let notes = try #require(try owner.store.notebooks().first)
+        try owner.store.save(Post(id: "p1", zone: notes.zone, title: "Meeting", content: "A"), by: jermaine.id, now: Date())
+        try owner.syncNow()
+        let sharing = PostSharing(store: owner.store, cloud: test.cloud, account: jermaine)
+        guard case .shared(let url) = try sharing.share(try owner.store.post("p1"), inviting: ["heather"], permission: .readWrite) else { return }
+        _ = try test.cloud.acceptShare(url, as: heather)
+        try guest.syncNow()
+        let seen = try guest.store.post("p1")  // heather's editor opens while she may still write
+        try sharing.setPermission(.readOnly, email: "heather@example.com", on: try owner.store.post("p1"))
+        var typed = seen
+        typed.content = "A\nheather's line"
+        _ = try guest.store.saveEdit(typed, from: seen.fields, by: Editor(account: heather, device: "h"), now: Date())
+        try guest.syncNow()
+        #expect(guest.refusals.first?.outcome?.contains("kept as a post of your own") == true, "\(guest.refusals)")
+        let own = try guest.store.posts().filter { $0.scope == .private }
+        #expect(own.contains { $0.content.contains("heather's line") })
+        #expect(try guest.store.post("p1").content == "A")
+    }
+
+    @Test func reuploadIsRefusedWhileTheCloudIsTheOneTheDeviceKnows() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Fine"))
+        try d.a.syncNow()
+        #expect(throws: StoreError.self) { try d.a.reupload() }
+    }
+}
