@@ -19,6 +19,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .customLong("fault-rate"), help: "Share of requests failing transiently, 0 to 1.") var faultRate: Double = 0.2
     @Option(help: "Write every event and request to this file.") var log: String?
     @Flag(help: "Simulate the app itself (posts, notebooks, comments, shares over real device stores).") var app = false
+    @Flag(help: "Keep the cloud's and the devices' files of a seed that fails, and print where.") var keep = false
 
     func validate() throws {
         guard devices >= 1, accounts >= 1, steps >= 0, seeds >= 1 else {
@@ -34,13 +35,17 @@ struct SimulateCommand: ParsableCommand {
             let options = SimulationOptions(seed: seed + UInt64(offset), devices: devices, accounts: accounts,
                                             steps: steps, faultRate: faultRate)
             let directory = Self.scratch()
-            defer { try? FileManager.default.removeItem(at: directory) }
             let report = app ? try AppSimulation(options, directory: directory, log: sink).run()
                 : try Simulation(options, directory: directory, log: sink).run()
             line(report.summary)
             if !report.passed {
                 failed += 1
                 for violation in report.violations.prefix(20) { line("  \(violation)") }
+            }
+            if keep && !report.passed {
+                line("  its files are kept in \(directory.path)")
+            } else {
+                try? FileManager.default.removeItem(at: directory)
             }
         }
         if seeds > 1 { line("\(seeds - failed) passed, \(failed) failed") }

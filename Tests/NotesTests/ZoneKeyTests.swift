@@ -91,6 +91,24 @@ import TestSupport
         #expect(try second.store.post("p1").location == "Hanoi")
     }
 
+    /// Its key missing from the cloud (its publish failed; the cloud was emptied and rebuilt without it), a
+    /// participant's device publishes it on its next sync, so the owner's devices can grant it the notebook's key.
+    @Test func aParticipantsUnpublishedKeyIsPublishedBySyncAndThenGranted() throws {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        guard case .shared(let url) = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+            .share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite) else { Issue.record("not shared"); return }
+        _ = try test.cloud.acceptShare(url, as: mary)
+        let phone = try device("mary-phone", keychain: "keychain-mary-phone", account: mary, publish: false)
+        try phone.syncNow()
+        #expect(try phone.store.post("p1").location == nil, "not granted yet")
+        try owner.syncNow()
+        try phone.syncNow()
+        #expect(try phone.store.post("p1").location == "Hanoi")
+    }
+
     @Test func aParticipantsLocationWaitingForItsKeySaysWhy() throws {
         let owner = try device("owner", keychain: "keychain-owner")
         let mary = try test.cloud.createAccount(name: "mary")

@@ -18,6 +18,10 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     private var arrivals: [Arrival] = []
     /// Fetches and sends under way, by scope.
     private var operations: [DatabaseScope: Int] = [:]
+    /// The cloud (its identity) this device's public key is known to be published in. A cloud emptied or put
+    /// back may have lost it, and a publish that failed is tried again: without it the owners of the shares
+    /// this account joined can grant it no notebook key, and their locations stay sealed to it.
+    private var keyPublishedIn: String?
 
     public init(store: DeviceStore, cloud: Cloud, account: any AccountSource, automaticallySync: Bool = false,
                 deviceName: String = "device", log: SyncLog? = nil) throws {
@@ -73,7 +77,10 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
                     if scope == .private { try store.prepareZoneKeys() }  // a zone the first send created has none yet
                     try engine(scope).sendChanges()
                 }
-                if scope == .private { try store.repairKeyGrants() }
+                if scope == .private {
+                    try store.repairKeyGrants()
+                    try publishKeyIfNeeded()
+                }
             } catch {
                 firstError = firstError ?? error
             }
@@ -86,6 +93,13 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             (error as? SyncError)?.remedy.map { "\(error); \($0)" } ?? "\(error)"
         } ?? note)
         if let firstError { throw firstError }
+    }
+
+    private func publishKeyIfNeeded() throws {
+        guard let keyring = store.keyring, let cloudID = engine(.private).syncedWith.cloud,
+              lock.withLock({ keyPublishedIn }) != cloudID else { return }
+        try keyring.publish()
+        lock.withLock { keyPublishedIn = cloudID }
     }
 
     /// Rebuilds a cloud that lost this device's data (emptied, replaced, or
@@ -108,7 +122,6 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             throw StoreError.invalid("the cloud is the one this device synced with: there is nothing to rebuild (cloudnotes sync sends what waits)")
         }
         _ = try cloud.restoreAccount(account)
-        try? store.keyring?.publish()
         try store.prepareReupload()
         for scope in [DatabaseScope.private, .shared] { engine(scope).adopt(identity) }
         try syncNow()
