@@ -1,16 +1,49 @@
 import Foundation
 
 /// Writing to the terminal: results on stdout, one-line errors on stderr.
+///
+/// Text is inert: much of what is printed was typed by other accounts
+/// (titles, names, emails, record names), and a control character in it
+/// would reach the terminal as a command (a clipboard write, a cleared
+/// screen, a forged line). Every one is printed as a visible escape
+/// (`\u{1B}`); only `text` keeps line breaks and tabs. JSON is exact.
 enum Output {
+    /// One line: a line break in what it quotes is shown as `\n`, never taken.
     static func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(inert(text, keepingLineBreaks: false) + "\n")
+    }
+
+    /// Text of many lines (a post's body): its line breaks and tabs stay, other controls are escaped.
+    static func text(_ text: String) {
+        write(inert(text, keepingLineBreaks: true) + "\n")
     }
 
     static func fail(_ message: String, code: Int32 = 1) -> Never {
         // One line, whatever the message quotes.
-        let line = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let line = inert(message.split(whereSeparator: \.isNewline).joined(separator: " "), keepingLineBreaks: false)
         FileHandle.standardError.write(Data("cloudnotes: \(line)\n".utf8))
         exit(code)
+    }
+
+    /// The text with every control character (and the bidirectional overrides that can make text read as
+    /// other text) written as an escape.
+    static func inert(_ text: String, keepingLineBreaks: Bool) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0, keepingLineBreaks) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar, keepingLineBreaks) { out += scalar.escaped(asASCII: true) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar, _ keepingLineBreaks: Bool) -> Bool {
+        if keepingLineBreaks && (scalar == "\n" || scalar == "\t") { return false }
+        return scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value)
+    }
+
+    private static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
     }
 
     /// One JSON document on stdout, keys sorted so output is stable.
@@ -19,11 +52,12 @@ enum Output {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         encoder.dataEncodingStrategy = .base64
-        line(String(decoding: try encoder.encode(value), as: UTF8.self))
+        write(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
     }
 
     /// Rows of columns, padded to line up.
     static func table(_ rows: [[String]]) {
+        let rows = rows.map { $0.map { inert($0, keepingLineBreaks: false) } }
         guard let width = rows.map(\.count).max() else { return }
         var widths = Array(repeating: 0, count: width)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
@@ -31,7 +65,7 @@ enum Output {
             let cells = row.enumerated().map { i, cell in
                 i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
             }
-            line(cells.joined(separator: "  "))
+            write(cells.joined(separator: "  ") + "\n")
         }
     }
 

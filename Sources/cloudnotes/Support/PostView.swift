@@ -77,7 +77,7 @@ struct PostView: Encodable {
         Output.table(rows)
         if !content.isEmpty {
             Output.line()
-            Output.line(content)
+            Output.text(content)
         }
         if !comments.isEmpty {
             Output.line()

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Text another account controls reaches the owner's terminal inert: heather,
+/// a read-write participant, sends a raw save whose title holds a clipboard
+/// write (OSC 52), a screen clear and a line break before a forged line.
+@Suite struct HostileTextTests {
+    let cli = CLI()
+    let hostileTitle = "T\u{1B}]52;c;aGFja2Vk\u{07}\u{1B}[2J\nFAKE LINE\u{202E}"
+    let postID: String
+
+    init() throws {
+        _ = try cli.ok("status", "--account", "heather", "--device", "h1")
+        _ = try cli.ok("new", "Meeting", "--body", "line A", "--account", "jermaine", "--device", "d1")
+        let shown = try cli.json("show", "Meeting", "--account", "jermaine", "--device", "d1") as! [String: Any]
+        postID = shown["id"] as! String
+        let url = try cli.ok("share", "Meeting", "--invite", "heather", "--read-write", "--account", "jermaine", "--device", "d1")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try cli.ok("accept", url, "--account", "heather", "--device", "h1")
+        _ = try cli.ok("cloud", "save-record", "--account", "heather", "--database", "shared", "--owner", "jermaine",
+                       "--zone", "Notes", "--type", "Post", "--name", postID, "--field", "title=\(hostileTitle)")
+        _ = try cli.ok("sync", "--account", "jermaine", "--device", "d1")
+    }
+
+    /// No byte that a terminal takes as a command, and no line that starts with the forged text.
+    func expectInert(_ output: String, _ command: String, showsTitle: Bool = true) {
+        let controls = output.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || $0.value == 0x7F || $0.value == 0x202E }
+        #expect(controls.isEmpty, "\(command) wrote \(controls.map { String($0.value, radix: 16) })")
+        #expect(!output.split(separator: "\n").contains { $0.hasPrefix("FAKE LINE") }, "\(command) printed the forged line")
+        #expect(!showsTitle || output.contains("\\u{1B}]52;c;aGFja2Vk\\u{07}\\u{1B}[2J\\nFAKE LINE"), "\(command) shows the escapes: \(output)")
+    }
+
+    @Test func listShowAndChangesPrintOthersTitlesInert() throws {
+        expectInert(try cli.ok("list", "--account", "jermaine", "--device", "d1"), "list")
+        expectInert(try cli.ok("show", postID, "--account", "jermaine", "--device", "d1"), "show")
+        expectInert(try cli.ok("cloud", "changes", "--account", "jermaine", "--zone", "Notes"), "cloud changes", showsTitle: false)
+        expectInert(try cli.ok("cloud", "get-record", "--account", "jermaine", "--zone", "Notes", postID), "cloud get-record")
+        expectInert(try cli.ok("cloud", "dump"), "cloud dump")
+    }
+
+    @Test func jsonKeepsTheTitleExactly() throws {
+        let shown = try cli.json("show", postID, "--account", "jermaine", "--device", "d1") as! [String: Any]
+        #expect(shown["title"] as? String == hostileTitle)
+    }
+
+    @Test func anErrorQuotingTheTitleStaysOneInertLine() throws {
+        // A refusal quotes what was typed (here a pasted escape sequence) escaped.
+        let refused = try cli.run("show", "\u{1B}[2Jnope", "--account", "jermaine", "--device", "d1")
+        #expect(refused.isOneLineRefusal)
+        #expect(!refused.stderr.unicodeScalars.contains { $0.value == 0x1B })
+    }
+}
