@@ -54,6 +54,7 @@ extension CloudDatabase {
         let limit = batchLimit(limit)
         return try cloud.performRead { db in
             let now = try Request.currentSequence(db)
+            try token?.check(before: now)
             var entries: [(id: ZoneID, seq: Int64, deletion: ZoneDeletionReason?)]
             if scope == .shared {
                 entries = try SharedDatabase.entries(db, of: caller.id, container: cloud.container)
@@ -100,6 +101,7 @@ extension CloudDatabase {
         let limit = batchLimit(limit)
         return try cloud.performRead { db in
             let now = try Request.currentSequence(db)
+            try token?.check(before: now)
             guard let access = try access(db, zoneID) else {
                 return ZoneChanges(token: ChangeToken(now), moreComing: false)
             }

@@ -4,6 +4,28 @@ import Testing
 import TestSupport
 
 @Suite struct ChangeTokenTests {
+    /// Only tokens the cloud printed parse: no other spelling of a number reads as a place in the history.
+    @Test func onlyTheCloudsOwnSpellingOfATokenParses() throws {
+        for text in ["ct1-ZZ", "ct1-0x10", "ct1-+1", "ct1-01", "ct1- 1", "ct1-", "ct2-1", "ct1-1\n"] {
+            #expect(throws: CloudError.self, "\(text.debugDescription)") { try ChangeToken(parsing: text) }
+        }
+        #expect(try ChangeToken(parsing: "ct1-zz").description == "ct1-zz")
+    }
+
+    /// A token from past the cloud's history (damaged, or kept from before the cloud was put back to an
+    /// older copy) has expired, in a zone and in the database, rather than answering "no changes".
+    @Test func aTokenFromTheFutureHasExpired() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        try db.save(.make("r1", in: zone))
+        let now = try db.zoneChanges(in: zone, since: nil).token
+        #expect(try db.zoneChanges(in: zone, since: now).modified.isEmpty, "the latest token is fine")
+        let ahead = try ChangeToken(parsing: "ct1-zzzzzzzzzzzz")
+        #expect(throws: CloudError.changeTokenExpired) { try db.zoneChanges(in: zone, since: ahead) }
+        #expect(throws: CloudError.changeTokenExpired) { try db.databaseChanges(since: ahead) }
+    }
+
     @Test func zoneChangesComeInBatchesUntilNoMoreAreComing() throws {
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")

@@ -3,13 +3,16 @@ import GRDB
 
 /// Keeps hierarchical shares apart: a record belongs to at most one share.
 enum SharedHierarchy {
-    /// Refuses a parent change that would make a cycle, or put one shared
-    /// hierarchy inside another.
+    /// Refuses a parent change that would make a cycle, a hierarchy deeper
+    /// than `RecordTable.maxDepth`, or put one shared hierarchy inside another.
     static func checkMove(_ db: Database, zone: Int64, zoneID: ZoneID, name: String, newParent: String?) throws {
         guard let newParent else { return }
         let above = try RecordTable.chain(db, zone: zone, from: newParent)
         if above.contains(name) {
             throw CloudError.invalidArguments("record \(name) cannot be its own ancestor")
+        }
+        if above.count + (try RecordTable.height(db, zone: zone, of: name)) > RecordTable.maxDepth {
+            throw CloudError.invalidArguments("record \(name) would sit more than \(RecordTable.maxDepth) levels deep")
         }
         let roots = Set(try ShareTable.live(db, zone: zone).compactMap(\.root))
         guard let outer = above.first(where: roots.contains) else { return }

@@ -68,17 +68,36 @@ enum RecordTable {
         return changed
     }
 
+    /// The most levels a hierarchy of records may have (a root alone is one).
+    /// Saves that would go deeper are refused, so every walk up a chain
+    /// reaches its root (or, in a file written before the rule, stops one
+    /// past the limit) and access checks and change feeds agree.
+    static let maxDepth = 1_000
+
     /// The record's name and its ancestors' names, nearest first, following
-    /// stored parents (a cycle or a very deep chain stops the walk).
+    /// stored parents: at most `maxDepth + 1` names.
     static func chain(_ db: Database, zone: Int64, from name: String) throws -> [String] {
         try String.fetchAll(db.cachedStatement(sql: """
             WITH RECURSIVE up(name, depth) AS (
                 SELECT ?, 0
                 UNION
                 SELECT r.parent, up.depth + 1 FROM records r JOIN up ON r.zone = ? AND r.name = up.name
-                WHERE r.parent IS NOT NULL AND up.depth < 256)
+                WHERE r.parent IS NOT NULL AND up.depth < \(maxDepth))
             SELECT name FROM up ORDER BY depth
             """), arguments: [name, zone])
+    }
+
+    /// The levels of the records hanging below `name`, itself included (1 when nothing does), tombstones
+    /// too: they come back where they were. At most `maxDepth + 1`.
+    static func height(_ db: Database, zone: Int64, of name: String) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            WITH RECURSIVE down(name, depth) AS (
+                SELECT ?, 1
+                UNION
+                SELECT r.name, down.depth + 1 FROM records r JOIN down ON r.zone = ? AND r.parent = down.name
+                WHERE down.depth <= \(maxDepth))
+            SELECT max(depth) FROM down
+            """), arguments: [name, zone]) ?? 1
     }
 
     /// The given records and every record below them, tombstones included.
