@@ -195,6 +195,7 @@ extension CloudDatabase {
                 throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // deleted since the client fetched it
             }
             try access.checkSave(db, name: record.id.name, parent: content.parent, existing: existing)
+            try access.checkReferences(db, in: content, previous: existing?.record)
             // A tombstone keeps its parent, so re-creating a record elsewhere moves what still hangs below it.
             let moves = content.parent != existing?.parent
             if moves {
@@ -237,9 +238,8 @@ extension CloudDatabase {
             }
             try access.checkDelete(db, existing)
             try request.notify(access)
-            let deleted = try RecordTable.delete(db, zone: access.zone.id, name: id.name, by: caller.id, now: request.now) {
-                request.nextSequence()
-            }
+            let deleted = try RecordTable.delete(db, zone: access.zone.id, name: id.name, by: caller.id, now: request.now,
+                                                 mayCascade: { try access.mayCascade(db, to: $0) }) { request.nextSequence() }
             for name in deleted {
                 if let share = try ShareTable.rooted(db, zone: access.zone.id, at: name) {
                     try endShare(share, access: access, &request)

@@ -40,6 +40,15 @@ public indirect enum FieldValue: Hashable, Sendable {
         }
     }
 
+    /// The references the value holds, at any depth.
+    public var references: [Reference] {
+        switch self {
+        case .reference(let reference): [reference]
+        case .list(let values): values.flatMap(\.references)
+        case .string, .int, .double, .bool, .date, .bytes: []
+        }
+    }
+
     /// The type's name as the command line and JSON spell it.
     public var typeName: String {
         switch self {

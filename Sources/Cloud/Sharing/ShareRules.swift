@@ -71,6 +71,17 @@ enum ShareRules {
             }
         }
 
+        if stored.publicPermission != .none && result.publicPermission != .none && stored.publicPermission != result.publicPermission {
+            // Public users follow the public permission: those who hold it come along, and nobody keeps more
+            // than it allows (a public user the owner set lower stays lower).
+            for i in result.participants.indices where result.participants[i].role == .publicUser {
+                let held = result.participants[i].permission
+                if held == stored.publicPermission || rank(held) > rank(result.publicPermission) {
+                    result.participants[i].permission = result.publicPermission
+                }
+            }
+        }
+
         let active = result.invitees.count
         guard active <= maxParticipants else { throw .tooManyParticipants(limit: maxParticipants) }
         return result
@@ -91,6 +102,10 @@ enum ShareRules {
         }
         p.role = p.role == .publicUser ? .publicUser : newRole
         p.permission = d.permission
+    }
+
+    private static func rank(_ permission: SharePermission) -> Int {
+        SharePermission.allCases.firstIndex(of: permission)!
     }
 
     private static func requirePrivate(_ share: Share) throws(CloudError) {

@@ -88,7 +88,9 @@ enum ShareStore {
             if let account = participant.account { request.topics.insert(.database(.shared, of: account)) }
         }
         try ShareTable.delete(db, share: row.id, seq: request.nextSequence())
-        _ = try RecordTable.delete(db, zone: row.zone, name: row.name, by: actor, now: request.now) { request.nextSequence() }
+        // Records that reference the share record stay: ending a share (a participant leaving, too) deletes nothing else.
+        _ = try RecordTable.delete(db, zone: row.zone, name: row.name, by: actor, now: request.now,
+                                   mayCascade: { _ in false }) { request.nextSequence() }
         try ZoneTable.touch(db, zone: row.zone, seq: request.sequence)
     }
 }

@@ -86,6 +86,27 @@ struct ZoneAccess {
                 guard let covering = covering(chain, in: grants) else { throw CloudError.permissionFailure(refusal) }
                 try requireWritable(db, covering.participant)
             }
+            // The root of a share would carry the whole hierarchy with it: only the owner moves it.
+            if !isNew, existing?.parent != parent, grants.contains(where: { $0.share.root == name }) {
+                throw CloudError.permissionFailure("only the owner moves the root of a share")
+            }
+        }
+    }
+
+    /// Refuses a reference a hierarchical participant adds (one `previous`
+    /// did not hold) to a record outside what they may write: a delete-self
+    /// reference would let an owner's private deletion reach shared records,
+    /// and any reference would tell whether a private name exists. A name
+    /// that does not exist is refused alike.
+    func checkReferences(_ db: Database, in record: Record, previous: Record?) throws {
+        guard case .hierarchies(let grants) = grant else { return }
+        let held = Set((previous?.fields.values.flatMap(\.references) ?? []).map(\.recordName))
+        let added = Set(record.fields.values.flatMap(\.references).map(\.recordName)).subtracting(held)
+        for target in added.sorted() {
+            guard let covering = covering(try RecordTable.chain(db, zone: zone.id, from: target), in: grants) else {
+                throw CloudError.permissionFailure("a reference must point inside what is shared with you")
+            }
+            try requireWritable(db, covering.participant)
         }
     }
 
@@ -96,6 +117,21 @@ struct ZoneAccess {
             throw CloudError.permissionFailure("only the owner deletes the root of a share")
         }
         try checkSave(db, name: existing.name, parent: existing.record?.parent, existing: existing)
+    }
+
+    /// Whether a deletion may take this record with it (a delete-self
+    /// reference): only what the caller could delete by name, and never a
+    /// share's root, which ends only when deleted by name, by its owner.
+    func mayCascade(_ db: Database, to name: String) throws -> Bool {
+        guard try ShareTable.rooted(db, zone: zone.id, at: name) == nil,
+              let stored = try RecordTable.find(db, zone: zone.id, name: name, zoneID: zoneID), !stored.isDeleted,
+              try canRead(db, name: name) else { return false }
+        do {
+            try checkDelete(db, stored)
+            return true
+        } catch is CloudError {
+            return false
+        }
     }
 
     private func requireWritable(_ db: Database, _ participant: ParticipantRow) throws {

@@ -151,13 +151,15 @@ enum RecordTable {
     }
 
     /// Replaces the record with a tombstone, then deletes the records that
-    /// asked to go with it (delete-self references), depth first.
+    /// asked to go with it (delete-self references), depth first, those
+    /// `mayCascade` allows; the others stay, their reference dangling.
     /// Returns every name deleted.
     static func delete(_ db: Database, zone: Int64, name: String, by account: String, now: Date,
-                       nextSequence: () -> Int64) throws -> [String] {
+                       mayCascade: (String) throws -> Bool, nextSequence: () -> Int64) throws -> [String] {
         var deleted: [String] = []
         var pending = [name]
         while let next = pending.popLast() {
+            if next != name, try !mayCascade(next) { continue }
             let changes = try tombstone(db, zone: zone, name: next, by: account, now: now, seq: nextSequence())
             guard changes else { continue }
             deleted.append(next)
