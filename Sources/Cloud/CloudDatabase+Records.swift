@@ -262,6 +262,9 @@ extension CloudDatabase {
         for id in saving.map(\.id) + deleting where !seen.insert(id).inserted {
             throw .invalidArguments("record \(id.name) appears twice in one request")
         }
+        for id in saving.map(\.id) + deleting { try NameRules.validate(name: id.name, of: "record") }
+        for record in saving where record.type != Share.recordType { try NameRules.validate(type: record.type) }
+        for record in saving { if let parent = record.parent { try NameRules.validate(name: parent, of: "parent") } }
         for record in saving {
             if let (key, _) = record.fields.first(where: { !$0.value.isFinite }) {
                 throw .invalidArguments("field \(key) of record \(record.id.name) is not a finite number")

@@ -102,8 +102,9 @@ extension CloudDatabase {
     }
 
     static func validate(zoneName name: String) throws(CloudError) {
-        guard !name.isEmpty, name.utf8.count <= 255, !name.hasPrefix("_") || name == ZoneID.defaultName else {
-            throw .invalidArguments("zone name '\(name)' must be 1 to 255 bytes and not start with '_'")
+        try NameRules.validate(name: name, of: "zone")
+        guard !name.hasPrefix("_") || name == ZoneID.defaultName else {
+            throw .invalidArguments("zone name \(name.inlineQuoted) must not start with '_'")
         }
     }
 }

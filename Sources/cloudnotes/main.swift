@@ -6,7 +6,7 @@ import Notes
 // Errors reach the user as one line on stderr: usage errors exit 64 (as
 // swift-argument-parser's validation errors do), everything else 1.
 do {
-    var command = try CloudNotes.parseAsRoot()
+    var command = try CloudNotes.parseAsRoot(SaveRecord.packOptions(try Arguments.checked()))
     try command.run()
 } catch let error as CloudError {
     Output.fail(error.description)

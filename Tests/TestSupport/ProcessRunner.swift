@@ -39,7 +39,7 @@ public final class RunningProcess: @unchecked Sendable {
     private let out = Pipe()
     private let err = Pipe()
 
-    init(url: URL, arguments: [String], environment: [String: String]) throws {
+    public init(url: URL, arguments: [String], environment: [String: String]) throws {
         process.executableURL = url
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment

@@ -25,10 +25,12 @@ public struct Account: Hashable, Codable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// At most 254 characters (as SMTP has it), one '@', no spaces or controls.
     static func validate(email: String) throws(CloudError) {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
-            throw .invalidArguments("'\(email)' is not an email address")
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.count <= 254,
+              email.unicodeScalars.allSatisfy({ NameRules.isPrintable($0) && !$0.properties.isWhitespace }) else {
+            throw .invalidArguments("\(email.prefix(40).inlineQuoted)\(email.count > 40 ? "…" : "") is not an email address")
         }
     }
 }

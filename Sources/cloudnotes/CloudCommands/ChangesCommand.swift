@@ -12,7 +12,7 @@ struct Changes: ParsableCommand {
     @Option(help: "The zone whose record changes to fetch.") var zone: String?
     @Option(help: "With --database shared: the zone's owner.") var owner: String?
     @Option(help: "The token a previous fetch printed (none: everything).") var token: String?
-    @Option(help: "At most this many changes in the batch.") var limit: Int?
+    @Option(parsing: .unconditional, help: "At most this many changes in the batch.") var limit: Int?
     @Flag(help: "Print JSON.") var json = false
 
     private struct ZoneChangesView: Encodable {

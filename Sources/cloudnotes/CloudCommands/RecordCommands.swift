@@ -24,11 +24,23 @@ struct SaveRecord: ParsableCommand {
     @Option(name: .customLong("if-tag"), help: "Save only if the server's change tag is still this one.") var ifTag: String?
     @Option(help: "ifServerRecordUnchanged, changedKeys or allKeys.") var policy: SavePolicy?
     @Flag(help: "Print JSON.") var json = false
+    /// `--field` and `--remove` options as `packOptions` hands them over.
+    @Option(help: .hidden) var packedOptions: String?
 
     func run() throws {
         // Parse everything before touching the cloud, so bad input changes nothing.
+        var fields = fields, removals = removals
+        if let packedOptions {
+            let packed = try JSONDecoder().decode([String: [String]].self, from: Data(packedOptions.utf8))
+            fields += packed["field"] ?? []
+            removals += packed["remove"] ?? []
+        }
         let assignments = try fields.map { try FieldAssignment(parsing: $0) }
         for key in removals { try FieldAssignment.validate(key: key) }
+        var seen = Set<String>()
+        for key in assignments.map(\.key) + removals where !seen.insert(key).inserted {
+            throw CLIError.usage("field \(key) is given twice")
+        }
         if ifTag != nil, let policy, policy != .ifServerRecordUnchanged {
             throw CLIError.usage("--if-tag goes with the ifServerRecordUnchanged policy only")
         }
@@ -55,6 +67,33 @@ struct SaveRecord: ParsableCommand {
             if case .serverRecordChanged(let server) = error { try show(server, names: names) }
             throw error
         }
+    }
+
+    /// The arguments of `cloudnotes cloud save-record` with every `--field`
+    /// and `--remove` taken out and passed on as one option. The parser scans
+    /// the whole argument list for each option it reads, so 8,000 fields took
+    /// minutes; taken out in one pass they take milliseconds. Other commands'
+    /// arguments come back as they were.
+    static func packOptions(_ arguments: [String]) -> [String] {
+        guard arguments.starts(with: ["cloud", "save-record"]) else { return arguments }
+        var rest: [String] = [], packed: [String: [String]] = [:]
+        var i = 0
+        while i < arguments.count {
+            let argument = arguments[i]
+            if argument == "--" { rest += arguments[i...]; break }
+            let option = ["field", "remove"].first { argument == "--\($0)" || argument.hasPrefix("--\($0)=") }
+            if let option, argument.hasPrefix("--\(option)=") {
+                packed[option, default: []].append(String(argument.dropFirst(option.count + 3)))
+            } else if let option, i + 1 < arguments.count {
+                packed[option, default: []].append(arguments[i + 1])
+                i += 1
+            } else {
+                rest.append(argument)
+            }
+            i += 1
+        }
+        guard !packed.isEmpty, let json = try? JSONEncoder().encode(packed) else { return arguments }
+        return rest + ["--packed-options", String(decoding: json, as: UTF8.self)]
     }
 
     private func existing(_ id: RecordID, in database: CloudDatabase) throws -> Record? {

@@ -30,8 +30,9 @@ struct DeviceOptions: ParsableArguments {
     var deviceName: String { device ?? accountName }
 
     func validate() throws {
-        if deviceName.isEmpty || deviceName.contains("/") || deviceName.hasPrefix(".") {
-            throw ValidationError("--device '\(deviceName)' must be a plain name")
+        if deviceName.isEmpty || deviceName.contains("/") || deviceName.hasPrefix(".") || deviceName.count > 64
+            || !deviceName.unicodeScalars.allSatisfy(NameRules.isPrintable) {
+            throw ValidationError("--device \(deviceName.prefix(40).inlineQuoted) must be a plain name of at most 64 characters")
         }
     }
 
