@@ -161,7 +161,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             if case .signIn = change { return }
             try store.reset()
         case .fetchedDatabaseChanges(let modifications, let deletions):
-            try store.dropZones(scope, deletions.map(\.zone))
+            tellRescued(try store.dropZones(scope, deletions.map(\.zone)), because: { .zoneNotFound($0.zone) })
             try store.noteNotebooks(scope, modifications)
         case .fetchedRecordZoneChanges(let modifications, let deletions):
             lock.withLock { for r in modifications { arrived[r.id.zone]?.insert(r.id.name) } }
@@ -172,7 +172,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         case .didFetchRecordZoneChanges(let zone, let error):
             let seen = lock.withLock { arrived.removeValue(forKey: zone) }
             if let error = error as? CloudError, error == .zoneNotFound(zone) || (scope == .shared && error.code == "permissionFailure") {
-                try store.dropZones(scope, [zone])  // access to the zone ended, or (private) it was deleted
+                // Access to the zone ended, or (private) it was deleted.
+                tellRescued(try store.dropZones(scope, [zone]), because: { _ in error })
             } else if error == nil, let seen {
                 try store.prune(scope, zone: zone, keeping: seen)
             }
@@ -189,6 +190,15 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             lock.withLock { operations[scope, default: 0] -= 1 }
             try store.saveStagedStates()
         }
+    }
+}
+
+extension NotesSync {
+    /// Edits of shared posts kept as posts of this account's own when the share went away: the person hears
+    /// of each, as of an edit the cloud refused.
+    private func tellRescued(_ ids: [RecordID], because error: (RecordID) -> CloudError) {
+        guard !ids.isEmpty else { return }
+        lock.withLock { refusals += ids.map { Refusal($0, error($0), outcome: DeviceStore.rescuedNote) } }
     }
 }
 
