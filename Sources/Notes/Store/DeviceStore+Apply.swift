@@ -119,8 +119,10 @@ extension DeviceStore {
                 case .zoneNotFound(let zone) where scope == .shared:
                     // Access to the zone ended while the edit waited: it is no longer ours to show, but the
                     // words typed into it stay, as a post of this account's own.
+                    // Every post of the zone kept so is told, not only this one (another process's edit, say).
                     let rescued = try dropZones(db, scope, [zone])
                     refusals.append(Refusal(id, error, outcome: rescued.contains(id) ? Self.rescuedNote : nil))
+                    refusals += rescued.filter { $0 != id }.map { Refusal($0, error, outcome: Self.rescuedNote) }
                 case .unknownItem where scope == .private && record.type == Post.recordType:
                     // Deleted on another device meanwhile: this edit brings the post back, as new.
                     try bringBack(db, scope, id)
