@@ -109,6 +109,34 @@ import TestSupport
         #expect(try phone.store.post("p1").location == "Hanoi")
     }
 
+    /// A location a participant typed before the cloud was put back to an older copy survives the rebuild:
+    /// while the device merges with what the cloud holds, it still opens what the keys it knew sealed.
+    @Test func aParticipantsTypedLocationSurvivesTheCloudPutBack() throws {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        let phone = try device("mary-phone", keychain: "keychain-mary", account: mary)
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        guard case .shared(let url) = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+            .share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite) else { Issue.record("not shared"); return }
+        _ = try test.cloud.acceptShare(url, as: mary)
+        try phone.syncNow()
+        let tampering = CloudTampering(directory: test.directory.url)
+        let backup = try tampering.snapshot()
+        try post("p2", at: "Hue", on: owner)
+        try owner.syncNow()  // the cloud moves on, then is put back
+        var edited = try phone.store.post("p1")
+        let base = edited.fields
+        edited.location = "Saigon"
+        _ = try phone.store.saveEdit(edited, from: base, by: Editor(account: mary, device: "phone"), now: Date())
+        try tampering.restore(backup)
+
+        #expect(throws: SyncError.self) { try phone.syncNow() }
+        try phone.reupload()
+        let location = try phone.store.post("p1").location ?? "-"
+        #expect(location.contains("Saigon") && location.contains("Hanoi"), "both kept: \(location)")
+    }
+
     @Test func aParticipantsLocationWaitingForItsKeySaysWhy() throws {
         let owner = try device("owner", keychain: "keychain-owner")
         let mary = try test.cloud.createAccount(name: "mary")

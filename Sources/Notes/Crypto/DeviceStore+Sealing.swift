@@ -12,10 +12,18 @@ extension DeviceStore {
             .compactMap { try? RecordArchive.decode($0) }
     }
 
+    /// The zone's key records to open with: those fetched, and those of a cloud this device rebuilt
+    /// (`prepareReupload`). Only fetched ones seal.
+    static func openingKeyRecords(_ db: Database, _ scope: DatabaseScope, zone: ZoneID) throws -> [Record] {
+        let retired = try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).retired_keys WHERE zone_name = ? AND zone_owner = ?",
+                                        arguments: [zone.name, zone.owner]).compactMap { try? RecordArchive.decode($0) }
+        return try keyRecords(db, scope, zone: zone) + retired
+    }
+
     /// The post with its location opened, when it came sealed and a key is at hand.
     func opened(_ db: Database, _ post: Post) throws -> Post {
         guard post.location == nil, let sealed = post.sealedLocation, let keyring else { return post }
-        let keys = keyring.openZoneKeys(from: try Self.keyRecords(db, post.scope, zone: post.zone), zone: post.zone)
+        let keys = keyring.openZoneKeys(from: try Self.openingKeyRecords(db, post.scope, zone: post.zone), zone: post.zone)
         guard !keys.isEmpty else { return post }
         var opened = post
         opened.location = Self.open(sealed, keys, post.recordID)
@@ -90,7 +98,7 @@ extension DeviceStore {
     func locationSynced(_ db: Database, _ post: Post, in record: Record) -> Bool {
         guard let location = post.location else { return record.encrypted(Post.Key.location) == nil }
         guard let sealed = record.encrypted(Post.Key.location), let keyring,
-              let known = try? Self.keyRecords(db, post.scope, zone: post.zone) else { return false }
+              let known = try? Self.openingKeyRecords(db, post.scope, zone: post.zone) else { return false }
         return Self.open(sealed, keyring.openZoneKeys(from: known, zone: post.zone), post.recordID) == location
     }
 }

@@ -31,6 +31,12 @@ extension DeviceStore {
             for scope in [DatabaseScope.private, .shared] {
                 let schema = Self.schema(scope)
                 try openLocations(db, scope, where: "1")
+                // The rebuilt cloud may lack the key generations the device knew: while it merges with what the
+                // cloud holds, it still opens locations they sealed.
+                try db.execute(sql: """
+                    INSERT OR IGNORE INTO \(schema).retired_keys(zone_name, zone_owner, record)
+                    SELECT zone_name, zone_owner, record FROM \(schema).server_records WHERE name LIKE 'keys%'
+                    """)
                 try db.execute(sql: "DELETE FROM \(schema).server_records")
                 try db.execute(sql: "UPDATE \(schema).posts SET change_tag = NULL")
                 for table in ["posts", "comments"] {

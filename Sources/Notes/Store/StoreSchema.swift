@@ -45,6 +45,12 @@ enum StoreSchema {
         """
         ALTER TABLE SCHEMA.posts ADD COLUMN modified_on TEXT;
         """,
+        // v6: key records of a cloud this device rebuilt, kept to open what their keys sealed (never to seal).
+        """
+        CREATE TABLE IF NOT EXISTS SCHEMA.retired_keys(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, record BLOB NOT NULL,
+            UNIQUE(zone_name, zone_owner, record));
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
