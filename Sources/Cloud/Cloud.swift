@@ -81,6 +81,9 @@ public final class Cloud: Sendable {
     /// The fault plan in force for this connection.
     public var faultPlan: FaultPlan { faults.current }
 
+    /// Why the directory's `faults.json` cannot be read (it is then ignored), if it cannot.
+    public var faultPlanProblem: String? { faults.problem }
+
     /// Sets the plan every process reading this directory's `faults.json` obeys.
     public func setFaultPlan(_ plan: FaultPlan) throws(CloudError) {
         try FaultSwitch.write(plan, to: directory)

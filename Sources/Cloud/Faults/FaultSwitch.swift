@@ -24,12 +24,21 @@ final class FaultSwitch: @unchecked Sendable {
             if let cached, cached.stamp.tv_sec == info.st_mtim.tv_sec, cached.stamp.tv_nsec == info.st_mtim.tv_nsec {
                 return cached.plan
             }
-            // An unreadable or half-written file means no faults, never a crash.
+            // An unreadable or half-written file means no faults, never a crash; `problem` says why.
             let plan = (try? Data(contentsOf: URL(fileURLWithPath: path)))
                 .flatMap { try? JSONDecoder().decode(FaultPlan.self, from: $0) } ?? .off
             cached = (info.st_mtim, plan)
             return plan
         }
+    }
+
+    /// Why the file in force cannot be read as a plan (nil when there is none, or it reads): a plan written
+    /// by hand that does not parse must not pass for "no faults" in silence.
+    var problem: String? {
+        guard override == nil, FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return "\(path) cannot be read; no faults are injected" }
+        guard (try? JSONDecoder().decode(FaultPlan.self, from: data)) == nil else { return nil }
+        return "\(path) is not a fault plan; no faults are injected: fix it, or run cloudnotes cloud faults --off"
     }
 
     /// Writes the plan atomically, so readers see the old one or the new one.

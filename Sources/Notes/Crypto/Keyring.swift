@@ -33,14 +33,21 @@ public final class Keyring: @unchecked Sendable {
     public init(directory: URL, account: Account, cloud: Cloud) throws {
         self.account = account
         self.cloud = cloud
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError.invalid("cannot make the keychain folder \(directory.path): \(error.localizedDescription)")
+        }
         let file = directory.appendingPathComponent("\(account.id).key")
         if let raw = try? Data(contentsOf: file), let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw) {
             privateKey = key
         } else {
             privateKey = Curve25519.KeyAgreement.PrivateKey()
-            try privateKey.rawRepresentation.write(to: file, options: .atomic)
-            chmod(file.path, 0o600)
+            // Created readable by its owner only, from the first byte.
+            guard FileManager.default.createFile(atPath: file.path, contents: privateKey.rawRepresentation,
+                                                 attributes: [.posixPermissions: 0o600]) else {
+                throw StoreError.invalid("cannot write this device's key to \(file.path): the keychain folder is not writable")
+            }
         }
         keyID = Self.keyID(of: privateKey.publicKey)
     }

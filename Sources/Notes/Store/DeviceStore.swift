@@ -45,13 +45,19 @@ public final class DeviceStore: @unchecked Sendable {
             try db.execute(sql: "ATTACH DATABASE ? AS shared", arguments: [shared])
             try db.execute(sql: "PRAGMA shared.journal_mode = DELETE")
         }
-        queue = try DatabaseQueue(path: directory.appendingPathComponent("private.sqlite").path, configuration: config)
-        try queue.writeWithoutTransaction { db in
-            try db.inTransaction(.immediate) {  // the tables `write` locks through may not exist yet
-                try StoreSchema.migrate(db, schema: "main")
-                try StoreSchema.migrate(db, schema: "shared")
-                return .commit
+        do {
+            queue = try DatabaseQueue(path: directory.appendingPathComponent("private.sqlite").path, configuration: config)
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {  // the tables `write` locks through may not exist yet
+                    try StoreSchema.migrate(db, schema: "main")
+                    try StoreSchema.migrate(db, schema: "shared")
+                    return .commit
+                }
             }
+        } catch let error as DatabaseError {
+            // Which file, and what SQLite found, on one line: the person can move it aside or restore it.
+            throw StoreError.invalid("cannot open the device's store in \(directory.path) (private.sqlite, shared.sqlite): "
+                                     + (error.message ?? "\(error.resultCode)"))
         }
         for file in ["private.sqlite", "shared.sqlite"] { chmod(directory.appendingPathComponent(file).path, 0o600) }
     }

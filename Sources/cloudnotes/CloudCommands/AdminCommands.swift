@@ -62,8 +62,9 @@ struct Faults: ParsableCommand {
                              errors: try errors.map(FaultPlan.parseErrors) ?? TransientFault.allCases,
                              retryAfter: retryAfter ?? FaultPlan().retryAfter)
         }
-        let cloud = try cloud.open()
+        let cloud = try cloud.open(warning: false)
         if let plan { try cloud.setFaultPlan(plan) }
+        if let problem = cloud.faultPlanProblem { throw CLIError(message: problem) }
         let current = cloud.faultPlan
         if current.unreachable {
             Output.line("faults: unreachable (every request fails with network unavailable)")

@@ -20,7 +20,12 @@ struct CloudOptions: ParsableArguments {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
     }
 
-    func open() throws -> Cloud { try Cloud(directory: url) }
+    /// The cloud; a fault plan that cannot be read is said on stderr (`warning`), as it is ignored.
+    func open(warning: Bool = true) throws -> Cloud {
+        let cloud = try Cloud(directory: url)
+        if warning, let problem = cloud.faultPlanProblem { Output.warn(problem) }
+        return cloud
+    }
 }
 
 /// Who asks, and which of their databases and zones they address.

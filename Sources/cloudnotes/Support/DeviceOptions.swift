@@ -49,7 +49,13 @@ struct DeviceOptions: ParsableArguments {
         if remembered(directory)?.name != account {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(Self.identityFile))  // learnt again at the next open
         }
-        try Data((account + "\n").utf8).write(to: directory.appendingPathComponent("account"), options: .atomic)
+        try writePrivately(Data((account + "\n").utf8), to: directory.appendingPathComponent("account"))
+    }
+
+    /// Writes a file of the device's whole, readable by its owner only (whatever the umask), atomically.
+    private static func writePrivately(_ data: Data, to url: URL) throws {
+        try data.write(to: url, options: .atomic)
+        guard chmod(url.path, 0o600) == 0 else { throw CLIError(message: "cannot make \(url.path) private to its owner") }
     }
 
     /// The account (user record ID, email) the device belongs to, as it first met it in the cloud: a cloud
@@ -61,7 +67,7 @@ struct DeviceOptions: ParsableArguments {
     }
 
     static func remember(_ account: Account, in directory: URL) throws {
-        try JSONEncoder().encode(account).write(to: directory.appendingPathComponent(identityFile), options: .atomic)
+        try writePrivately(try JSONEncoder().encode(account), to: directory.appendingPathComponent(identityFile))
     }
 
     /// Opens the device and, for commands that read, syncs first so they show what is current.

@@ -25,6 +25,11 @@ enum Output {
         exit(code)
     }
 
+    /// A line on stderr that does not stop the command.
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("cloudnotes: warning: \(inert(message, keepingLineBreaks: false))\n".utf8))
+    }
+
     /// The text with every control character (and the bidirectional overrides that can make text read as
     /// other text) written as an escape.
     static func inert(_ text: String, keepingLineBreaks: Bool) -> String {
