@@ -51,3 +51,36 @@ import TestSupport
         #expect(!refused.stderr.unicodeScalars.contains { $0.value == 0x1B })
     }
 }
+
+/// Eve cannot squat the public key of an account that has not run the app
+/// yet: its user record in the public database is its own alone, and a key
+/// record planted the old way counts for nothing.
+@Suite struct KeySquattingTests {
+    @Test func nobodyButTheAccountWritesWhereItsKeyIsPublished() throws {
+        let app = App()
+        for name in ["jermaine", "eve"] { _ = try app.ok("status", as: name) }
+        _ = try CloudNotesBinary.run(["cloud", "create-account", "heather"], environment: app.environment)
+        let accounts = try JSONSerialization.jsonObject(with: Data(try CloudNotesBinary.run(["cloud", "accounts", "--json"],
+                                                                   environment: app.environment).stdout.utf8)) as! [[String: Any]]
+        let heather = try #require(accounts.first { $0["name"] as? String == "heather" }?["id"] as? String)
+        let fakeKey = Data(repeating: 7, count: 32).base64EncodedString()
+        let devices = Data("{\"evil\":\"\(fakeKey)\"}".utf8).base64EncodedString()
+        for name in [heather, "pk-" + heather] {
+            _ = try? app.run("cloud", "save-record", "--database", "public", "--type", "PublicKey", "--name", name,
+                             "--field", "devices:bytes=\(devices)", as: "eve")
+        }
+        let squat = try app.run("cloud", "save-record", "--database", "public", "--type", "PublicKey", "--name", heather,
+                                "--field", "devices:bytes=\(devices)", as: "eve")
+        #expect(squat.isOneLineRefusal && squat.stderr.contains("another account's user record"), "\(squat.stderr)")
+
+        // Heather runs the app; jermaine shares a post with a location with her: she reads it, sealed for her key only.
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new", "Meeting", "--location", "Hanoi", as: "jermaine")
+        let url = try app.ok("share", "Meeting", "--invite", "heather", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("sync", as: "jermaine")
+        #expect(try app.post("Meeting", as: "heather")["location"] as? String == "Hanoi")
+        let keys = try CloudNotesBinary.run(["cloud", "dump", "--json"], environment: app.environment).stdout
+        #expect(!keys.contains("evil"), "no envelope for eve's planted key")
+    }
+}

@@ -70,6 +70,11 @@ struct ZoneAccess {
             if let existing, existing.createdBy != callerID {
                 throw CloudError.permissionFailure("only its creator changes a record in the public database")
             }
+            // As CloudKit's user records: the public record named by an account's user record ID is that
+            // account's alone, so nobody can write (squat) it before the account first does.
+            if name != callerID, try Cloud.fetchAccount(db, column: "id", value: name) != nil {
+                throw CloudError.permissionFailure("record \(name) is another account's user record")
+            }
         case .zoneWide(_, let participant):
             try requireWritable(db, participant)
         case .hierarchies(let grants):

@@ -58,7 +58,15 @@ public final class Keyring: @unchecked Sendable {
 
     private var publicDatabase: CloudDatabase { cloud.database(.public, as: account) }
 
+    /// Where an account's device keys are published: its user record in the public database, which the cloud
+    /// lets only that account write.
     private static func publicKeyID(_ userRecordID: String) -> RecordID {
+        RecordID(name: userRecordID, zone: ZoneID(name: ZoneID.defaultName))
+    }
+
+    /// Where versions before user records published them: any account could write it first, so it counts
+    /// only if the account itself created it.
+    private static func legacyPublicKeyID(_ userRecordID: String) -> RecordID {
         RecordID(name: "pk-" + userRecordID, zone: ZoneID(name: ZoneID.defaultName))
     }
 
@@ -78,8 +86,14 @@ public final class Keyring: @unchecked Sendable {
 
     /// Every device key an account has published, by key ID.
     func publicKeys(of userRecordID: String) throws -> [String: Curve25519.KeyAgreement.PublicKey] {
-        guard let record = try Self.existing(Self.publicKeyID(userRecordID), in: publicDatabase) else { return [:] }
-        return Self.deviceKeys(in: record).compactMapValues { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0) }
+        var records = try Self.existing(Self.publicKeyID(userRecordID), in: publicDatabase).map { [$0] } ?? []
+        if let legacy = try Self.existing(Self.legacyPublicKeyID(userRecordID), in: publicDatabase),
+           legacy.system?.createdBy == userRecordID {
+            records.append(legacy)
+        }
+        return records.flatMap(Self.deviceKeys(in:)).reduce(into: [:]) { keys, entry in
+            if let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: entry.value) { keys[entry.key] = key }
+        }
     }
 
     /// The raw device keys of a public record; one published before device keys counts as one.
