@@ -33,6 +33,21 @@ import TestSupport
         try device.store.save(Post(id: id, zone: notes.zone, title: id, location: place), by: device.account.currentAccount()!.id, now: Date())
     }
 
+    /// The owner's device, after heather posted p1 at Hanoi and shared it read-write with mary, who accepted.
+    func ownerSharingWithMary() throws -> (owner: NotesSync, mary: Account) {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        let shared = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+            .share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite)
+        guard case .shared(let url) = shared else { throw ShareFailure(description: "not shared: \(shared)") }
+        _ = try test.cloud.acceptShare(url, as: mary)
+        return (owner, mary)
+    }
+
+    struct ShareFailure: Error, CustomStringConvertible { var description: String }
+
     func settle(_ devices: [NotesSync]) throws {
         for _ in 0..<3 { for device in devices { try device.syncNow() } }
     }
@@ -94,13 +109,7 @@ import TestSupport
     /// Its key missing from the cloud (its publish failed; the cloud was emptied and rebuilt without it), a
     /// participant's device publishes it on its next sync, so the owner's devices can grant it the notebook's key.
     @Test func aParticipantsUnpublishedKeyIsPublishedBySyncAndThenGranted() throws {
-        let owner = try device("owner", keychain: "keychain-owner")
-        let mary = try test.cloud.createAccount(name: "mary")
-        try post("p1", at: "Hanoi", on: owner)
-        try owner.syncNow()
-        guard case .shared(let url) = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
-            .share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite) else { Issue.record("not shared"); return }
-        _ = try test.cloud.acceptShare(url, as: mary)
+        let (owner, mary) = try ownerSharingWithMary()
         let phone = try device("mary-phone", keychain: "keychain-mary-phone", account: mary, publish: false)
         try phone.syncNow()
         #expect(try phone.store.post("p1").location == nil, "not granted yet")
@@ -112,15 +121,11 @@ import TestSupport
     /// A location a participant typed before the cloud was put back to an older copy survives the rebuild:
     /// while the device merges with what the cloud holds, it still opens what the keys it knew sealed.
     @Test func aParticipantsTypedLocationSurvivesTheCloudPutBack() throws {
-        let owner = try device("owner", keychain: "keychain-owner")
-        let mary = try test.cloud.createAccount(name: "mary")
+        let (owner, mary) = try ownerSharingWithMary()
         let phone = try device("mary-phone", keychain: "keychain-mary", account: mary)
-        try post("p1", at: "Hanoi", on: owner)
-        try owner.syncNow()
-        guard case .shared(let url) = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
-            .share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite) else { Issue.record("not shared"); return }
-        _ = try test.cloud.acceptShare(url, as: mary)
+        try owner.syncNow()  // grants the phone's key
         try phone.syncNow()
+        #expect(try phone.store.post("p1").location == "Hanoi")
         let tampering = CloudTampering(directory: test.directory.url)
         let backup = try tampering.snapshot()
         try post("p2", at: "Hue", on: owner)
@@ -138,13 +143,7 @@ import TestSupport
     }
 
     @Test func aParticipantsLocationWaitingForItsKeySaysWhy() throws {
-        let owner = try device("owner", keychain: "keychain-owner")
-        let mary = try test.cloud.createAccount(name: "mary")
-        try post("p1", at: "Hanoi", on: owner)
-        try owner.syncNow()
-        guard case .shared(let url) = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
-            .share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite) else { Issue.record("not shared"); return }
-        _ = try test.cloud.acceptShare(url, as: mary)
+        let (owner, mary) = try ownerSharingWithMary()
         let phone = try device("mary-phone", keychain: "keychain-mary-phone", account: mary)  // published after the grant
         try phone.syncNow()
         var post = try phone.store.post("p1")
