@@ -1,4 +1,5 @@
 import Cloud
+import Crypto
 import Foundation
 import Notes
 import Sync
@@ -140,6 +141,39 @@ import TestSupport
         try phone.reupload()
         let location = try phone.store.post("p1").location ?? "-"
         #expect(location.contains("Saigon") && location.contains("Hanoi"), "both kept: \(location)")
+    }
+
+    /// A read-write participant can write the share's key record (it sits inside the share); a key planted
+    /// there is never used by the owner's devices to seal, and their next sync writes the record again.
+    @Test func aKeyPlantedByAParticipantIsNeverUsedToSeal() throws {
+        let (owner, mary) = try ownerSharingWithMary()
+        try owner.syncNow()
+        let user = try test.cloud.database(.public, as: mary).record(RecordID(name: heather.id, zone: ZoneID(name: ZoneID.defaultName)))
+        guard case .bytes(let published)? = user["devices"] else { Issue.record("no published key"); return }
+        let devices = try JSONDecoder().decode([String: Data].self, from: published)
+        let evil = SymmetricKey(size: .bits256)
+        var envelopes: [String: Data] = [:]
+        for (keyID, raw) in devices {
+            envelopes["\(heather.id)/\(keyID)"] = try Sealing.wrap(evil, for: try Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw),
+                                                                 zone: try owner.store.post("p1").zone)
+        }
+        let planted = try JSONSerialization.data(withJSONObject: [["id": "evil", "envelopes": envelopes.mapValues { $0.base64EncodedString() }]])
+        let marysView = test.cloud.database(.shared, as: mary)
+        let zone = try owner.store.post("p1").zone
+        var keys = try marysView.record(RecordID(name: "keys-p1", zone: zone))
+        keys["generations"] = .bytes(planted)
+        try marysView.save(keys)
+
+        try owner.syncNow()  // fetches the planted record, and writes it again
+        try post("p2", at: "Secret", on: owner)
+        try owner.syncNow()
+        let sealed = try test.cloud.database(.private, as: heather).record(RecordID(name: "p2", zone: zone)).encrypted("location")
+        #expect(sealed != nil && Sealing.open(sealed!, key: evil, record: RecordID(name: "p2", zone: zone)) == nil,
+                "sealed with a key mary planted")
+        let again = try test.cloud.database(.private, as: heather).record(RecordID(name: "keys-p1", zone: zone))
+        #expect(again.system?.modifiedBy == heather.id)
+        guard case .bytes(let generations)? = again["generations"] else { Issue.record("no generations"); return }
+        #expect(!String(decoding: generations, as: UTF8.self).contains("evil"))
     }
 
     @Test func aParticipantsLocationWaitingForItsKeySaysWhy() throws {

@@ -16,7 +16,7 @@ extension Keyring {
             key = sealingKey(from: [record], zone: zone)
             guard key == nil else { return false }
             let fresh = SymmetricKey(size: .bits256)
-            var keys = ZoneKeys(record: record)
+            var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
             _ = try addEnvelopes([(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
             try keys.write(into: &record)
             key = fresh
@@ -35,7 +35,8 @@ extension Keyring {
             // The zone's own keys, read again on every try: what this device holds of them is what it grants.
             let own = try record.id.name == "keys" ? record : Self.existing(ZoneKeys.recordID(zone: zone, root: nil), in: db) ?? record
             let held = ZoneKeys(record: own).generations.compactMap { generation in open(generation, zone: zone).map { (generation.id, $0) } }
-            var keys = ZoneKeys(record: record)
+            // A record someone else wrote over is written again from what this device holds, without what they put in it.
+            var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
             guard try addEnvelopes(held, to: &keys, zone: zone, for: [account.id] + users) else { return false }
             try keys.write(into: &record)
             if let root, record.parent != root { record.setParent(root) }
@@ -48,6 +49,7 @@ extension Keyring {
     /// keys `keysOf` gives): then `grant` has something to add.
     func lacksEnvelopes(_ record: Record?, of own: Record, for users: [String],
                         keysOf: (String) throws -> [String: Curve25519.KeyAgreement.PublicKey]) rethrows -> Bool {
+        if let record, !Self.isTrusted(record, zone: own.id.zone) { return true }  // to be written again by the owner
         let granted = record.map(ZoneKeys.init(record:)) ?? ZoneKeys()
         for generation in ZoneKeys(record: own).generations where open(generation, zone: own.id.zone) != nil {
             guard let copy = granted.generations.first(where: { $0.id == generation.id }) else { return true }

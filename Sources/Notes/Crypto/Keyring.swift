@@ -111,12 +111,20 @@ public final class Keyring: @unchecked Sendable {
     /// Every zone key this device can open from the given key records, oldest generation first.
     func openZoneKeys(from records: [Record], zone: ZoneID) -> [SymmetricKey] {
         var keys: [SymmetricKey] = []
-        for record in records where record.type == ZoneKeys.recordType {
+        for record in records where record.type == ZoneKeys.recordType && Self.isTrusted(record, zone: zone) {
             for generation in ZoneKeys(record: record).generations {
                 if let key = open(generation, zone: zone), !keys.contains(key) { keys.append(key) }
             }
         }
         return keys
+    }
+
+    /// Whether a key record is the zone owner's: a participant who may write the records of a share (its
+    /// key record sits inside it) could otherwise plant a key the owner's devices would seal with. The cloud
+    /// stamps who last modified a record; one not saved yet is this device's own.
+    static func isTrusted(_ record: Record, zone: ZoneID) -> Bool {
+        guard let system = record.system else { return true }
+        return system.modifiedBy == zone.owner
     }
 
     /// The key to seal with: the newest generation this device can open.
