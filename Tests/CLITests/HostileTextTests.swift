@@ -54,7 +54,7 @@ import TestSupport
 
 /// Eve cannot squat the public key of an account that has not run the app
 /// yet: its user record in the public database is its own alone, and a key
-/// record planted the old way counts for nothing.
+/// record planted the old way (pk-ID) is not read.
 @Suite struct KeySquattingTests {
     @Test func nobodyButTheAccountWritesWhereItsKeyIsPublished() throws {
         let app = App()

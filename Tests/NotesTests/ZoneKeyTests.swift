@@ -176,6 +176,50 @@ import TestSupport
         #expect(!String(decoding: generations, as: UTF8.self).contains("evil"))
     }
 
+    /// Removing a participant rotates the notebook's key: a location sealed after it opens with no key the
+    /// removed person ever held, and those who remain still read it.
+    @Test func aRemovedParticipantCannotOpenLaterLocations() throws {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary"), zoe = try test.cloud.createAccount(name: "zoe")
+        let marysPhone = try device("mary-phone", keychain: "keychain-mary", account: mary)
+        let zoesPhone = try device("zoe-phone", keychain: "keychain-zoe", account: zoe)
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        let sharing = PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+        guard case .shared(let url) = try sharing.share(try owner.store.post("p1"), inviting: ["mary", "zoe"], permission: .readWrite)
+        else { Issue.record("not shared"); return }
+        for account in [mary, zoe] { _ = try test.cloud.acceptShare(url, as: account) }
+        for phone in [marysPhone, zoesPhone] { try phone.syncNow() }
+        #expect(try marysPhone.store.post("p1").location == "Hanoi")
+        let zone = try owner.store.post("p1").zone
+
+        // Every key mary could open while she took part.
+        let marysKey = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Data(contentsOf: dir.path("keychain-mary").appendingPathComponent("\(mary.id).key")))
+        func keysMaryHolds() throws -> [SymmetricKey] {
+            let record = try test.cloud.database(.shared, as: mary).record(RecordID(name: "keys-p1", zone: zone))
+            guard case .bytes(let data)? = record["generations"],
+                  let generations = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+            return generations.flatMap { ($0["envelopes"] as? [String: String] ?? [:]).filter { $0.key.hasPrefix(mary.id) }.values }
+                .compactMap { Data(base64Encoded: $0).flatMap { Sealing.unwrap($0, with: marysKey, zone: zone) } }
+        }
+        let held = try keysMaryHolds()
+        #expect(!held.isEmpty)
+
+        try sharing.removeParticipant(email: mary.email, from: try owner.store.post("p1"))
+        try owner.syncNow()
+        var edited = try owner.store.post("p1")
+        let base = edited.fields
+        edited.location = "New office"
+        _ = try owner.store.saveEdit(edited, from: base, by: Editor(account: heather, device: "owner"), now: Date())
+        try owner.syncNow()
+
+        let sealed = try #require(try test.cloud.database(.private, as: heather).record(RecordID(name: "p1", zone: zone)).encrypted("location"))
+        #expect(held.allSatisfy { Sealing.open(sealed, key: $0, record: RecordID(name: "p1", zone: zone)) == nil },
+                "opens with a key mary held")
+        try zoesPhone.syncNow()
+        #expect(try zoesPhone.store.post("p1").location == "New office")
+    }
+
     @Test func aParticipantsLocationWaitingForItsKeySaysWhy() throws {
         let (owner, mary) = try ownerSharingWithMary()
         let phone = try device("mary-phone", keychain: "keychain-mary-phone", account: mary)  // published after the grant

@@ -31,8 +31,25 @@ extension DeviceStore {
                 try keyring.grant(zone: own.id.zone, root: nil, to: [])
             }
         }
+        // A participant removed while holding the newest key: later locations are sealed with a new one.
+        var rotated = Set<ZoneID>()
+        for share in shares where share.id.zone.owner == me && !rotated.contains(share.id.zone) {
+            let removed = share.participants.filter { $0.status == .removed }.compactMap(\.userRecordID)
+            guard !removed.isEmpty, let own = byID[ZoneKeys.recordID(zone: share.id.zone, root: nil)],
+                  let granted = byID[ZoneKeys.recordID(zone: share.id.zone, root: share.rootRecord)],
+                  keyring.holdsNewest(granted, of: own, users: removed) else { continue }
+            try keyring.rotate(zone: share.id.zone)
+            rotated.insert(share.id.zone)
+            // At hand before the next send, so nothing more is sealed with the key the removed person holds.
+            let record = try keyring.cloud.database(.private, as: keyring.account).record(ZoneKeys.recordID(zone: share.id.zone, root: nil))
+            try write { db in try Self.remember(db, .private, record) }
+        }
         for share in shares where share.id.zone.owner == me {
             let wanted = share.invitees.compactMap(\.userRecordID)
+            if rotated.contains(share.id.zone) {
+                try keyring.grant(zone: share.id.zone, root: share.rootRecord, to: wanted)  // the new generation, at once
+                continue
+            }
             guard let own = byID[ZoneKeys.recordID(zone: share.id.zone, root: nil)] else {
                 try keyring.grant(zone: share.id.zone, root: share.rootRecord, to: wanted)  // no key here yet
                 continue

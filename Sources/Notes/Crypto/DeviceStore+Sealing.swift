@@ -47,7 +47,7 @@ extension DeviceStore {
         let known = try read { db in try Self.keyRecords(db, post.scope, zone: post.zone) }
         // Only keys at hand: the record provider must not talk to the cloud (see `prepareZoneKeys`).
         let keys = keyring.openZoneKeys(from: known, zone: post.zone)
-        guard let key = keys.last else { return }
+        guard let key = keyring.sealingKey(from: known, zone: post.zone) else { return }
         if let current = record.encrypted(Post.Key.location), Self.open(current, keys, post.recordID) == location { return }
         record.setEncrypted(Post.Key.location, try Sealing.seal(location, key: key, record: post.recordID))
     }

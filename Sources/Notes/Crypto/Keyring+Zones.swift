@@ -25,6 +25,27 @@ extension Keyring {
         return key!
     }
 
+    /// Adds a new generation to the zone's own key record, wrapped for this account's device keys only: what
+    /// is sealed from now on is closed to a participant who was removed (they kept the older keys). `grant`
+    /// then wraps it for those who remain.
+    public func rotate(zone: ZoneID) throws {
+        try Self.update(ZoneKeys.recordID(zone: zone, root: nil), type: ZoneKeys.recordType, in: cloud.database(.private, as: account)) { record in
+            let fresh = SymmetricKey(size: .bits256)
+            var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
+            _ = try addEnvelopes([(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
+            try keys.write(into: &record)
+            return true
+        }
+    }
+
+    /// Whether any of `users` holds an envelope of the newest generation of the zone's own key record (`own`)
+    /// in `granted` (a share's key record, or the zone's own).
+    func holdsNewest(_ granted: Record, of own: Record, users: [String]) -> Bool {
+        guard Self.isTrusted(granted, zone: own.id.zone), let newest = ZoneKeys(record: own).generations.last,
+              let copy = ZoneKeys(record: granted).generations.first(where: { $0.id == newest.id }) else { return false }
+        return copy.envelopes.keys.contains { name in users.contains { name == $0 || name.hasPrefix($0 + "/") } }
+    }
+
     /// Wraps every generation of the zone's key this device holds for the
     /// account's own device keys and for `users` (a share's participants), in
     /// the record they can see: the share's (`root`), or the zone's own.

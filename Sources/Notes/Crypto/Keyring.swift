@@ -64,11 +64,7 @@ public final class Keyring: @unchecked Sendable {
         RecordID(name: userRecordID, zone: ZoneID(name: ZoneID.defaultName))
     }
 
-    /// Where versions before user records published them: any account could write it first, so it counts
-    /// only if the account itself created it.
-    private static func legacyPublicKeyID(_ userRecordID: String) -> RecordID {
-        RecordID(name: "pk-" + userRecordID, zone: ZoneID(name: ZoneID.defaultName))
-    }
+
 
     // MARK: Device keys
 
@@ -84,16 +80,12 @@ public final class Keyring: @unchecked Sendable {
         }
     }
 
-    /// Every device key an account has published, by key ID.
+    /// Every device key an account has published, by key ID. (Keys that versions before user records
+    /// published to `pk-ID`, a name any account could write first, are not read: a device publishes again
+    /// on its first sync after the update.)
     func publicKeys(of userRecordID: String) throws -> [String: Curve25519.KeyAgreement.PublicKey] {
-        var records = try Self.existing(Self.publicKeyID(userRecordID), in: publicDatabase).map { [$0] } ?? []
-        if let legacy = try Self.existing(Self.legacyPublicKeyID(userRecordID), in: publicDatabase),
-           legacy.system?.createdBy == userRecordID {
-            records.append(legacy)
-        }
-        return records.flatMap(Self.deviceKeys(in:)).reduce(into: [:]) { keys, entry in
-            if let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: entry.value) { keys[entry.key] = key }
-        }
+        guard let record = try Self.existing(Self.publicKeyID(userRecordID), in: publicDatabase) else { return [:] }
+        return Self.deviceKeys(in: record).compactMapValues { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0) }
     }
 
     /// The raw device keys of a public record; one published before device keys counts as one.
@@ -127,8 +119,11 @@ public final class Keyring: @unchecked Sendable {
         return system.modifiedBy == zone.owner
     }
 
-    /// The key to seal with: the newest generation this device can open.
-    func sealingKey(from records: [Record], zone: ZoneID) -> SymmetricKey? { openZoneKeys(from: records, zone: zone).last }
+    /// The key to seal with: the newest generation this device can open, of the zone's own key record when
+    /// it can open one there (a share's record may lag behind a rotation).
+    func sealingKey(from records: [Record], zone: ZoneID) -> SymmetricKey? {
+        openZoneKeys(from: records.filter { $0.id.name == "keys" }, zone: zone).last ?? openZoneKeys(from: records, zone: zone).last
+    }
 
     func open(_ generation: ZoneKeys.Generation, zone: ZoneID) -> SymmetricKey? {
         let mine = generation.envelopes[ZoneKeys.envelopeName(user: account.id, key: keyID)] ?? generation.envelopes[account.id]
