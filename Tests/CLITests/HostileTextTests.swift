@@ -84,3 +84,25 @@ import TestSupport
         #expect(!keys.contains("evil"), "no envelope for eve's planted key")
     }
 }
+
+/// A location a device cannot open is said, not shown as nothing: heather's
+/// account existed, but she had never run the app when mary shared, so no
+/// key was wrapped for her until mary's devices next sync.
+@Suite struct LockedLocationTests {
+    @Test func aLocationThisDeviceCannotOpenYetIsSaidInShowAndStatus() throws {
+        let app = App()
+        _ = try CloudNotesBinary.run(["cloud", "create-account", "heather"], environment: app.environment)
+        _ = try app.ok("new", "Trip", "--location", "Da Lat", as: "mary")
+        let url = try app.ok("share", "Trip", "--invite", "heather", as: "mary").trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+
+        let shown = try app.post("Trip", as: "heather")
+        #expect(shown["location"] == nil && shown["locationLocked"] as? Bool == true)
+        #expect(try app.ok("show", "Trip", as: "heather").contains("sealed with a key this device has not been granted yet"))
+        #expect(try app.ok("status", as: "heather").contains("1 post with a location sealed with a key"))
+
+        _ = try app.ok("sync", as: "mary")  // grants heather's key, published on her first run
+        #expect(try app.post("Trip", as: "heather")["location"] as? String == "Da Lat")
+        #expect(!(try app.ok("status", as: "heather")).contains("sealed with a key"))
+    }
+}

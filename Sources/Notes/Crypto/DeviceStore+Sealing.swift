@@ -94,6 +94,19 @@ extension DeviceStore {
         }
     }
 
+    /// How many posts hold a location this device cannot open (it was granted no key for it yet): for
+    /// `status`, so a missing location is never silent.
+    public func lockedLocationCount() throws -> Int {
+        try read { db in
+            var count = 0
+            for scope in [DatabaseScope.private, .shared] {
+                let rows = try Row.fetchAll(db, sql: "SELECT \(Self.postColumns) FROM \(Self.schema(scope)).posts WHERE location IS NULL AND location_sealed IS NOT NULL")
+                for row in rows where try opened(db, Self.post(from: row, scope: scope)).locationLocked { count += 1 }
+            }
+            return count
+        }
+    }
+
     /// Whether the cloud's record holds the post's location (sealed), as the device has it.
     func locationSynced(_ db: Database, _ post: Post, in record: Record) -> Bool {
         guard let location = post.location else { return record.encrypted(Post.Key.location) == nil }

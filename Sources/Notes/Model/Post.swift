@@ -25,6 +25,9 @@ public struct Post: Equatable, Sendable {
     /// The location as the cloud holds it, sealed; opened when a zone key is at hand.
     var sealedLocation: Data?
 
+    /// The post has a location this device cannot open: it holds no key the location was sealed with (yet).
+    public var locationLocked: Bool { location == nil && sealedLocation != nil }
+
     public init(id: String, zone: ZoneID, scope: DatabaseScope = .private, title: String, content: String = "",
                 tags: [String] = [], location: String? = nil) {
         self.id = id

@@ -69,15 +69,23 @@ struct Status: ParsableCommand {
         var pending: Int
         var lastSync: Date?
         var lastError: String?
+        /// Posts whose location this device holds no key to open yet.
+        var lockedLocations: Int
     }
 
     func run() throws {
         let session = try device.open(syncFirst: true)
         let (lastSync, lastError) = try session.store.syncStatus()
         let view = View(account: session.account.name, device: session.device, pending: try session.store.pendingCount(),
-                        lastSync: lastSync, lastError: lastError)
+                        lastSync: lastSync, lastError: lastError, lockedLocations: try session.store.lockedLocationCount())
         if json { return try Output.json(view) }
-        Output.table([["account", view.account], ["device", view.device], ["pending", String(view.pending)],
-                      ["last sync", lastSync.map(Output.date) ?? "never"], ["last error", lastError ?? "none"]])
+        var rows = [["account", view.account], ["device", view.device], ["pending", String(view.pending)],
+                    ["last sync", lastSync.map(Output.date) ?? "never"], ["last error", lastError ?? "none"]]
+        if view.lockedLocations > 0 {
+            let posts = view.lockedLocations == 1 ? "1 post" : "\(view.lockedLocations) posts"
+            rows.append(["locked", "\(posts) with a location sealed with a key this device has not been granted yet "
+                         + "(the owner's devices grant it when they next sync)"])
+        }
+        Output.table(rows)
     }
 }

@@ -11,6 +11,8 @@ struct PostView: Encodable {
     var content: String
     var tags: [String]
     var location: String?
+    /// It has a location this device holds no key to open yet.
+    var locationLocked: Bool
     var created: RecordView.Stamp?
     var modified: RecordView.Stamp?
     var shared: Bool
@@ -45,6 +47,7 @@ struct PostView: Encodable {
         content = post.content
         tags = post.tags
         location = post.location
+        locationLocked = post.locationLocked
         created = post.createdAt.map { RecordView.Stamp(at: $0, by: post.createdBy.map(names.callAsFunction) ?? "?") }
         modified = post.modifiedAt.map { RecordView.Stamp(at: $0, by: post.modifiedBy.map(names.callAsFunction) ?? "?") }
         shared = sharing.isShared(post)
@@ -67,6 +70,7 @@ struct PostView: Encodable {
         var rows: [[String]] = [["  id", id], ["  notebook", "\(notebook) (\(owner))"]]
         if !tags.isEmpty { rows.append(["  tags", tags.joined(separator: ", ")]) }
         if let location { rows.append(["  location", location]) }
+        if locationLocked { rows.append(["  location", "(sealed with a key this device has not been granted yet)"]) }
         if let created { rows.append(["  created", "\(Output.date(created.at)) by \(created.by)"]) }
         if let modified { rows.append(["  modified", "\(Output.date(modified.at)) by \(modified.by)"]) }
         if !markers.isEmpty { rows.append(["  marks", markers]) }
