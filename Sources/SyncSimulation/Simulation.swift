@@ -28,6 +28,8 @@ public final class Simulation {
     /// The cloud's file, to empty or to put back to an older copy (`snapshots`), as careless operators do.
     private let tampering: CloudTampering
     private var snapshots: [Data] = []
+    /// An account with no app that shares are shared with too, sending raw requests (`Adversary`).
+    private let adversary: Adversary
 
     /// What the simulation did, for the checks.
     struct Model {
@@ -56,6 +58,7 @@ public final class Simulation {
         tampering = CloudTampering(directory: directory)
         self.log = log.map { [clock] sink in SyncLog(sink: sink, device: "sim", clock: clock) }
         for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }
+        adversary = Adversary(account: try cloud.createAccount(name: "eve"), observer: observer)
         for d in 0..<max(1, options.devices) {
             let account = accounts[d % accounts.count]
             let name = "\(account.name)/d\(d)"
@@ -80,7 +83,7 @@ public final class Simulation {
         let choices: [(Double, String)] = [
             (25, "write"), (10, "writeShared"), (6, "delete"), (2, "createZone"), (1, "deleteZone"),
             (15, "send"), (15, "fetch"), (3, "share"), (4, "accept"), (1, "removeParticipant"),
-            (1, "setPermission"), (1, "leave"), (0.5, "stopSharing"), (2, "rogueWrite"),
+            (1, "setPermission"), (1, "leave"), (0.5, "stopSharing"), (2, "rogueWrite"), (8, "attack"),
             (3 * harsh, "zoneDeletedBehindBack"), (5 * harsh, "crash"), (3 * harsh, "applyFails"),
             (1 * harsh, "snapshotCloud"), (0.25 * harsh, "emptyCloud"), (0.25 * harsh, "restoreCloud"),
         ]
@@ -126,6 +129,7 @@ public final class Simulation {
         case "accept": accept(as: account)
         case "removeParticipant", "setPermission", "leave", "stopSharing": changeShare(action, as: account)
         case "rogueWrite": rogueWrite(as: account)
+        case "attack": try attack()
         case "zoneDeletedBehindBack":
             let zone = zone(of: account)
             let existed = try zoneExists(zone, of: account)
@@ -234,14 +238,14 @@ public final class Simulation {
             if random.below(5) == 0 {
                 share.publicPermission = permissions[random.below(2)]
             } else {
-                for other in others(than: owner) where random.below(2) == 0 {
+                for other in others(than: owner) + [adversary.account] where random.below(2) == 0 {
                     share.addParticipant(try db.lookUpParticipant(accountName: other.name), permission: permissions[random.below(2)])
                 }
             }
             noted = " \(share.rootRecord.map { "root \($0)" } ?? "zone \(zone)") public \(share.publicPermission)"
                 + " inviting \(share.participants.filter { $0.role != .owner }.map { "\($0.userRecordID ?? "?"):\($0.permission)" })"
             let saved = try db.saveShare(share, rootRecord: root)
-            let writers = share.publicPermission == .readWrite ? Set(accounts.map(\.id))
+            let writers = share.publicPermission == .readWrite ? Set((accounts + [adversary.account]).map(\.id))
                 : Set(share.participants.filter { $0.permission == .readWrite }.compactMap(\.userRecordID))
             model.writers[zone, default: []].formUnion(writers)
             model.shares.append(Model.SharedItem(url: saved.url!, id: saved.share.id, owner: owner))
@@ -279,6 +283,29 @@ public final class Simulation {
                 try owner.deleteShare(share.id)
             }
         }
+    }
+
+    /// The adversary accepts a share it may join, or sends one raw request; what it did must be within its rights.
+    private func attack() throws {
+        // Shares that would let it in: it was invited, or anyone with the link may join.
+        let open = model.shares.filter { item in
+            guard let share = try? observer.database(.private, as: item.owner).fetchShare(item.id) else { return false }
+            return share.publicPermission != .none || share.participant(adversary.account.id)?.status == .pending
+        }
+        if random.below(2) == 0, !open.isEmpty {
+            let share = open[random.below(open.count)]
+            noted = " eve accepts \(share.id)"
+            if (try? cloud.acceptShare(share.url, as: adversary.account)) != nil, (try? observer.database(.private, as: share.owner)
+                .fetchShare(share.id).participant(adversary.account.id)?.permission) == .readWrite {
+                model.writers[share.id.zone, default: []].insert(adversary.account.id)
+            }
+            return
+        }
+        let outcome = try adversary.attack(cloud, accounts: accounts + [adversary.account], random: random)
+        noted = outcome.note
+        violations += outcome.violations
+        model.deletedRecords.formUnion(outcome.deleted)
+        if let zone = outcome.wrote { model.writers[zone, default: []].insert(adversary.account.id) }
     }
 
     /// Counts `account` among the zone's writers if the share now lets it

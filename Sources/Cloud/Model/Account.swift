@@ -17,6 +17,11 @@ public struct Account: Hashable, Codable, Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
+    /// Whether a name has the shape of a user record ID ('_' and 32 hex digits, as `Cloud.createAccount` makes them).
+    static func isUserRecordID(_ name: String) -> Bool {
+        name.utf8.count == 33 && name.hasPrefix("_") && name.dropFirst().allSatisfy(\.isHexDigit)
+    }
+
     /// Names are what people type after `--account`: short, no spaces.
     static func validate(name: String) throws(CloudError) {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "._-"))

@@ -70,9 +70,10 @@ struct ZoneAccess {
             if let existing, existing.createdBy != callerID {
                 throw CloudError.permissionFailure("only its creator changes a record in the public database")
             }
-            // As CloudKit's user records: the public record named by an account's user record ID is that
-            // account's alone, so nobody can write (squat) it before the account first does.
-            if name != callerID, try Cloud.fetchAccount(db, column: "id", value: name) != nil {
+            // As CloudKit's user records: the public record named by a user record ID is that account's
+            // alone, so nobody can write (squat) it before the account first does, nor while a cloud that
+            // lost the account waits for it to come back.
+            if name != callerID, Account.isUserRecordID(name) {
                 throw CloudError.permissionFailure("record \(name) is another account's user record")
             }
         case .zoneWide(_, let participant):

@@ -67,6 +67,17 @@ import TestSupport
         #expect(try f.owner.record(f.comment.id).parent == "p1")
     }
 
+    /// Found by the simulation's adversary: while an emptied cloud waits for an account to come back, its
+    /// user record's name must stay its own (a user record ID's shape reserves it).
+    @Test func aUserRecordNameStaysItsAccountsWhileTheAccountIsGone() throws {
+        let gone = "_" + String(repeating: "ab", count: 16)
+        var planted = Record.make(gone, in: ZoneID(name: ZoneID.defaultName), type: "PublicKey")
+        planted["devices"] = .bytes(Data("{}".utf8))
+        #expect(throws: CloudError.permissionFailure("record \(gone) is another account's user record")) {
+            try f.cloud.database(.public, as: f.heather).save(planted)
+        }
+    }
+
     @Test func loweringThePublicPermissionLowersPublicUsers() throws {
         _ = try f.owner.setPublicPermission(.readWrite, on: saved.share.id)
         let eve = try f.cloud.createAccount(name: "eve")

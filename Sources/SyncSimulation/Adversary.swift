@@ -1,0 +1,176 @@
+import Cloud
+import Foundation
+
+/// A hostile participant: an account with no app, invited to shares with
+/// every permission, that sends raw requests the app never sends (saves
+/// with parents and delete-self references anywhere, deletions of anything,
+/// key records, other accounts' user records, tokens the cloud never
+/// issued). After each request it checks, past the faults, that the cloud
+/// held: nothing it may not write changed, no share root was deleted or
+/// moved, every live share's root exists, no other account's user record
+/// was written, and a forged token was refused.
+struct Adversary {
+    let account: Account
+    /// The same cloud with faults off, to see what a request did.
+    let observer: Cloud
+
+    /// What one attack did, for the log and the model.
+    struct Outcome {
+        var note = ""
+        var violations: [String] = []
+        var deleted: [RecordID] = []
+        var wrote: ZoneID?
+        /// Records it saved in this attack (one may be gone again by its end).
+        var saved: Set<String> = []
+    }
+
+    /// A zone's records as its owner sees them: name → (change tag, parent, names it references).
+    private typealias Snapshot = [String: (tag: String?, parent: String?, references: Set<String>)]
+
+    func attack(_ cloud: Cloud, accounts: [Account], random: SeededRandom) throws -> Outcome {
+        var outcome = Outcome()
+        let mine = cloud.database(.shared, as: account)
+        let zones = try observer.database(.shared, as: account).allZones().sorted { $0.description < $1.description }
+        let kind = random.below(7)
+        if kind == 6 || zones.isEmpty {
+            try forgeUserRecord(cloud, accounts: accounts, random: random, &outcome)
+            return outcome
+        }
+        let zone = zones[random.below(zones.count)]
+        guard let owner = accounts.first(where: { $0.id == zone.owner }) else { return outcome }
+        let before = try snapshot(zone, of: owner)
+        let roots = try observer.database(.private, as: owner).shares(in: zone).compactMap(\.rootRecord)
+        let names = before.keys.sorted() + ["ghost", "e\(random.below(4))", "keys", "keys-r\(random.below(8))"]
+        func anyName() -> String { names[random.below(names.count)] }
+        /// A share's root half the time: what an attacker goes for.
+        func aim() -> String { !roots.isEmpty && random.below(2) == 0 ? roots[random.below(roots.count)] : anyName() }
+        /// The record as it is, or a new one, for a save.
+        func editable(_ name: String) -> Record {
+            let id = RecordID(name: name, zone: zone)
+            var record = (try? observer.database(.private, as: owner).record(id)) ?? Record(type: "Item", id: id)
+            record["v"] = .string("eve")
+            return record
+        }
+        func save(_ record: Record) -> Bool {
+            guard (try? mine.save(record, policy: .allKeys)) != nil else { return false }
+            outcome.wrote = zone
+            outcome.saved.insert(record.id.name)
+            return true
+        }
+        switch kind {
+        case 0:
+            // A save: a parent anywhere (none, another record, a missing name, itself), a reference anywhere.
+            var record = editable(aim())
+            if random.below(2) == 0 { record.setParent(random.below(4) == 0 ? nil : anyName()) }
+            if random.below(2) == 0 {
+                record["link"] = .reference(Reference(recordName: anyName(), action: random.below(2) == 0 ? .deleteSelf : .none))
+            }
+            outcome.note = " save \(record.id.name) parent \(record.parent ?? "-")"
+            _ = save(record)
+        case 1:
+            // A cascade: a record (a root, say) made to go with a record of the attacker's own beside it, which is
+            // then deleted.
+            var record = editable(aim())
+            var bait = editable("e\(random.below(4))")
+            bait.setParent(random.below(2) == 0 ? record.id.name : record.parent)
+            record["link"] = .reference(Reference(recordName: bait.id.name, action: .deleteSelf))
+            outcome.note = " link \(record.id.name) to go with \(bait.id.name), then delete \(bait.id.name)"
+            _ = save(bait)
+            _ = save(record)
+            _ = try? mine.delete(bait.id)
+        case 2, 3:
+            let target = RecordID(name: aim(), zone: zone)
+            outcome.note = " delete \(target.name)"
+            _ = try? mine.delete(target)
+        case 4:
+            // A move: a root or any record under another parent, a missing one, or itself.
+            var record = editable(aim())
+            let parent = [anyName(), "ghost", record.id.name][random.below(3)]
+            record.setParent(parent)
+            outcome.note = " move \(record.id.name) under \(parent)"
+            _ = save(record)
+        default:
+            // A token the cloud never issued reads as nothing at all, never as "no changes".
+            outcome.note = " forged token"
+            if let changes = try? mine.zoneChanges(in: zone, since: try ChangeToken(parsing: "ct1-zzzzzzzzzz")) {
+                outcome.violations.append("a forged token was answered with \(changes.modified.count) changes")
+            }
+        }
+        let after = try snapshot(zone, of: owner)
+        try check(zone, of: owner, before: before, after: after, roots: Set(roots), &outcome)
+        return outcome
+    }
+
+    /// Writing another account's user record (where its device keys are published) must fail.
+    private func forgeUserRecord(_ cloud: Cloud, accounts: [Account], random: SeededRandom, _ outcome: inout Outcome) throws {
+        let others = accounts.filter { $0.id != account.id }
+        guard !others.isEmpty else { return }
+        let victim = others[random.below(others.count)]
+        outcome.note = " forge the user record of \(victim.name)"
+        var record = Record(type: "PublicKey", id: RecordID(name: victim.id, zone: ZoneID(name: ZoneID.defaultName)))
+        record["devices"] = .bytes(Data("{}".utf8))
+        if (try? cloud.database(.public, as: account).save(record, policy: .allKeys)) != nil {
+            outcome.violations.append("\(account.name) wrote the user record of \(victim.name)")
+        }
+    }
+
+    private func snapshot(_ zone: ZoneID, of owner: Account) throws -> Snapshot {
+        var out: Snapshot = [:]
+        var token: ChangeToken?
+        var more = true
+        while more {
+            let batch = try observer.database(.private, as: owner).zoneChanges(in: zone, since: token)
+            for record in batch.modified where record.type != Share.recordType {
+                out[record.id.name] = (record.changeTag, record.parent, Set(record.fields.values.flatMap(\.references).map(\.recordName)))
+            }
+            token = batch.token
+            more = batch.moreComing
+        }
+        return out
+    }
+
+    /// The names the adversary may write in the zone, as `snapshot` has it: everything under a zone-wide
+    /// share it writes, or below the roots of hierarchical shares it writes.
+    private func writable(_ snapshot: Snapshot, shares: [Share]) -> Set<String> {
+        let mine = shares.filter { share in
+            share.participants.contains { $0.userRecordID == account.id && $0.status == .accepted && $0.permission == .readWrite }
+        }
+        if mine.contains(where: { $0.rootRecord == nil }) { return Set(snapshot.keys) }
+        let roots = Set(mine.compactMap(\.rootRecord))
+        return Set(snapshot.keys.filter { name in
+            var current: String? = name
+            for _ in 0..<1_001 {
+                guard let here = current else { return false }
+                if roots.contains(here) { return true }
+                current = snapshot[here]?.parent
+            }
+            return false
+        })
+    }
+
+    /// `roots`: the share roots of the zone before the request (a cascade that deletes one ends its share).
+    private func check(_ zone: ZoneID, of owner: Account, before: Snapshot, after: Snapshot, roots: Set<String>,
+                       _ outcome: inout Outcome) throws {
+        let shares = try observer.database(.private, as: owner).shares(in: zone)
+        let allowed = writable(before, shares: shares).union(writable(after, shares: shares))
+        for name in Set(before.keys).union(after.keys).sorted() {
+            let was = before[name], now = after[name]
+            guard was?.tag != now?.tag || was?.parent != now?.parent else { continue }
+            if now == nil { outcome.deleted.append(RecordID(name: name, zone: zone)) }
+            if roots.contains(name) && (now == nil || was?.parent != now?.parent) {
+                outcome.violations.append("\(account.name)'s request\(outcome.note) deleted or moved the share root \(name) of \(owner.name)")
+            } else if now == nil ? !writable(before, shares: shares).contains(name) : !allowed.contains(name) {
+                outcome.violations.append("\(account.name)'s request\(outcome.note) changed \(name) of \(owner.name), outside what it may write")
+            }
+            // A reference it added to a record of the zone points inside what it may write (else an owner's private
+            // deletion reaches the share, and references tell which names exist).
+            for target in (now?.references ?? []).subtracting(was?.references ?? []).sorted()
+            where (before[target] != nil || after[target] != nil) && !allowed.contains(target) && !outcome.saved.contains(target) {
+                outcome.violations.append("\(account.name)'s request\(outcome.note) made \(name) reference \(target), outside what it may write")
+            }
+        }
+        for root in roots where after[root] == nil && before[root] != nil {
+            outcome.violations.append("the share root \(root) of \(owner.name) is gone")
+        }
+    }
+}
