@@ -39,6 +39,7 @@ struct Adversary {
         let zone = zones[random.below(zones.count)]
         guard let owner = accounts.first(where: { $0.id == zone.owner }) else { return outcome }
         let before = try snapshot(zone, of: owner)
+        let seenBefore = try visible(zone)
         let roots = try observer.database(.private, as: owner).shares(in: zone).compactMap(\.rootRecord)
         let names = before.keys.sorted() + ["ghost", "e\(random.below(4))", "keys", "keys-r\(random.below(8))"]
         func anyName() -> String { names[random.below(names.count)] }
@@ -97,7 +98,9 @@ struct Adversary {
             }
         }
         let after = try snapshot(zone, of: owner)
-        try check(zone, of: owner, before: before, after: after, roots: Set(roots), &outcome)
+        // What it saw before, and what it created and sees now (a new record below a tombstone inside its share).
+        let seen = seenBefore.union(try visible(zone).intersection(outcome.saved).subtracting(before.keys))
+        try check(zone, of: owner, before: before, after: after, roots: Set(roots), seen: seen, &outcome)
         return outcome
     }
 
@@ -129,15 +132,34 @@ struct Adversary {
         return out
     }
 
-    /// The names the adversary may write in the zone, as `snapshot` has it: everything under a zone-wide
-    /// share it writes, or below the roots of hierarchical shares it writes.
-    private func writable(_ snapshot: Snapshot, shares: [Share]) -> Set<String> {
-        let mine = shares.filter { share in
-            share.participants.contains { $0.userRecordID == account.id && $0.status == .accepted && $0.permission == .readWrite }
+    /// The names the adversary sees in the zone, as the cloud shows them to it.
+    private func visible(_ zone: ZoneID) throws -> Set<String> {
+        var out = Set<String>()
+        var token: ChangeToken?
+        var more = true
+        while more {
+            guard let batch = try? observer.database(.shared, as: account).zoneChanges(in: zone, since: token) else { return out }
+            out.formUnion(batch.modified.filter { $0.type != Share.recordType }.map(\.id.name))
+            token = batch.token
+            more = batch.moreComing
         }
+        return out
+    }
+
+    /// The names the adversary may write in the zone, as `snapshot` has it: everything under a zone-wide
+    /// share it writes, or below the roots of hierarchical shares it writes. A record hanging below a
+    /// deleted one is still in its hierarchy (a tombstone keeps its parent), which live records cannot show:
+    /// when every share it holds in the zone lets it write, what it sees (`seen`) counts too.
+    private func writable(_ snapshot: Snapshot, shares: [Share], seen: Set<String>) -> Set<String> {
+        let held = shares.filter { share in share.participants.contains { $0.userRecordID == account.id && $0.status == .accepted } }
+        let mine = held.filter { share in share.participant(account.id)?.permission == .readWrite }
         if mine.contains(where: { $0.rootRecord == nil }) { return Set(snapshot.keys) }
-        let roots = Set(mine.compactMap(\.rootRecord))
-        return Set(snapshot.keys.filter { name in
+        if !mine.isEmpty && mine.count == held.count { return seen.union(walk(snapshot, from: Set(mine.compactMap(\.rootRecord)))) }
+        return walk(snapshot, from: Set(mine.compactMap(\.rootRecord)))
+    }
+
+    private func walk(_ snapshot: Snapshot, from roots: Set<String>) -> Set<String> {
+        Set(snapshot.keys.filter { name in
             var current: String? = name
             for _ in 0..<1_001 {
                 guard let here = current else { return false }
@@ -149,17 +171,22 @@ struct Adversary {
     }
 
     /// `roots`: the share roots of the zone before the request (a cascade that deletes one ends its share).
-    private func check(_ zone: ZoneID, of owner: Account, before: Snapshot, after: Snapshot, roots: Set<String>,
+    private func check(_ zone: ZoneID, of owner: Account, before: Snapshot, after: Snapshot, roots: Set<String>, seen: Set<String>,
                        _ outcome: inout Outcome) throws {
         let shares = try observer.database(.private, as: owner).shares(in: zone)
-        let allowed = writable(before, shares: shares).union(writable(after, shares: shares))
+        let grants = shares.map { share in
+            let me = share.participant(account.id)
+            return "\(share.rootRecord ?? "zone"):\(me.map { "\($0.role)/\($0.permission)/\($0.status)" } ?? "-")"
+        }
+        outcome.note += " in \(zone.name) of \(owner.name) (\(grants.joined(separator: " ")))"
+        let allowed = writable(before, shares: shares, seen: seen).union(writable(after, shares: shares, seen: seen))
         for name in Set(before.keys).union(after.keys).sorted() {
             let was = before[name], now = after[name]
             guard was?.tag != now?.tag || was?.parent != now?.parent else { continue }
             if now == nil { outcome.deleted.append(RecordID(name: name, zone: zone)) }
             if roots.contains(name) && (now == nil || was?.parent != now?.parent) {
                 outcome.violations.append("\(account.name)'s request\(outcome.note) deleted or moved the share root \(name) of \(owner.name)")
-            } else if now == nil ? !writable(before, shares: shares).contains(name) : !allowed.contains(name) {
+            } else if now == nil ? !writable(before, shares: shares, seen: seen).contains(name) : !allowed.contains(name) {
                 outcome.violations.append("\(account.name)'s request\(outcome.note) changed \(name) of \(owner.name), outside what it may write")
             }
             // A reference it added to a record of the zone points inside what it may write (else an owner's private
