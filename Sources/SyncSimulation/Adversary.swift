@@ -124,7 +124,7 @@ struct Adversary {
         while more {
             let batch = try observer.database(.private, as: owner).zoneChanges(in: zone, since: token)
             for record in batch.modified where record.type != Share.recordType {
-                out[record.id.name] = (record.changeTag, record.parent, Set(record.fields.values.flatMap(\.references).map(\.recordName)))
+                out[record.id.name] = (record.changeTag, record.parent, record.referencedNames)
             }
             token = batch.token
             more = batch.moreComing

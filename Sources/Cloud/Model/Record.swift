@@ -84,6 +84,9 @@ public struct Record: Hashable, Codable, Sendable {
         changedKeys.insert(key)
     }
 
+    /// The names of the records its fields reference, at any depth.
+    public var referencedNames: Set<String> { Set(fields.values.flatMap(\.references).map(\.recordName)) }
+
     public mutating func setParent(_ recordName: String?) {
         parent = recordName
         changedKeys.insert(Self.parentKey)

@@ -106,9 +106,7 @@ struct ZoneAccess {
     /// that does not exist is refused alike.
     func checkReferences(_ db: Database, in record: Record, previous: Record?) throws {
         guard case .hierarchies(let grants) = grant else { return }
-        let held = Set((previous?.fields.values.flatMap(\.references) ?? []).map(\.recordName))
-        let added = Set(record.fields.values.flatMap(\.references).map(\.recordName)).subtracting(held)
-        for target in added.sorted() {
+        for target in record.referencedNames.subtracting(previous?.referencedNames ?? []).sorted() {
             guard let covering = covering(try RecordTable.chain(db, zone: zone.id, from: target), in: grants) else {
                 throw CloudError.permissionFailure("a reference must point inside what is shared with you")
             }

@@ -2,6 +2,16 @@ extension StringProtocol {
     /// The text in single quotes with control characters escaped (`\n`, `\u{0}`),
     /// so an error naming what someone typed stays one line.
     public var inlineQuoted: String {
-        "'" + unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined() + "'"
+        "'" + escaping { $0.properties.generalCategory == .control } + "'"
+    }
+
+    /// The text with each scalar `escaped` picks written as a visible escape (`\u{1B}`).
+    public func escaping(_ escaped: (Unicode.Scalar) -> Bool) -> String {
+        guard unicodeScalars.contains(where: escaped) else { return String(self) }
+        var out = ""
+        for scalar in unicodeScalars {
+            if escaped(scalar) { out += scalar.escaped(asASCII: true) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
     }
 }

@@ -40,9 +40,7 @@ extension DeviceStore {
                   keyring.holdsNewest(granted, of: own, users: removed) else { continue }
             try keyring.rotate(zone: share.id.zone)
             rotated.insert(share.id.zone)
-            // At hand before the next send, so nothing more is sealed with the key the removed person holds.
-            let record = try keyring.cloud.database(.private, as: keyring.account).record(ZoneKeys.recordID(zone: share.id.zone, root: nil))
-            try write { db in try Self.remember(db, .private, record) }
+            try keepOwnKeysAtHand(share.id.zone)  // before the next send: nothing more sealed with the key they hold
         }
         for share in shares where share.id.zone.owner == me {
             let wanted = share.invitees.compactMap(\.userRecordID)

@@ -74,10 +74,16 @@ extension DeviceStore {
             } catch CloudError.zoneNotFound {
                 continue  // the send creates the zone; the location goes out sealed on the next sync
             }
-            // Keep the key record at hand, so the provider seals without asking the cloud.
-            let record = try keyring.cloud.database(.private, as: keyring.account).record(ZoneKeys.recordID(zone: zone, root: nil))
-            try write { db in try Self.remember(db, .private, record) }
+            try keepOwnKeysAtHand(zone)
         }
+    }
+
+    /// Stores the cloud's key record of one of this account's zones, so the record provider seals with what
+    /// it holds now without asking the cloud.
+    func keepOwnKeysAtHand(_ zone: ZoneID) throws {
+        guard let keyring else { return }
+        let record = try keyring.cloud.database(.private, as: keyring.account).record(ZoneKeys.recordID(zone: zone, root: nil))
+        try write { db in try Self.remember(db, .private, record) }
     }
 
     /// The notebooks (zones) holding a post whose location waits to be sent because this device holds no
@@ -98,12 +104,7 @@ extension DeviceStore {
     /// `status`, so a missing location is never silent.
     public func lockedLocationCount() throws -> Int {
         try read { db in
-            var count = 0
-            for scope in [DatabaseScope.private, .shared] {
-                let rows = try Row.fetchAll(db, sql: "SELECT \(Self.postColumns) FROM \(Self.schema(scope)).posts WHERE location IS NULL AND location_sealed IS NOT NULL")
-                for row in rows where try opened(db, Self.post(from: row, scope: scope)).locationLocked { count += 1 }
-            }
-            return count
+            try [DatabaseScope.private, .shared].map { try sealedPosts(db, $0).filter(\.locationLocked).count }.reduce(0, +)
         }
     }
 

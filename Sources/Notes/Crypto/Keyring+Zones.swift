@@ -15,11 +15,7 @@ extension Keyring {
         try Self.update(ZoneKeys.recordID(zone: zone, root: nil), type: ZoneKeys.recordType, in: cloud.database(.private, as: account)) { record in
             key = sealingKey(from: [record], zone: zone)
             guard key == nil else { return false }
-            let fresh = SymmetricKey(size: .bits256)
-            var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
-            _ = try addEnvelopes([(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
-            try keys.write(into: &record)
-            key = fresh
+            key = try addGeneration(to: &record, zone: zone)
             return true
         }
         return key!
@@ -30,12 +26,19 @@ extension Keyring {
     /// then wraps it for those who remain.
     public func rotate(zone: ZoneID) throws {
         try Self.update(ZoneKeys.recordID(zone: zone, root: nil), type: ZoneKeys.recordType, in: cloud.database(.private, as: account)) { record in
-            let fresh = SymmetricKey(size: .bits256)
-            var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
-            _ = try addEnvelopes([(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
-            try keys.write(into: &record)
+            _ = try addGeneration(to: &record, zone: zone)
             return true
         }
+    }
+
+    /// Adds a fresh generation to the zone's own key record, wrapped for this account's device keys; a record
+    /// someone else wrote over starts again from nothing. Returns the new key.
+    private func addGeneration(to record: inout Record, zone: ZoneID) throws -> SymmetricKey {
+        let fresh = SymmetricKey(size: .bits256)
+        var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
+        _ = try addEnvelopes([(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
+        try keys.write(into: &record)
+        return fresh
     }
 
     /// Whether any of `users` holds an envelope of the newest generation of the zone's own key record (`own`)

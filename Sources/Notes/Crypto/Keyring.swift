@@ -64,8 +64,6 @@ public final class Keyring: @unchecked Sendable {
         RecordID(name: userRecordID, zone: ZoneID(name: ZoneID.defaultName))
     }
 
-
-
     // MARK: Device keys
 
     /// Adds this device key to the account's public record, once; a record

@@ -133,10 +133,7 @@ extension DeviceStore {
                     let rescued = scope == .shared ? try rescue(db, [id]) : []
                     refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "it was deleted, or is no longer shared with you; your edit was not kept"
                                                                                : Self.rescuedNote))
-                    for table in ["posts", "comments"] {
-                        try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                                       arguments: [id.zone.name, id.zone.owner, id.name])
-                    }
+                    try Self.deleteRow(db, scope, id)
                     try Self.forget(db, scope, id)
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
                 case .quotaExceeded:
@@ -248,10 +245,15 @@ extension DeviceStore {
         case let known?:
             try Self.remember(db, scope, known)
         case nil:
-            for table in ["posts", "comments"] {
-                try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                               arguments: [id.zone.name, id.zone.owner, id.name])
-            }
+            try Self.deleteRow(db, scope, id)
+        }
+    }
+
+    /// Deletes the post's or comment's row with this ID.
+    private static func deleteRow(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+        for table in ["posts", "comments"] {
+            try db.execute(sql: "DELETE FROM \(schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                           arguments: [id.zone.name, id.zone.owner, id.name])
         }
     }
 

@@ -8,16 +8,19 @@ extension DeviceStore {
     /// again as new with their locations sealed by whatever key the cloud has then. A location no key here
     /// opens stays sealed, as the cloud had it.
     func openLocations(_ db: Database, _ scope: DatabaseScope, where condition: String, arguments: StatementArguments = []) throws {
-        let schema = Self.schema(scope)
-        let sealed = try Row.fetchAll(db, sql: """
-            SELECT \(Self.postColumns) FROM \(schema).posts WHERE location IS NULL AND location_sealed IS NOT NULL AND (\(condition))
-            """, arguments: arguments)
-        for row in sealed {
-            let post = try opened(db, Self.post(from: row, scope: scope))
+        for post in try sealedPosts(db, scope, where: condition, arguments: arguments) {
             guard let location = post.location else { continue }
-            try db.execute(sql: "UPDATE \(schema).posts SET location = ?, location_sealed = NULL WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+            try db.execute(sql: "UPDATE \(Self.schema(scope)).posts SET location = ?, location_sealed = NULL WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                            arguments: [location, post.zone.name, post.zone.owner, post.id])
         }
+    }
+
+    /// The posts `condition` (SQL over `posts`) picks that hold a sealed location, opened where a key is at hand.
+    func sealedPosts(_ db: Database, _ scope: DatabaseScope, where condition: String = "1",
+                     arguments: StatementArguments = []) throws -> [Post] {
+        try Row.fetchAll(db, sql: """
+            SELECT \(Self.postColumns) FROM \(Self.schema(scope)).posts WHERE location IS NULL AND location_sealed IS NOT NULL AND (\(condition))
+            """, arguments: arguments).map { try opened(db, Self.post(from: $0, scope: scope)) }
     }
 
     /// Readies the device to rebuild a cloud that lost its data: every

@@ -1,4 +1,5 @@
 import Foundation
+import Cloud
 
 /// Writing to the terminal: results on stdout, one-line errors on stderr.
 ///
@@ -33,12 +34,7 @@ enum Output {
     /// The text with every control character (and the bidirectional overrides that can make text read as
     /// other text) written as an escape.
     static func inert(_ text: String, keepingLineBreaks: Bool) -> String {
-        guard text.unicodeScalars.contains(where: { isControl($0, keepingLineBreaks) }) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar, keepingLineBreaks) { out += scalar.escaped(asASCII: true) } else { out.unicodeScalars.append(scalar) }
-        }
-        return out
+        text.escaping { isControl($0, keepingLineBreaks) }
     }
 
     private static func isControl(_ scalar: Unicode.Scalar, _ keepingLineBreaks: Bool) -> Bool {
