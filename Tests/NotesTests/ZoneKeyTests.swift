@@ -220,21 +220,86 @@ import TestSupport
         #expect(try zoesPhone.store.post("p1").location == "New office")
     }
 
-    @Test func aParticipantsLocationWaitingForItsKeySaysWhy() throws {
+    /// mary's new phone, not granted the notebook's key yet, shows p1 without its location; she types one.
+    func maryTypesOverALocationHerPhoneCannotOpen() throws -> (owner: NotesSync, phone: NotesSync, sealed: Data?) {
         let (owner, mary) = try ownerSharingWithMary()
         let phone = try device("mary-phone", keychain: "keychain-mary-phone", account: mary)  // published after the grant
         try phone.syncNow()
         var post = try phone.store.post("p1")
+        #expect(post.location == nil && post.locationLocked)
         let base = post.fields
         post.location = "Saigon"
         _ = try phone.store.saveEdit(post, from: base, by: Editor(account: mary, device: "phone"), now: Date())
+        return (owner, phone, try cloudLocation(of: "p1", as: heather))
+    }
+
+    func cloudLocation(of name: String, as account: Account) throws -> Data? {
+        let zone = try #require(try test.cloud.database(.private, as: account).allZones().first { $0.name == "Notes" })
+        return try test.cloud.database(.private, as: account).record(RecordID(name: name, zone: zone)).encrypted("location")
+    }
+
+    /// She never saw Hanoi, so typing Saigon removed nothing of it: hers waits (and says why) until the
+    /// owner's devices grant her phone the key, and then the post keeps both.
+    @Test func aLocationTypedOverOneThisDeviceCannotOpenWaitsAndThenKeepsBoth() throws {
+        let (owner, phone, sealed) = try maryTypesOverALocationHerPhoneCannotOpen()
         try phone.syncNow()
+        #expect(try cloudLocation(of: "p1", as: heather) == sealed, "the location the phone could not open was replaced")
         #expect(try phone.store.syncStatus().lastError?.contains("waits for the notebook's key") == true)
-        try owner.syncNow()
-        try phone.syncNow()
-        try owner.syncNow()
+        #expect(try phone.store.lockedLocationCount() == 1)
+        #expect(try phone.store.post("p1").location == "Saigon", "what she typed shows while it waits")
+        try owner.syncNow()  // grants the phone's key
+        try settle([phone, owner])
         #expect(try phone.store.pendingCount() == 0)
-        #expect(try owner.store.post("p1").location == "Saigon")
+        #expect(try phone.store.lockedLocationCount() == 0)
+        for device in [phone, owner] {
+            let location = try #require(try device.store.post("p1").location)
+            #expect(location.contains("Hanoi") && location.contains("Saigon"), "\(location)")
+            #expect(try device.store.post("p1").conflicted)
+        }
+    }
+
+    /// The owner moves the location on while mary's typed one waits: hers waits beside the newest, and the
+    /// post keeps the owner's newest and hers (the owner saw Hanoi, and replaced it on purpose).
+    @Test func aLocationTypedOverAnUnopenedOneWaitsBesideTheCloudsNewest() throws {
+        let (owner, phone, _) = try maryTypesOverALocationHerPhoneCannotOpen()
+        try phone.syncNow()
+        var post = try owner.store.post("p1")
+        let base = post.fields
+        post.location = "Hue"
+        _ = try owner.store.saveEdit(post, from: base, by: Editor(account: heather, device: "owner"), now: Date())
+        try owner.syncNow()  // sends Hue, and grants the phone's key
+        try phone.syncNow()
+        try settle([phone, owner])
+        for device in [phone, owner] {
+            let location = try #require(try device.store.post("p1").location)
+            #expect(location.contains("Hue") && location.contains("Saigon"), "\(location)")
+        }
+    }
+
+    /// A device holding an older key of the notebook could seal with it, but cannot open what a newer one
+    /// sealed: a location typed over that one never replaces it.
+    @Test func aLocationThisDeviceCannotOpenIsNeverReplacedByOneTypedOverIt() throws {
+        let (owner, mary) = try ownerSharingWithMary()
+        let phone = try device("mary-phone", keychain: "keychain-mary", account: mary)
+        try owner.syncNow()  // grants the phone's key
+        try phone.syncNow()
+        #expect(try phone.store.post("p1").location == "Hanoi")
+        // Another client writes a location sealed with a key no device here holds.
+        let db = test.cloud.database(.private, as: heather)
+        var record = try db.record(RecordID(name: "p1", zone: try owner.store.post("p1").zone))
+        let unreadable = Data((0..<60).map { UInt8($0) })
+        record.setEncrypted("location", unreadable)
+        try db.save(record)
+        try phone.syncNow()
+        var post = try phone.store.post("p1")
+        #expect(post.locationLocked)
+        let base = post.fields
+        post.location = "Saigon"
+        _ = try phone.store.saveEdit(post, from: base, by: Editor(account: mary, device: "phone"), now: Date())
+        try settle([phone, owner])
+        #expect(try db.record(record.id).encrypted("location") == unreadable, "the location it could not open was replaced")
+        #expect(try phone.store.post("p1").location == "Saigon", "what she typed is kept while it waits")
+        #expect(try phone.store.syncStatus().lastError?.contains("waits for the notebook's key") == true)
     }
 
     @Test func aLocationSealedWithAKeyThisDeviceLacksIsNeverErasedByItsMerge() throws {

@@ -36,15 +36,23 @@ extension DeviceStore {
     /// granted. Without a key the location is left as the cloud has it: it
     /// never travels in plain text. A post still holding a sealed location
     /// it could not open leaves it too (removing a location clears the sealed
-    /// one, see `saveEdit`).
+    /// one, see `saveEdit`), and so does one typed over such a location (see
+    /// `mergeUnopenedLocations`).
     func sealLocation(of post: Post, into record: inout Record) throws {
         guard let keyring else { return }
         guard let location = post.location else {
-            if post.sealedLocation == nil, record.encrypted(Post.Key.location) != nil { record.setEncrypted(Post.Key.location, nil) }
+            if post.sealedLocation == nil, record.encrypted(Post.Key.location) != nil,
+               try read({ db in try Self.unopenedLocation(db, post.scope, post.recordID) }) == nil {
+                record.setEncrypted(Post.Key.location, nil)
+            }
             return
         }
         // Read only for a post with a location: a send reads its keys per post, and most posts have none.
-        let known = try read { db in try Self.keyRecords(db, post.scope, zone: post.zone) }
+        let (known, unopened) = try read { db in
+            (try Self.keyRecords(db, post.scope, zone: post.zone), try Self.unopenedLocation(db, post.scope, post.recordID))
+        }
+        // Typed over a location this device cannot open yet: the cloud keeps its own until both can be kept.
+        guard unopened == nil else { return }
         // Only keys at hand: the record provider must not talk to the cloud (see `prepareZoneKeys`).
         let keys = keyring.openZoneKeys(from: known, zone: post.zone)
         guard let key = keyring.sealingKey(from: known, zone: post.zone) else { return }
@@ -87,7 +95,8 @@ extension DeviceStore {
     }
 
     /// The notebooks (zones) holding a post whose location waits to be sent because this device holds no
-    /// key of the zone yet: a participant's device with a new keychain, until the owner's devices grant it one.
+    /// key of the zone yet (a participant's device with a new keychain, until the owner's devices grant it
+    /// one), or it was typed over a location this device cannot open yet.
     public func locationsWaitingForKeys() throws -> [ZoneID] {
         guard let keyring else { return [] }
         return try read { db in
@@ -96,7 +105,12 @@ extension DeviceStore {
                 ON q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id
                 WHERE p.location IS NOT NULL
                 """).map { ZoneID(name: $0["zone_name"], owner: $0["zone_owner"]) }
-            return try zones.filter { keyring.sealingKey(from: try Self.keyRecords(db, .shared, zone: $0), zone: $0) == nil }
+            let typedOver = try [DatabaseScope.private, .shared].flatMap { scope in
+                try Row.fetchAll(db, sql: "SELECT DISTINCT zone_name, zone_owner FROM \(Self.schema(scope)).unopened_locations")
+                    .map { ZoneID(name: $0["zone_name"], owner: $0["zone_owner"]) }
+            }
+            let keyless = try zones.filter { keyring.sealingKey(from: try Self.keyRecords(db, .shared, zone: $0), zone: $0) == nil }
+            return keyless + typedOver.filter { !keyless.contains($0) }
         }
     }
 
@@ -104,7 +118,9 @@ extension DeviceStore {
     /// `status`, so a missing location is never silent.
     public func lockedLocationCount() throws -> Int {
         try read { db in
-            try [DatabaseScope.private, .shared].map { try sealedPosts(db, $0).filter(\.locationLocked).count }.reduce(0, +)
+            try [DatabaseScope.private, .shared].map {
+                try sealedPosts(db, $0).filter(\.locationLocked).count + unopenedLocationCount(db, $0)
+            }.reduce(0, +)
         }
     }
 

@@ -211,25 +211,40 @@ extension DeviceStore {
     /// started from. Without a known base (a lost response: the save committed, its tag never came back),
     /// everything either side holds survives. Returns the merge and the sealed location the merged post
     /// keeps: the cloud's where the merge took its location, none where this device's typed one replaces it.
-    /// A location this device cannot open (sealed with a key it was not granted yet) stays as the cloud has
-    /// it, unless this device is known to have changed its own (then its own goes out): a key this device
-    /// lacks never erases someone's location.
+    /// A key this device lacks never erases someone's location: one it cannot open stays as the cloud has it
+    /// while this device left its own alone, and waits beside a location typed here (see
+    /// `mergeUnopenedLocations`) when both changed, or the one typed here was typed without seeing any.
     func mergeWaitingEdit(_ db: Database, _ scope: DatabaseScope, local: Post,
                           server: Record) throws -> (merged: PostMerge.Result, sealedLocation: Data?) {
         let base = try Self.lastKnown(db, scope, server.id).map { try opened(db, Post(record: $0, scope: scope)) }
-        let theirs = try opened(db, Post(record: server, scope: scope)), mine = try opened(db, local)
+        let theirs = try opened(db, Post(record: server, scope: scope))
+        let (mine, waiting) = try mergingUnopened(db, try opened(db, local))
+        // Typed without seeing the location there was (one this device could not open).
+        let typedUnseen = waiting || base?.locationLocked == true && mine.location != nil
         func fields(_ post: Post) -> PostFields {
             var fields = post.fields
-            if post.location == nil, post.sealedLocation != nil { fields.location = base?.location }
+            if post.locationLocked { fields.location = base?.location }
             return fields
         }
-        var merged = PostMerge.merge(base: base.map(fields), mine: .init(fields(mine), by: author(of: mine)),
+        var baseFields = base.map(fields)
+        if typedUnseen { baseFields?.location = nil }
+        var merged = PostMerge.merge(base: baseFields, mine: .init(fields(mine), by: author(of: mine)),
                                      theirs: .init(fields(theirs), by: author(of: theirs)))
         let cloudSealed = server.encrypted(Post.Key.location)
-        if theirs.location == nil, cloudSealed != nil, base == nil || fields(mine).location == base?.location {
-            // Unreadable here, and not known to be changed here (a rebuilt cloud leaves no base): the cloud's, as it is.
-            merged.fields.location = nil
-            return (merged, cloudSealed)
+        if theirs.locationLocked, let cloudSealed {
+            let mineChanged = typedUnseen || base != nil && fields(mine).location != base?.location
+            if !mineChanged {
+                merged.fields.location = nil  // unreadable here, and left alone here: the cloud's, as it is
+                return (merged, cloudSealed)
+            }
+            if typedUnseen || base == nil || cloudSealed != base?.sealedLocation {
+                // Changed on both sides, and the cloud's cannot be read here: the typed one waits beside it.
+                merged.fields.location = mine.location
+                try Self.keepUnopened(db, scope, server.id, sealed: cloudSealed)
+                return (merged, nil)
+            }
+        } else if waiting {
+            try Self.forgetUnopened(db, scope, server.id)  // the cloud's newest opens, and is in the merge
         }
         return (merged, merged.fields.location == fields(theirs).location ? cloudSealed : nil)
     }
@@ -336,7 +351,7 @@ extension DeviceStore {
     func reset() throws {
         try write(.private, .shared) { db in
             for schema in ["main", "shared"] {
-                for table in ["posts", "comments", "server_records", "pending", "notebooks", "sync_state", "retired_keys"] {
+                for table in ["posts", "comments", "server_records", "pending", "notebooks", "sync_state", "retired_keys", "unopened_locations"] {
                     try db.execute(sql: "DELETE FROM \(schema).\(table)")
                 }
             }

@@ -60,7 +60,13 @@ extension DeviceStore {
             if let current {
                 (saved.createdAt, saved.createdBy) = (current.createdAt, current.createdBy)
                 // A location typed here replaces the sealed one (see `sealLocation`); one left alone keeps it.
-                if saved.location != current.location { saved.sealedLocation = nil }
+                // Typed over one this device cannot open, it waits beside that one until both can be kept.
+                if saved.location != current.location {
+                    if current.locationLocked, let sealed = current.sealedLocation {
+                        try Self.keepUnopened(db, post.scope, post.recordID, sealed: sealed)
+                    }
+                    saved.sealedLocation = nil
+                }
                 try Self.setAsideKnown(db, post.scope, [post.recordID])
             }
             try stampAndKeep(db, &saved, by: editor, now: now)

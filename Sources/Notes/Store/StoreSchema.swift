@@ -51,6 +51,12 @@ enum StoreSchema {
             zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, record BLOB NOT NULL,
             UNIQUE(zone_name, zone_owner, record));
         """,
+        // v7: a location typed here over one this device could not open, the sealed one beside it until it opens.
+        """
+        CREATE TABLE IF NOT EXISTS SCHEMA.unopened_locations(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL, sealed BLOB NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner, id));
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
