@@ -35,6 +35,14 @@ extension AppSimulation {
                 }
             }
         }
+        // A device's files are its person's alone, whatever the umask.
+        for device in devices {
+            let folder = directory.appendingPathComponent("devices/\(device.index)")
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+                let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.posixPermissions] as? Int ?? 0
+                if mode & 0o077 != 0 { violations.append("\(device.name): \(name) is readable by others (mode \(String(mode, radix: 8)))") }
+            }
+        }
         // Devices of one account hold the same posts.
         for account in accounts {
             let mine = devices.filter { $0.account.id == account.id }

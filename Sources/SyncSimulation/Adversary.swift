@@ -5,10 +5,13 @@ import Foundation
 /// every permission, that sends raw requests the app never sends (saves
 /// with parents and delete-self references anywhere, deletions of anything,
 /// key records, other accounts' user records, tokens the cloud never
-/// issued). After each request it checks, past the faults, that the cloud
-/// held: nothing it may not write changed, no share root was deleted or
-/// moved, every live share's root exists, no other account's user record
-/// was written, and a forged token was refused.
+/// issued, names no one may use, hierarchies deeper than an ancestor walk
+/// closed into cycles). After each request it checks, past the faults, that
+/// the cloud held: nothing it may not write changed, no share root was
+/// deleted or moved, every live share's root exists, no record is its own
+/// ancestor, no other account's user record was written, a forged token and
+/// a bad name were refused, and it holds no more through a public link than
+/// the share's public permission.
 struct Adversary {
     let account: Account
     /// The same cloud with faults off, to see what a request did.
@@ -29,9 +32,10 @@ struct Adversary {
 
     func attack(_ cloud: Cloud, accounts: [Account], random: SeededRandom) throws -> Outcome {
         var outcome = Outcome()
+        var cycles: [String] = []
         let mine = cloud.database(.shared, as: account)
         let zones = try observer.database(.shared, as: account).allZones().sorted { $0.description < $1.description }
-        let kind = random.below(7)
+        let kind = random.below(9)
         if kind == 6 || zones.isEmpty {
             try forgeUserRecord(cloud, accounts: accounts, random: random, &outcome)
             return outcome
@@ -90,6 +94,34 @@ struct Adversary {
             record.setParent(parent)
             outcome.note = " move \(record.id.name) under \(parent)"
             _ = save(record)
+        case 7:
+            // A name or type no one may use: empty, blank, control characters, longer than 255.
+            let bad = ["", "   ", "a\nb", "t\u{1b}]52;c;eA==\u{7}", String(repeating: "n", count: 256), "x\u{7f}", "tab\there"]
+            let badName = random.below(3) != 0
+            let text = bad[random.below(bad.count)]
+            var record = badName ? Record(type: "Item", id: RecordID(name: text, zone: zone)) : Record(type: text, id: RecordID(name: aim(), zone: zone))
+            record["v"] = .string("eve")
+            outcome.note = " save a record with the \(badName ? "name" : "type") \(text.debugDescription.prefix(40))"
+            if save(record) { outcome.violations.append("\(account.name) saved a record with the \(badName ? "name" : "type") \(text.debugDescription.prefix(40))") }
+        case 8:
+            // A chain deeper than an ancestor walk that gives up early, closed into a cycle, then taken away.
+            let length = 258 + random.below(60), top = aim()
+            let chain = (0..<length).map { i in
+                var record = Record(type: "Item", id: RecordID(name: "chain\(i)", zone: zone))
+                record.setParent(i == 0 ? top : "chain\(i - 1)")
+                return record
+            }
+            outcome.note = " a chain of \(length) under \(top) closed into a cycle"
+            if let result = try? mine.modifyRecords(saving: chain, policy: .allKeys) {
+                let saved = result.saveResults.compactMap { id, saved in (try? saved.get()).map { _ in id.name } }
+                if !saved.isEmpty { outcome.wrote = zone }
+                outcome.saved.formUnion(saved)
+            }
+            var head = editable("chain0")
+            head.setParent("chain\(length - 1)")
+            _ = save(head)
+            cycles = try ancestorCycles(try snapshot(zone, of: owner))
+            _ = try? mine.modifyRecords(saving: [], deleting: chain.map(\.id))
         default:
             // A token the cloud never issued reads as nothing at all, never as "no changes".
             outcome.note = " forged token"
@@ -98,6 +130,7 @@ struct Adversary {
             }
         }
         let after = try snapshot(zone, of: owner)
+        outcome.violations += (cycles + (try ancestorCycles(after))).map { "\(account.name)'s request\(outcome.note) left \($0)" }
         // What it saw before, and what it created and sees now (a new record below a tombstone inside its share).
         let seen = seenBefore.union(try visible(zone).intersection(outcome.saved).subtracting(before.keys))
         try check(zone, of: owner, before: before, after: after, roots: Set(roots), seen: seen, &outcome)
@@ -152,10 +185,37 @@ struct Adversary {
     /// when every share it holds in the zone lets it write, what it sees (`seen`) counts too.
     private func writable(_ snapshot: Snapshot, shares: [Share], seen: Set<String>) -> Set<String> {
         let held = shares.filter { share in share.participants.contains { $0.userRecordID == account.id && $0.status == .accepted } }
-        let mine = held.filter { share in share.participant(account.id)?.permission == .readWrite }
+        let mine = held.filter { share in permission(in: share) == .readWrite }
         if mine.contains(where: { $0.rootRecord == nil }) { return Set(snapshot.keys) }
         if !mine.isEmpty && mine.count == held.count { return seen.union(walk(snapshot, from: Set(mine.compactMap(\.rootRecord)))) }
         return walk(snapshot, from: Set(mine.compactMap(\.rootRecord)))
+    }
+
+    /// What the adversary holds in a share: what it was given, and through a public link never more than the
+    /// share's public permission (lowering that lowers those who came in by it).
+    private func permission(in share: Share) -> SharePermission {
+        guard let me = share.participant(account.id) else { return .none }
+        guard me.role == .publicUser else { return me.permission }
+        let order: [SharePermission] = [.none, .readOnly, .readWrite]
+        return order[min(order.firstIndex(of: me.permission)!, order.firstIndex(of: share.publicPermission)!)]
+    }
+
+    /// Records that are their own ancestors (a cycle of parents), one line for each cycle found.
+    private func ancestorCycles(_ snapshot: Snapshot) throws -> [String] {
+        var cycles: [String] = [], clear = Set<String>()
+        for name in snapshot.keys.sorted() where !clear.contains(name) {
+            var path: [String] = [], current: String? = name
+            while let here = current, !clear.contains(here) {
+                if let start = path.firstIndex(of: here) {
+                    cycles.append("a cycle of \(path.count - start) records through \(here)")
+                    break
+                }
+                path.append(here)
+                current = snapshot[here]?.parent
+            }
+            clear.formUnion(path)
+        }
+        return cycles
     }
 
     private func walk(_ snapshot: Snapshot, from roots: Set<String>) -> Set<String> {
@@ -179,6 +239,12 @@ struct Adversary {
             return "\(share.rootRecord ?? "zone"):\(me.map { "\($0.role)/\($0.permission)/\($0.status)" } ?? "-")"
         }
         outcome.note += " in \(zone.name) of \(owner.name) (\(grants.joined(separator: " ")))"
+        for share in shares {
+            guard let me = share.participant(account.id), me.role == .publicUser, me.status == .accepted,
+                  permission(in: share) != me.permission else { continue }
+            outcome.violations.append("\(account.name) holds \(me.permission) through the public link of \(share.rootRecord ?? "zone \(zone.name)") "
+                                      + "of \(owner.name), whose public permission is \(share.publicPermission)")
+        }
         let allowed = writable(before, shares: shares, seen: seen).union(writable(after, shares: shares, seen: seen))
         for name in Set(before.keys).union(after.keys).sorted() {
             let was = before[name], now = after[name]

@@ -83,7 +83,7 @@ public final class Simulation {
         let choices: [(Double, String)] = [
             (25, "write"), (10, "writeShared"), (6, "delete"), (2, "createZone"), (1, "deleteZone"),
             (15, "send"), (15, "fetch"), (3, "share"), (4, "accept"), (1, "removeParticipant"),
-            (1, "setPermission"), (1, "leave"), (0.5, "stopSharing"), (2, "rogueWrite"), (8, "attack"),
+            (1, "setPermission"), (1, "setPublic"), (1, "leave"), (0.5, "stopSharing"), (2, "rogueWrite"), (8, "attack"),
             (3 * harsh, "zoneDeletedBehindBack"), (5 * harsh, "crash"), (3 * harsh, "applyFails"),
             (1 * harsh, "snapshotCloud"), (0.25 * harsh, "emptyCloud"), (0.25 * harsh, "restoreCloud"),
         ]
@@ -127,7 +127,7 @@ public final class Simulation {
             try tampering.restore(snapshots[index])
         case "share": share(by: account)
         case "accept": accept(as: account)
-        case "removeParticipant", "setPermission", "leave", "stopSharing": changeShare(action, as: account)
+        case "removeParticipant", "setPermission", "setPublic", "leave", "stopSharing": changeShare(action, as: account)
         case "rogueWrite": rogueWrite(as: account)
         case "attack": try attack()
         case "zoneDeletedBehindBack":
@@ -276,6 +276,14 @@ public final class Simulation {
                     noted += " to \(permission)"
                     defer { if permission == .readWrite { countWriter(other, of: share) } }
                     try owner.setPermission(permission, for: other.id, on: share.id)
+                }
+            case "setPublic":
+                // Raised, lowered or closed: those who came in by the link follow it.
+                let permission = SharePermission.allCases[random.below(SharePermission.allCases.count)]
+                noted += " public \(permission)"
+                try owner.setPublicPermission(permission, on: share.id)
+                if permission == .readWrite {
+                    model.writers[share.id.zone, default: []].formUnion((accounts + [adversary.account]).map(\.id))
                 }
             case "leave":
                 if let other { try cloud.database(.shared, as: other).deleteShare(share.id) }
