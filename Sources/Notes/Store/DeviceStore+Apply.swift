@@ -93,7 +93,8 @@ extension DeviceStore {
                     done.append(record.id)
                     if !held { copies.append(record) }
                 } else {
-                    again.append(.saveRecord(record.id))
+                    // A location held back beside one this device cannot open waits for a key, not another round.
+                    if try Self.unopenedLocation(db, scope, record.id) == nil { again.append(.saveRecord(record.id)) }
                     copies.append(record)
                 }
             }
