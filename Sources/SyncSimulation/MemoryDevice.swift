@@ -256,10 +256,16 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         lock.withLock {
             for record in sent.savedRecords {
                 acknowledged.append((record.id, record.changeTag ?? ""))
+                // The cloud's record as saved: a field this device never held (someone else's) stays in it.
                 items[scope]![record.id]?.lastKnown = record
+                items[scope]![record.id]?.fields = Self.strings(record)
             }
             for id in sent.deletedRecordIDs where items[scope]![id]?.isDeleted == true { items[scope]![id] = nil }
             for (id, error) in sent.failedRecordDeletes {
+                if scope == .private, case .zoneNotFound = error {
+                    items[scope]![id] = nil  // its zone is gone, and it with it: deleted all the same
+                    continue
+                }
                 refusals.append((id, error))
                 // Refused (read-only, out of reach): it is still there, as the cloud has it, not with
                 // the edit this device made before deleting it.
