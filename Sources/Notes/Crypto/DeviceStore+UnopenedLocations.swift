@@ -41,7 +41,7 @@ extension DeviceStore {
 
     /// A location typed without seeing `theirs` (written by the author of `record`) beside it: both are
     /// kept, since nothing of theirs was removed on purpose.
-    func typedOver(_ post: Post, _ theirs: String?, by record: Record?) -> Post {
+    private func typedOver(_ post: Post, _ theirs: String?, by record: Record?) -> Post {
         var unseen = post.fields
         unseen.location = nil
         var other = post.fields

@@ -238,7 +238,7 @@ extension DeviceStore {
                 merged.fields.location = nil  // unreadable here, and left alone here: the cloud's, as it is
                 return (merged, cloudSealed)
             }
-            if typedUnseen || base == nil || cloudSealed != base?.sealedLocation {
+            if typedUnseen || cloudSealed != base?.sealedLocation {
                 // Changed on both sides, and the cloud's cannot be read here: the typed one waits beside it.
                 merged.fields.location = mine.location
                 try Self.keepUnopened(db, scope, server.id, sealed: cloudSealed)
