@@ -196,9 +196,7 @@ struct Adversary {
     /// share's public permission (lowering that lowers those who came in by it).
     private func permission(in share: Share) -> SharePermission {
         guard let me = share.participant(account.id) else { return .none }
-        guard me.role == .publicUser else { return me.permission }
-        let order: [SharePermission] = [.none, .readOnly, .readWrite]
-        return order[min(order.firstIndex(of: me.permission)!, order.firstIndex(of: share.publicPermission)!)]
+        return me.role == .publicUser ? min(me.permission, share.publicPermission) : me.permission
     }
 
     /// Records that are their own ancestors (a cycle of parents), one line for each cycle found.

@@ -5,9 +5,11 @@ public enum ShareRole: String, Codable, Sendable, CaseIterable {
     case owner, administrator, privateUser, publicUser
 }
 
-/// What a participant, or anyone holding the link, may do.
-public enum SharePermission: String, Codable, Sendable, CaseIterable {
+/// What a participant, or anyone holding the link, may do; ordered from least to most.
+public enum SharePermission: String, Codable, Sendable, CaseIterable, Comparable {
     case none, readOnly, readWrite
+
+    public static func < (a: Self, b: Self) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
 }
 
 /// Where a participant stands with a share.

@@ -76,7 +76,7 @@ enum ShareRules {
             // than it allows (a public user the owner set lower stays lower).
             for i in result.participants.indices where result.participants[i].role == .publicUser {
                 let held = result.participants[i].permission
-                if held == stored.publicPermission || rank(held) > rank(result.publicPermission) {
+                if held == stored.publicPermission || held > result.publicPermission {
                     result.participants[i].permission = result.publicPermission
                 }
             }
@@ -102,10 +102,6 @@ enum ShareRules {
         }
         p.role = p.role == .publicUser ? .publicUser : newRole
         p.permission = d.permission
-    }
-
-    private static func rank(_ permission: SharePermission) -> Int {
-        SharePermission.allCases.firstIndex(of: permission)!
     }
 
     private static func requirePrivate(_ share: Share) throws(CloudError) {

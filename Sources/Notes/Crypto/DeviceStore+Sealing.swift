@@ -105,12 +105,11 @@ extension DeviceStore {
                 ON q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id
                 WHERE p.location IS NOT NULL
                 """).map { ZoneID(name: $0["zone_name"], owner: $0["zone_owner"]) }
-            let typedOver = try [DatabaseScope.private, .shared].flatMap { scope in
-                try Row.fetchAll(db, sql: "SELECT DISTINCT zone_name, zone_owner FROM \(Self.schema(scope)).unopened_locations")
-                    .map { ZoneID(name: $0["zone_name"], owner: $0["zone_owner"]) }
+            var waiting = try zones.filter { keyring.sealingKey(from: try Self.keyRecords(db, .shared, zone: $0), zone: $0) == nil }
+            for scope in [DatabaseScope.private, .shared] {
+                for zone in try Self.unopenedIDs(db, scope).map(\.zone) where !waiting.contains(zone) { waiting.append(zone) }
             }
-            let keyless = try zones.filter { keyring.sealingKey(from: try Self.keyRecords(db, .shared, zone: $0), zone: $0) == nil }
-            return keyless + typedOver.filter { !keyless.contains($0) }
+            return waiting
         }
     }
 

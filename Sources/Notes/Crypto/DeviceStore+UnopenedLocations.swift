@@ -22,6 +22,12 @@ extension DeviceStore {
                           arguments: [id.zone.name, id.zone.owner, id.name])
     }
 
+    /// The posts whose typed location waits beside an unopened one.
+    static func unopenedIDs(_ db: Database, _ scope: DatabaseScope) throws -> [RecordID] {
+        try Row.fetchAll(db, sql: "SELECT zone_name, zone_owner, id FROM \(schema(scope)).unopened_locations")
+            .map { RecordID(name: $0["id"], zone: ZoneID(name: $0["zone_name"], owner: $0["zone_owner"])) }
+    }
+
     static func forgetUnopened(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try db.execute(sql: "DELETE FROM \(schema(scope)).unopened_locations WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                        arguments: [id.zone.name, id.zone.owner, id.name])
@@ -55,23 +61,21 @@ extension DeviceStore {
         return result
     }
 
-    /// Before a send: every post whose typed location waits beside one a key now opens takes both. A
-    /// waiting location whose edit is no longer pending (refused, or its post gone) is forgotten with it.
-    public func mergeUnopenedLocations() throws {
-        for scope in [DatabaseScope.private, .shared] where try read({ db in try unopenedLocationCount(db, scope) }) > 0 {
-            try write(scope) { db in
-                let ids = try Row.fetchAll(db, sql: "SELECT zone_name, zone_owner, id FROM \(Self.schema(scope)).unopened_locations")
-                    .map { RecordID(name: $0["id"], zone: ZoneID(name: $0["zone_name"], owner: $0["zone_owner"])) }
-                guard !ids.isEmpty else { return }
-                let kinds = try Self.pendingKinds(db, scope, ids), posts = try Self.localPosts(db, scope, ids)
-                for id in ids {
-                    guard kinds[id] == .saveRecord, let post = posts[id] else {
-                        try Self.forgetUnopened(db, scope, id)
-                        continue
-                    }
-                    let (merged, waiting) = try mergingUnopened(db, post)
-                    if !waiting { try Self.upsert(db, merged) }
+    /// Before a send of `scope`: every post whose typed location waits beside one a key now opens takes
+    /// both. A waiting location whose edit is no longer pending (refused, or its post gone) is forgotten with it.
+    public func mergeUnopenedLocations(_ scope: DatabaseScope) throws {
+        guard try read({ db in try unopenedLocationCount(db, scope) }) > 0 else { return }
+        try write(scope) { db in
+            let ids = try Self.unopenedIDs(db, scope)
+            guard !ids.isEmpty else { return }
+            let kinds = try Self.pendingKinds(db, scope, ids), posts = try Self.localPosts(db, scope, ids)
+            for id in ids {
+                guard kinds[id] == .saveRecord, let post = posts[id] else {
+                    try Self.forgetUnopened(db, scope, id)
+                    continue
                 }
+                let (merged, waiting) = try mergingUnopened(db, post)
+                if !waiting { try Self.upsert(db, merged) }
             }
         }
     }

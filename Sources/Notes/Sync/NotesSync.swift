@@ -71,12 +71,12 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         for scope in [DatabaseScope.private, .shared] {
             do {
                 if scope == .private { try store.prepareZoneKeys() }
-                try store.mergeUnopenedLocations()
+                try store.mergeUnopenedLocations(scope)
                 try engine(scope).sendChanges()
                 try engine(scope).fetchChanges()
                 for _ in 0..<3 where !engine(scope).state.pendingRecordZoneChanges.isEmpty {
                     if scope == .private { try store.prepareZoneKeys() }  // a zone the first send created has none yet
-                    try store.mergeUnopenedLocations()  // a key the fetch brought opens a location typed over
+                    try store.mergeUnopenedLocations(scope)  // a key the fetch brought opens a location typed over
                     try engine(scope).sendChanges()
                 }
                 if scope == .private {
