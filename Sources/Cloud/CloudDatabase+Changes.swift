@@ -64,15 +64,13 @@ extension CloudDatabase {
                 guard let database = try databaseID(db, owner: caller.id, create: false) else {
                     return DatabaseChanges(token: ChangeToken(now), moreComing: false)
                 }
-                if let token, token.sequence < (try ZoneTable.purgedThrough(db, database: database)) {
-                    throw CloudError.changeTokenExpired
-                }
+                try token?.check(after: try ZoneTable.purgedThrough(db, database: database))
                 entries = try ZoneTable.changed(db, database: database, after: token?.sequence, limit: limit + 1)
                     .map { (ZoneID(name: $0.name, owner: caller.id), $0.seq, $0.deletionReason) }
             }
             let moreComing = entries.count > limit
             entries = Array(entries.prefix(limit))
-            var changes = DatabaseChanges(token: ChangeToken(moreComing ? entries.last!.seq : now), moreComing: moreComing)
+            var changes = DatabaseChanges(token: ChangeToken(moreComing ? entries.last!.seq : now, issued: now), moreComing: moreComing)
             for entry in entries {
                 if let reason = entry.deletion {
                     changes.deleted.append(ZoneDeletion(zone: entry.id, reason: reason))
@@ -112,7 +110,7 @@ extension CloudDatabase {
                     horizon = max(horizon, try ShareTable.lastGrantChange(db, zone: access.zone.id, account: caller.id))
                     if case .hierarchies = access.grant { horizon = max(horizon, access.zone.hierarchySeq) }
                 }
-                if token.sequence < horizon { throw CloudError.changeTokenExpired }
+                try token.check(after: horizon)
             }
             // Known versions are not sent, so they do not count against the limit: at most `known.count` of the rows are.
             let rows = limit + 1 + known.count
@@ -126,7 +124,7 @@ extension CloudDatabase {
                                                  known: known)
             }
             let moreComing = Self.cutAfter(limit, sent: &stored)
-            var changes = ZoneChanges(token: ChangeToken(moreComing ? stored.last!.seq : now), moreComing: moreComing)
+            var changes = ZoneChanges(token: ChangeToken(moreComing ? stored.last!.seq : now, issued: now), moreComing: moreComing)
             for item in stored where !item.isKnown {
                 if let record = item.record {
                     changes.modified.append(record)

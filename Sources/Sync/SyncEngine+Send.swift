@@ -50,6 +50,7 @@ extension SyncEngine {
             state.add(pendingDatabaseChanges: pending)  // the app did not take the results: they stay pending
             throw error
         }
+        state.withLock { $0.fetchOnce(sent.savedZones) }
         postStateUpdate()
     }
 

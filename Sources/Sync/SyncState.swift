@@ -22,8 +22,9 @@ public final class SyncState: @unchecked Sendable {
     var cloudID: String?
     var databaseToken: ChangeToken?
     var zoneTokens: [ZoneID: ChangeToken] = [:]
-    /// Zones the database reported changed whose changes are not fetched yet:
-    /// the database token has moved past them, so they must not be forgotten.
+    /// Zones whose changes are not fetched yet and that the database feed may
+    /// not name again: reported changed (its token has moved past them), or
+    /// known here from before a from-scratch listing (saved, or tokens forgotten).
     var zonesToFetch: [ZoneID] = []
     /// Called (outside the lock) whenever the app changes pending changes.
     var onChange: (@Sendable () -> Void)?
@@ -93,6 +94,14 @@ public final class SyncState: @unchecked Sendable {
         zonesToFetch += zoneTokens.keys.sorted { $0.description < $1.description }.filter { !zonesToFetch.contains($0) }
         databaseToken = nil
         zoneTokens = [:]
+    }
+
+    /// Notes zones this device saved as ones to fetch, unless a token already
+    /// follows them: a from-scratch database listing names only the zones that
+    /// exist, so one deleted elsewhere before any fetch here would otherwise
+    /// never be heard of. Called with the lock held.
+    func fetchOnce(_ saved: [ZoneID]) {
+        zonesToFetch += saved.filter { zoneTokens[$0] == nil && !zonesToFetch.contains($0) }
     }
 
     /// Forgets everything: a new account starts from nothing.

@@ -170,3 +170,73 @@ import TestSupport
         #expect(try db.zoneChanges(in: zone, since: nil).modified.map(\.id.name) == ["new"])
     }
 }
+
+/// A fetch from scratch, page by page, while what expires older tokens (purged tombstones, a share
+/// accepted) happened before it began: each page's token marks a place among records older than that,
+/// and must still read on.
+@Suite struct PagingFromScratchTests {
+    /// Every batch of a zone's changes from scratch, `limit` at a time, by name.
+    private static func everyPage(_ db: CloudDatabase, _ zone: ZoneID, limit: Int) throws -> [String] {
+        var token: ChangeToken?
+        var names: [String] = []
+        var more = true
+        while more {
+            let batch = try db.zoneChanges(in: zone, since: token, limit: limit)
+            names += batch.modified.map(\.id.name)
+            (token, more) = (batch.token, batch.moreComing)
+        }
+        return names
+    }
+
+    @Test func aZoneWithPurgedTombstonesPagesFromScratch() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        try db.modifyRecords(saving: (0..<10).map { Record.make("r\($0)", in: zone) }).throwIfFailed()
+        try db.delete(try db.save(.make("gone", in: zone)).id)
+        test.clock.advance(by: 3600)
+        #expect(try test.cloud.purgeTombstones(olderThan: 60).records == 1)
+
+        #expect(try Self.everyPage(db, zone, limit: 4) == (0..<10).map { "r\($0)" })
+    }
+
+    @Test func aParticipantPagesFromScratchThroughRecordsOlderThanTheirAcceptance() throws {
+        let f = try SharingFixture()
+        try f.owner.modifyRecords(saving: (0..<10).map { Record.make("r\($0)", in: f.notes) }).throwIfFailed()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+
+        let names = try Self.everyPage(f.shared(f.heather), f.notes, limit: 4)
+        #expect(Set(names) == Set(["p1", "c1", "p2", Share.zoneWideRecordName] + (0..<10).map { "r\($0)" }))
+    }
+
+    @Test func aDatabaseWithPurgedZoneTombstonesListsFromScratch() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        for name in ["A", "B", "C", "D", "E"] { try db.save(zone: ZoneID(name: name)) }
+        try db.delete(zone: try db.save(zone: ZoneID(name: "Gone")))
+        test.clock.advance(by: 3600)
+        #expect(try test.cloud.purgeTombstones(olderThan: 60).zones == 1)
+
+        var token: ChangeToken?
+        var names: [String] = []
+        var more = true
+        while more {
+            let batch = try db.databaseChanges(since: token, limit: 2)
+            names += batch.modified.map(\.name)
+            (token, more) = (batch.token, batch.moreComing)
+        }
+        #expect(names == ["A", "B", "C", "D", "E"])
+    }
+
+    /// A page's token printed and parsed is the same token, and reads on the same.
+    @Test func aPagesTokenPrintsAndParses() throws {
+        let f = try SharingFixture()
+        try f.owner.modifyRecords(saving: (0..<10).map { Record.make("r\($0)", in: f.notes) }).throwIfFailed()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        let page = try f.shared(f.heather).zoneChanges(in: f.notes, since: nil, limit: 4)
+        #expect(page.moreComing)
+        let parsed = try ChangeToken(parsing: page.token.description)
+        #expect(parsed == page.token)
+        #expect(try f.shared(f.heather).zoneChanges(in: f.notes, since: parsed, limit: 100).modified.count == 10)
+    }
+}

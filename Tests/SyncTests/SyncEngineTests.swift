@@ -53,6 +53,21 @@ import TestSupport
         #expect(f.a.engine(.private).state.pendingRecordZoneChanges.isEmpty)
     }
 
+    /// A from-scratch listing of the database names only the zones that exist: a zone this device
+    /// created and never fetched, deleted elsewhere before the listing, is heard of only by asking.
+    @Test func aZoneThisDeviceCreatedAndAnotherDeletedBeforeAnyFetchIsDroppedHere() throws {
+        let f = try SyncFixture()  // A created Notes and has fetched nothing
+        f.a.write(f.id("p1"), fields: ["title": "x"], in: .private)
+        try f.send(f.a)
+        try f.fetch(f.b)
+        f.b.deleteZone(f.zone)
+        try f.send(f.b)
+
+        try f.fetch(f.a)
+        #expect(f.a.items(.private).isEmpty, "A still holds a notebook deleted on B")
+        #expect(f.log.lines.contains { $0.contains("heather/A private event didFetchRecordZoneChanges Notes") && $0.contains("zoneNotFound") })
+    }
+
     @Test func anEditOfARecordDeletedElsewhereIsUnknownItem() throws {
         let f = try SyncFixture()
         f.a.write(f.id("p1"), fields: ["title": "x"], in: .private)
