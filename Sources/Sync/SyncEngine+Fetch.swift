@@ -58,8 +58,11 @@ extension SyncEngine {
     /// Fetches one zone's changes. A fetch from scratch (no token) keeps its
     /// token to itself until it completes, so an interrupted one starts over
     /// and the app sees every from-scratch fetch whole. Otherwise the records
-    /// this engine saved come back only if someone changed them since.
-    private func fetchZone(_ zone: ZoneID, _ database: CloudDatabase) throws {
+    /// this engine saved come back only if someone changed them since. A token
+    /// that expires sends it back to the start once; a from-scratch fetch that
+    /// expires again (the cloud keeps changing what the caller sees) stops, and
+    /// the next fetch tries again, rather than going round for ever.
+    private func fetchZone(_ zone: ZoneID, _ database: CloudDatabase, restarted: Bool = false) throws {
         var token = state.withLock { $0.zoneTokens[zone] }
         let fromScratch = token == nil
         let known = fromScratch ? [:] : ownSaves[zone] ?? [:]
@@ -98,7 +101,8 @@ extension SyncEngine {
             case .changeTokenExpired:
                 state.withLock { $0.zoneTokens[zone] = nil }
                 post(.didFetchRecordZoneChanges(zone, error: error))
-                try fetchZone(zone, database)  // again, from scratch
+                if restarted { throw error }
+                try fetchZone(zone, database, restarted: true)  // again, from scratch
             case let transient where transient.isTransient:
                 post(.didFetchRecordZoneChanges(zone, error: error))
                 throw error

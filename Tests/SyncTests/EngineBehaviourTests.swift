@@ -120,6 +120,25 @@ import TestSupport
         #expect(marysDevice.items(.shared).isEmpty, "a removed participant's device drops the zone")
     }
 
+    /// A notebook of more posts than one batch, shared after they were written: the participant's
+    /// from-scratch fetch reads every page (its tokens mark places older than the acceptance).
+    @Test func aParticipantFetchesANotebookLargerThanOneBatch() throws {
+        var limits = CloudLimits()
+        limits.fetchBatchSize = 3
+        let f = try SyncFixture(limits: limits)
+        for n in 0..<10 { f.a.write(f.id("p\(n)"), fields: ["title": "post \(n)"], in: .private) }
+        try f.send(f.a)
+        let mary = try f.test.cloud.createAccount(name: "mary")
+        let owner = f.test.cloud.database(.private, as: f.heather)
+        var share = Share(zoneWide: f.zone, title: "Notes")
+        share.addParticipant(try owner.lookUpParticipant(accountName: "mary"), permission: .readOnly)
+        try f.test.cloud.acceptShare(try owner.saveShare(share).url!, as: mary)
+        let marysDevice = try MemoryDevice(name: "mary/phone", cloud: f.test.cloud, account: mary)
+
+        try marysDevice.engine(.shared).fetchChanges()
+        #expect(marysDevice.items(.shared).keys.map(\.name).sorted() == (0..<10).map { "p\($0)" }.sorted())
+    }
+
     @Test func theLogNamesDeviceScopeEventsAndRequests() throws {
         let f = try SyncFixture()
         f.a.write(f.id("p1"), fields: ["title": "x"], in: .private)
