@@ -54,7 +54,10 @@ let package = Package(
         // An in-memory app over the sync core, and a seeded simulation of many devices.
         .target(name: "SyncSimulation", dependencies: ["Sync", "Cloud"]),
         // The same simulation at the app's level: posts, notebooks, comments, shares over real device stores.
-        .target(name: "NotesSimulation", dependencies: ["Notes", "SyncSimulation", "Sync", "Cloud"]),
+        .target(
+            name: "NotesSimulation",
+            dependencies: ["Notes", "SyncSimulation", "Sync", "Cloud", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .executableTarget(
             name: "cloudnotes-sim",
             dependencies: [

@@ -43,6 +43,12 @@ extension AppSimulation {
                 if mode & 0o077 != 0 { violations.append("\(device.name): \(name) is readable by others (mode \(String(mode, radix: 8)))") }
             }
         }
+        // eve's key opens only what was filed for her, and no one sealed a location with a key she planted.
+        if let intruder {
+            let locations = try intruder.checkLocations(owners: accounts)
+            violations += try intruder.checkEnvelopes() + locations.violations
+            counts["eveReads"] = locations.readable
+        }
         // Devices of one account hold the same posts.
         for account in accounts {
             let mine = devices.filter { $0.account.id == account.id }

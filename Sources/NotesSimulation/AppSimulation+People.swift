@@ -117,7 +117,7 @@ extension AppSimulation {
 
     func share(from device: Device, notebook: Bool) throws {
         let db = cloud.database(.private, as: device.account)
-        let others = accounts.filter { $0.id != device.account.id }
+        let others = accounts.filter { $0.id != device.account.id } + (intruder.map { [$0.account] } ?? [])
         var share: Share
         var root: Record?
         if notebook {
@@ -146,7 +146,7 @@ extension AppSimulation {
         guard let link = pick(urls) else { return }
         guard let metadata = try? cloud.fetchShareMetadata(link.url, as: link.owner) else { return }
         if action == "remove" {
-            let others = accounts.filter { $0.id != link.owner.id }
+            let others = accounts.filter { $0.id != link.owner.id } + (intruder.map { [$0.account] } ?? [])
             guard let other = pick(others) else { return }
             _ = try? cloud.database(.private, as: link.owner).removeParticipant(other.id, from: metadata.share)
         } else if device.account.id != link.owner.id {

@@ -58,6 +58,8 @@ public final class AppSimulation {
     var screens: [Int: [String: (post: Post, step: Int)]] = [:]
     var sessions: [Int: Session] = [:]
     var snapshots: [Data] = []
+    /// eve, who runs no app and goes for the keys (see `Intruder`).
+    var intruder: Intruder?
     /// Where each step is written, when the run is logged.
     let log: SyncLog?
 
@@ -70,6 +72,13 @@ public final class AppSimulation {
                           faults: nil, environment: [:])
         tampering = CloudTampering(directory: cloudDirectory)
         self.log = log.map { [clock] in SyncLog(sink: $0, device: "sim", clock: clock) }
+        if options.intruder {
+            let eve = try cloud.createAccount(name: "eve")
+            let keyring = try Keyring(directory: directory.appendingPathComponent("eve-keychain"), account: eve, cloud: cloud)
+            try keyring.publish()
+            intruder = Intruder(account: eve, keyring: keyring,
+                                observer: try Cloud(directory: cloudDirectory, clock: clock, faults: .off, environment: [:]))
+        }
         for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }
         for d in 0..<max(1, options.devices) {
             let account = accounts[d % accounts.count]
@@ -106,6 +115,7 @@ public final class AppSimulation {
             (18, "new"), (14, "edit"), (8, "staleEdit"), (4, "concurrentEdit"), (3, "openEditor"), (5, "typeInEditor"),
             (3, "saveEditor"), (0.5, "leaveEditor"), (2, "resolve"), (1, "trim"), (3, "delete"), (4, "comment"), (1, "notebook"),
             (3, "sharePost"), (1, "shareNotebook"), (4, "accept"), (1, "remove"), (1, "leave"), (24, "sync"), (4, "look"),
+            (intruder == nil ? 0 : 3, "intrude"),
             (15 * harsh, "secondProcess"), (10 * harsh, "brokenStore"),
             (3 * harsh, "snapshotCloud"), (0.5 * harsh, "emptyCloud"), (0.5 * harsh, "restoreCloud"),
         ]
@@ -152,6 +162,12 @@ public final class AppSimulation {
             _ = try? cloud.acceptShare(link.url, as: device.account)
         case "remove", "leave":
             try endSharing(action, on: device)
+        case "intrude":
+            guard var eve = intruder else { return }
+            let (note, found) = try eve.attack(cloud, accounts: accounts, links: urls.map(\.url), random: random)
+            intruder = eve
+            log?.note("step \(step) eve\(note)")
+            violations += found.map { "step \(step): \($0)" } + (try eve.checkEnvelopes()).map { "step \(step): \($0)" }
         case "secondProcess": try syncWithSecondProcess(device, step: step, now: now)
         case "brokenStore": try syncWithBrokenStore(device)
         case "snapshotCloud": snapshots = Array((snapshots + [try tampering.snapshot()]).suffix(3))

@@ -12,7 +12,7 @@ import Foundation
 /// account change it), so a device with a new or lost keychain is granted
 /// the zone keys by the account's other devices, never locked out.
 public final class Keyring: @unchecked Sendable {
-    static let publicKeyType = "PublicKey"
+    public static let publicKeyType = "PublicKey"
 
     public let account: Account
     let cloud: Cloud
@@ -122,6 +122,31 @@ public final class Keyring: @unchecked Sendable {
     func sealingKey(from records: [Record], zone: ZoneID) -> SymmetricKey? {
         openZoneKeys(from: records.filter { $0.id.name == "keys" }, zone: zone).last ?? openZoneKeys(from: records, zone: zone).last
     }
+
+    /// An envelope this device key opened: where it was filed and what it held.
+    public struct OpenedEnvelope {
+        public let generation: String
+        /// The device key it was filed for ("USER/KEYID").
+        public let name: String
+        public let key: SymmetricKey
+    }
+
+    /// Every envelope of a key record this device key opens, under whatever name it was filed and whoever
+    /// filed it: one filed for another account's device that opens here was wrapped for a key that is not
+    /// theirs. For checks (the simulation's intruder); the app opens only its own, from records it trusts.
+    public func envelopesOpened(in record: Record, zone: ZoneID) -> [OpenedEnvelope] {
+        ZoneKeys(record: record).generations.flatMap { generation in
+            generation.envelopes.sorted { $0.key < $1.key }.compactMap { name, envelope in
+                Sealing.unwrap(envelope, with: privateKey, zone: zone).map { OpenedEnvelope(generation: generation.id, name: name, key: $0) }
+            }
+        }
+    }
+
+    /// This device key's name in envelopes, and its public half.
+    public var envelopeName: String { ZoneKeys.envelopeName(user: account.id, key: keyID) }
+    public var publicKey: Curve25519.KeyAgreement.PublicKey { privateKey.publicKey }
+    /// The type of the records that hold zone keys.
+    public static var keyRecordType: String { ZoneKeys.recordType }
 
     func open(_ generation: ZoneKeys.Generation, zone: ZoneID) -> SymmetricKey? {
         let mine = generation.envelopes[ZoneKeys.envelopeName(user: account.id, key: keyID)] ?? generation.envelopes[account.id]
