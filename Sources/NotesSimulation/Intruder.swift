@@ -103,7 +103,7 @@ struct Intruder {
         let records = try Self.everyRecord(in: zone, of: shared)
         // The key records she sees (those devices seal with), now and then a new one beside a post.
         let existing = records.filter { $0.type == Keyring.keyRecordType }.map(\.id.name)
-        let posts = records.filter { $0.type == "Post" }.map { "keys-" + $0.id.name }
+        let posts = records.filter { $0.type == Post.recordType }.map { "keys-" + $0.id.name }
         let targets = existing.isEmpty || random.below(4) == 0 ? existing + posts + ["keys"] : existing
         let name = targets[random.below(targets.count)]
         var recipients: [String: Curve25519.KeyAgreement.PublicKey] = [:]
