@@ -45,7 +45,7 @@ struct Intruder {
         var violations: [String] = []
         let shared = observer.database(.shared, as: account)
         for zone in try shared.allZones() {
-            for record in try Self.everyRecord(in: zone, of: shared) where record.type == Keyring.keyRecordType {
+            for record in Self.everyRecord(in: zone, of: shared) where record.type == Keyring.keyRecordType {
                 let filer = record.system?.modifiedBy
                 guard filer != account.id else { continue }  // her own plant
                 for opened in keyring.envelopesOpened(in: record, zone: zone) where opened.name != keyring.envelopeName {
@@ -64,7 +64,7 @@ struct Intruder {
         for owner in owners where owner.id != account.id {
             let mine = observer.database(.private, as: owner)
             for zone in try mine.allZones() {
-                let records = try Self.everyRecord(in: zone, of: mine)
+                let records = Self.everyRecord(in: zone, of: mine)
                 let granted = records.filter { $0.type == Keyring.keyRecordType }.flatMap { keyring.envelopesOpened(in: $0, zone: zone) }
                     .filter { $0.name == keyring.envelopeName }.map(\.key)
                 for record in records {
@@ -100,7 +100,7 @@ struct Intruder {
         let zones = try shared.allZones().sorted { $0.description < $1.description }
         guard !zones.isEmpty else { return ("", []) }
         let zone = zones[random.below(zones.count)]
-        let records = try Self.everyRecord(in: zone, of: shared)
+        let records = Self.everyRecord(in: zone, of: shared)
         // The key records she sees (those devices seal with), now and then a new one beside a post.
         let existing = records.filter { $0.type == Keyring.keyRecordType }.map(\.id.name)
         let posts = records.filter { $0.type == Post.recordType }.map { "keys-" + $0.id.name }
@@ -108,7 +108,7 @@ struct Intruder {
         let name = targets[random.below(targets.count)]
         var recipients: [String: Curve25519.KeyAgreement.PublicKey] = [:]
         for other in accounts where other.id != account.id {
-            for (keyID, key) in try deviceKeys(of: other) { recipients["\(other.id)/\(keyID)"] = key }
+            for (keyID, key) in deviceKeys(of: other) { recipients["\(other.id)/\(keyID)"] = key }
         }
         recipients[keyring.envelopeName] = keyring.publicKey
         let key = SymmetricKey(size: .bits256)
@@ -137,23 +137,14 @@ struct Intruder {
         return (try? JSONDecoder().decode([KeyGeneration].self, from: data)) ?? []
     }
 
-    private func deviceKeys(of other: Account) throws -> [String: Curve25519.KeyAgreement.PublicKey] {
+    /// Every record of the zone the database shows, or none once access has ended.
+    private static func everyRecord(in zone: ZoneID, of db: CloudDatabase) -> [Record] { (try? db.everyRecord(in: zone)) ?? [] }
+
+    private func deviceKeys(of other: Account) -> [String: Curve25519.KeyAgreement.PublicKey] {
         let id = RecordID(name: other.id, zone: ZoneID(name: ZoneID.defaultName))
         guard let record = try? observer.database(.public, as: account).record(id), case .bytes(let data)? = record["devices"],
               let raw = try? JSONDecoder().decode([String: Data].self, from: data) else { return [:] }
         return raw.compactMapValues { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0) }
-    }
-
-    private static func everyRecord(in zone: ZoneID, of db: CloudDatabase) throws -> [Record] {
-        var records: [Record] = []
-        var token: ChangeToken?
-        var more = true
-        while more {
-            guard let batch = try? db.zoneChanges(in: zone, since: token) else { return records }  // access ended
-            records += batch.modified
-            (token, more) = (batch.token, batch.moreComing)
-        }
-        return records
     }
 }
 

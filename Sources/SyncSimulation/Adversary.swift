@@ -153,31 +153,16 @@ struct Adversary {
 
     private func snapshot(_ zone: ZoneID, of owner: Account) throws -> Snapshot {
         var out: Snapshot = [:]
-        var token: ChangeToken?
-        var more = true
-        while more {
-            let batch = try observer.database(.private, as: owner).zoneChanges(in: zone, since: token)
-            for record in batch.modified where record.type != Share.recordType {
-                out[record.id.name] = (record.changeTag, record.parent, record.referencedNames)
-            }
-            token = batch.token
-            more = batch.moreComing
+        for record in try observer.database(.private, as: owner).everyRecord(in: zone) where record.type != Share.recordType {
+            out[record.id.name] = (record.changeTag, record.parent, record.referencedNames)
         }
         return out
     }
 
     /// The names the adversary sees in the zone, as the cloud shows them to it.
     private func visible(_ zone: ZoneID) throws -> Set<String> {
-        var out = Set<String>()
-        var token: ChangeToken?
-        var more = true
-        while more {
-            guard let batch = try? observer.database(.shared, as: account).zoneChanges(in: zone, since: token) else { return out }
-            out.formUnion(batch.modified.filter { $0.type != Share.recordType }.map(\.id.name))
-            token = batch.token
-            more = batch.moreComing
-        }
-        return out
+        let records = (try? observer.database(.shared, as: account).everyRecord(in: zone)) ?? []  // none once access ended
+        return Set(records.filter { $0.type != Share.recordType }.map(\.id.name))
     }
 
     /// The names the adversary may write in the zone, as `snapshot` has it: everything under a zone-wide

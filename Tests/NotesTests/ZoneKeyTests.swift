@@ -49,6 +49,15 @@ import TestSupport
 
     struct ShareFailure: Error, CustomStringConvertible { var description: String }
 
+    /// Mary's phone, granted the notebook's key by the owner's device, holding the shared post with its location open.
+    func marysPhone(sharedBy owner: NotesSync, mary: Account) throws -> NotesSync {
+        let phone = try device("mary-phone", keychain: "keychain-mary", account: mary)
+        try owner.syncNow()  // grants the phone's key
+        try phone.syncNow()
+        #expect(try phone.store.post("p1").location == "Hanoi")
+        return phone
+    }
+
     func settle(_ devices: [NotesSync]) throws {
         for _ in 0..<3 { for device in devices { try device.syncNow() } }
     }
@@ -123,10 +132,7 @@ import TestSupport
     /// while the device merges with what the cloud holds, it still opens what the keys it knew sealed.
     @Test func aParticipantsTypedLocationSurvivesTheCloudPutBack() throws {
         let (owner, mary) = try ownerSharingWithMary()
-        let phone = try device("mary-phone", keychain: "keychain-mary", account: mary)
-        try owner.syncNow()  // grants the phone's key
-        try phone.syncNow()
-        #expect(try phone.store.post("p1").location == "Hanoi")
+        let phone = try marysPhone(sharedBy: owner, mary: mary)
         let tampering = CloudTampering(directory: test.directory.url)
         let backup = try tampering.snapshot()
         try post("p2", at: "Hue", on: owner)
@@ -280,10 +286,7 @@ import TestSupport
     /// sealed: a location typed over that one never replaces it.
     @Test func aLocationThisDeviceCannotOpenIsNeverReplacedByOneTypedOverIt() throws {
         let (owner, mary) = try ownerSharingWithMary()
-        let phone = try device("mary-phone", keychain: "keychain-mary", account: mary)
-        try owner.syncNow()  // grants the phone's key
-        try phone.syncNow()
-        #expect(try phone.store.post("p1").location == "Hanoi")
+        let phone = try marysPhone(sharedBy: owner, mary: mary)
         // Another client writes a location sealed with a key no device here holds.
         let db = test.cloud.database(.private, as: heather)
         var record = try db.record(RecordID(name: "p1", zone: try owner.store.post("p1").zone))
