@@ -137,8 +137,8 @@ extension AppSimulation {
             counts["shareRefused", default: 0] += 1
             return
         }
-        try? device.store.keyring?.grant(zone: saved.share.id.zone, root: saved.share.rootRecord,
-                                         to: saved.share.participants.compactMap(\.userRecordID))
+        try? device.store.grantKeys(zone: saved.share.id.zone, root: saved.share.rootRecord,
+                                     to: saved.share.participants.compactMap(\.userRecordID))
         urls.append((url, device.account))
     }
 

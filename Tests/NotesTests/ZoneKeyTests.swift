@@ -182,6 +182,53 @@ import TestSupport
         #expect(!String(decoding: generations, as: UTF8.self).contains("evil"))
     }
 
+    /// A read-write participant of a notebook shared as a whole can write over the zone's own key record.
+    /// The owner's devices never seal with what they put there, and no generation is lost: a device that
+    /// held the record keeps opening what it sealed, and puts back what a device that never held it wrote
+    /// again without (as the oldest: the newest is what seals), so every device opens the old locations.
+    @Test func aZoneKeyRecordWrittenOverByAParticipantLosesNoGeneration() throws {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let laptop = try device("laptop", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        let url = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+            .share(notebook: "Notes", inviting: ["mary"], permission: .readWrite)
+        _ = try test.cloud.acceptShare(url, as: mary)
+        try settle([owner, laptop])
+        #expect(try laptop.store.post("p1").location == "Hanoi")
+        let keysID = RecordID(name: "keys", zone: try owner.store.post("p1").zone)
+        func generations() throws -> [String] {
+            guard case .bytes(let data)? = try test.cloud.database(.private, as: heather).record(keysID)["generations"],
+                  let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+            return list.compactMap { $0["id"] as? String }
+        }
+        let sealing = try #require(try generations().last)
+
+        let marysView = test.cloud.database(.shared, as: mary)
+        var keys = try marysView.record(keysID)
+        keys["generations"] = .bytes(Data("[]".utf8))
+        try marysView.save(keys)
+        // A new device of the owner's syncs first: it holds no generation, and writes the record again with a new one.
+        let tablet = try device("tablet", keychain: "keychain-owner")
+        try tablet.syncNow()
+        let rebuilt = try generations()
+        #expect(!rebuilt.contains(sealing))
+
+        try owner.syncNow()  // holds the generation that sealed p1: puts it back
+        #expect(try generations() == [sealing] + rebuilt, "the old generation put back as the oldest")
+        try laptop.syncNow()
+        #expect(try laptop.store.post("p1").location == "Hanoi", "the laptop lost the generation that sealed it")
+        try tablet.syncNow()
+        #expect(try tablet.store.post("p1").location == "Hanoi", "the record written again lacks the old generation")
+        let phone = try device("mary-phone", keychain: "keychain-mary", account: mary)
+        try settle([phone, owner, phone])
+        #expect(try phone.store.post("p1").location == "Hanoi", "the participant lost the old generation")
+        try post("p2", at: "Hue", on: owner)
+        try settle([owner, laptop, tablet, phone])
+        for device in [laptop, tablet, phone] { #expect(try device.store.post("p2").location == "Hue") }
+    }
+
     /// Removing a participant rotates the notebook's key: a location sealed after it opens with no key the
     /// removed person ever held, and those who remain still read it.
     @Test func aRemovedParticipantCannotOpenLaterLocations() throws {

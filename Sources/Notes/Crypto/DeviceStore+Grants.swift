@@ -2,6 +2,7 @@ import Cloud
 import Crypto
 import Foundation
 import GRDB
+import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
 
 extension DeviceStore {
     /// Makes sure every device key of this account, and every participant of
@@ -27,8 +28,9 @@ extension DeviceStore {
         }
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         for own in records where own.id.name == "keys" && own.id.zone.owner == me {
-            if try keyring.lacksEnvelopes(own, of: own, for: [me], keysOf: keysOf) {
-                try keyring.grant(zone: own.id.zone, root: nil, to: [])
+            let kept = try keptKeyRecords(own.id.zone)
+            if try keyring.lacksEnvelopes(own, of: own, for: [me], keysOf: keysOf) || keyring.lacksGenerations(of: kept, in: own) {
+                try keyring.grant(zone: own.id.zone, root: nil, to: [], kept: kept)
             }
         }
         // A participant removed while holding the newest key: later locations are sealed with a new one.
@@ -38,24 +40,36 @@ extension DeviceStore {
             guard !removed.isEmpty, let own = byID[ZoneKeys.recordID(zone: share.id.zone, root: nil)],
                   let granted = byID[ZoneKeys.recordID(zone: share.id.zone, root: share.rootRecord)],
                   keyring.holdsNewest(granted, of: own, users: removed) else { continue }
-            try keyring.rotate(zone: share.id.zone)
+            try keyring.rotate(zone: share.id.zone, kept: keptKeyRecords(share.id.zone))
             rotated.insert(share.id.zone)
             try keepOwnKeysAtHand(share.id.zone)  // before the next send: nothing more sealed with the key they hold
         }
         for share in shares where share.id.zone.owner == me {
             let wanted = share.invitees.compactMap(\.userRecordID)
             if rotated.contains(share.id.zone) {
-                try keyring.grant(zone: share.id.zone, root: share.rootRecord, to: wanted)  // the new generation, at once
+                try grantKeys(zone: share.id.zone, root: share.rootRecord, to: wanted)  // the new generation, at once
                 continue
             }
             guard let own = byID[ZoneKeys.recordID(zone: share.id.zone, root: nil)] else {
-                try keyring.grant(zone: share.id.zone, root: share.rootRecord, to: wanted)  // no key here yet
+                try grantKeys(zone: share.id.zone, root: share.rootRecord, to: wanted)  // no key here yet
                 continue
             }
             let granted = byID[ZoneKeys.recordID(zone: share.id.zone, root: share.rootRecord)]
             if try keyring.lacksEnvelopes(granted, of: own, for: [me] + wanted, keysOf: keysOf) {
-                try keyring.grant(zone: share.id.zone, root: share.rootRecord, to: wanted)
+                try grantKeys(zone: share.id.zone, root: share.rootRecord, to: wanted)
             }
         }
+    }
+
+    /// Wraps every generation of the zone's key this device holds for the account's device keys and for
+    /// `users` (a share's participants), in the share's key record (`root`) or the zone's own.
+    public func grantKeys(zone: ZoneID, root: String?, to users: [String]) throws {
+        try keyring?.grant(zone: zone, root: root, to: users, kept: keptKeyRecords(zone))
+    }
+
+    /// The key records of one of this account's zones this device holds, retired ones too: what a record
+    /// written over lost is put back from them.
+    func keptKeyRecords(_ zone: ZoneID) throws -> [Record] {
+        try read { db in try Self.openingKeyRecords(db, .private, zone: zone) }
     }
 }

@@ -20,6 +20,23 @@ extension DeviceStore {
         return try keyRecords(db, scope, zone: zone) + retired
     }
 
+    /// Keeps the key records `records` replace, as retired, when the new version drops a generation the
+    /// one held here had (a participant who may write the zone's records wrote over it, or a device rebuilt
+    /// it without generations it never held): what they sealed still opens here, and the owner's devices
+    /// put them back in the cloud (see `Keyring.grant`).
+    static func retireKeysWrittenOver(_ db: Database, _ scope: DatabaseScope, by records: [Record]) throws {
+        let incoming = records.filter { $0.type == ZoneKeys.recordType }
+        guard !incoming.isEmpty else { return }
+        let held = try lastKnown(db, scope, incoming.map(\.id))
+        for record in incoming {
+            guard let old = held[record.id], Keyring.isTrusted(old, zone: old.id.zone) else { continue }
+            let kept = Keyring.isTrusted(record, zone: record.id.zone) ? Set(ZoneKeys(record: record).generations.map(\.id)) : []
+            guard ZoneKeys(record: old).generations.contains(where: { !kept.contains($0.id) }) else { continue }
+            try db.execute(sql: "INSERT OR IGNORE INTO \(schema(scope)).retired_keys(zone_name, zone_owner, record) VALUES (?, ?, ?)",
+                           arguments: [old.id.zone.name, old.id.zone.owner, RecordArchive.encode(old)])
+        }
+    }
+
     /// The post with its location opened, when it came sealed and a key is at hand.
     func opened(_ db: Database, _ post: Post) throws -> Post {
         guard post.location == nil, let sealed = post.sealedLocation, let keyring else { return post }
@@ -78,7 +95,7 @@ extension DeviceStore {
             let known = try read { db in try Self.keyRecords(db, .private, zone: zone) }
             guard keyring.sealingKey(from: known, zone: zone) == nil else { continue }  // at hand already
             do {
-                _ = try keyring.ownZoneKey(zone, known: known)
+                _ = try keyring.ownZoneKey(zone, known: known, kept: keptKeyRecords(zone))
             } catch CloudError.zoneNotFound {
                 continue  // the send creates the zone; the location goes out sealed on the next sync
             }

@@ -6,16 +6,19 @@ extension Keyring {
     /// The owner's key to seal with in one of its zones: the newest generation
     /// this device can open, from `known` records or the cloud. When it can
     /// open none (the zone's first key; another device made one at the same
-    /// moment; this keychain is new or was lost), it adds a new generation,
-    /// wrapped for every device key of the account, saved only over the
-    /// version it read: a change never waits on a key another device holds.
-    func ownZoneKey(_ zone: ZoneID, known: [Record]) throws -> SymmetricKey {
+    /// moment; this keychain is new or was lost; a participant wrote over the
+    /// record), it adds a new generation, wrapped for every device key of the
+    /// account, saved only over the version it read: a change never waits on
+    /// a key another device holds. Generations of `kept` (the key records this
+    /// device holds, retired ones too) that the cloud's record lacks are put
+    /// back (see `putBack`).
+    func ownZoneKey(_ zone: ZoneID, known: [Record], kept: [Record]) throws -> SymmetricKey {
         if let key = sealingKey(from: known, zone: zone) { return key }
         var key: SymmetricKey?
         try Self.update(ZoneKeys.recordID(zone: zone, root: nil), type: ZoneKeys.recordType, in: cloud.database(.private, as: account)) { record in
             key = sealingKey(from: [record], zone: zone)
             guard key == nil else { return false }
-            key = try addGeneration(to: &record, zone: zone)
+            key = try addGeneration(to: &record, zone: zone, kept: kept)
             return true
         }
         return key!
@@ -24,21 +27,33 @@ extension Keyring {
     /// Adds a new generation to the zone's own key record, wrapped for this account's device keys only: what
     /// is sealed from now on is closed to a participant who was removed (they kept the older keys). `grant`
     /// then wraps it for those who remain.
-    public func rotate(zone: ZoneID) throws {
+    func rotate(zone: ZoneID, kept: [Record]) throws {
         try Self.update(ZoneKeys.recordID(zone: zone, root: nil), type: ZoneKeys.recordType, in: cloud.database(.private, as: account)) { record in
-            _ = try addGeneration(to: &record, zone: zone)
+            _ = try addGeneration(to: &record, zone: zone, kept: kept)
             return true
         }
     }
 
-    /// Adds a fresh generation to the zone's own key record, wrapped for this account's device keys; a record
-    /// someone else wrote over starts again from nothing. Returns the new key.
-    private func addGeneration(to record: inout Record, zone: ZoneID) throws -> SymmetricKey {
+    /// Adds a fresh generation, the newest, to the zone's own key record, wrapped for this account's device
+    /// keys; a record someone else wrote over starts again from what this device holds. Returns the new key.
+    private func addGeneration(to record: inout Record, zone: ZoneID, kept: [Record]) throws -> SymmetricKey {
         let fresh = SymmetricKey(size: .bits256)
         var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
-        _ = try addEnvelopes([(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
+        let restored = putBack(heldGenerations(in: kept, zone: zone), into: &keys)
+        _ = try addEnvelopes(restored + [(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
         try keys.write(into: &record)
         return fresh
+    }
+
+    /// Puts the generations of `held` that `keys` lacks back into it, as its oldest (their envelopes are
+    /// then added by `addEnvelopes`), and returns them. A participant who may write the zone's records can
+    /// write over its key record, and a device can rebuild it without generations it never held: what those
+    /// sealed must still open on every device, so whoever holds them writes them back.
+    @discardableResult
+    private func putBack(_ held: [(id: String, key: SymmetricKey)], into keys: inout ZoneKeys) -> [(id: String, key: SymmetricKey)] {
+        let missing = held.filter { generation in !keys.generations.contains { $0.id == generation.id } }
+        keys.generations.insert(contentsOf: missing.map { ZoneKeys.Generation(id: $0.id, envelopes: [:]) }, at: 0)
+        return missing
     }
 
     /// Whether any of `users` holds an envelope of the newest generation of the zone's own key record (`own`)
@@ -49,19 +64,22 @@ extension Keyring {
         return copy.envelopes.keys.contains { name in users.contains { name == $0 || name.hasPrefix($0 + "/") } }
     }
 
-    /// Wraps every generation of the zone's key this device holds for the
-    /// account's own device keys and for `users` (a share's participants), in
-    /// the record they can see: the share's (`root`), or the zone's own.
-    public func grant(zone: ZoneID, root: String?, to users: [String]) throws {
+    /// Wraps every generation of the zone's key this device holds (in the
+    /// cloud's record, or in `kept`: see `putBack`) for the account's own
+    /// device keys and for `users` (a share's participants), in the record
+    /// they can see: the share's (`root`), or the zone's own.
+    func grant(zone: ZoneID, root: String?, to users: [String], kept: [Record]) throws {
         let db = cloud.database(.private, as: account)
-        _ = try ownZoneKey(zone, known: [])
+        _ = try ownZoneKey(zone, known: [], kept: kept)
         try Self.update(ZoneKeys.recordID(zone: zone, root: root), type: ZoneKeys.recordType, in: db) { record in
             // The zone's own keys, read again on every try: what this device holds of them is what it grants.
             let own = try record.id.name == "keys" ? record : Self.existing(ZoneKeys.recordID(zone: zone, root: nil), in: db) ?? record
-            let held = ZoneKeys(record: own).generations.compactMap { generation in open(generation, zone: zone).map { (generation.id, $0) } }
+            let current = heldGenerations(in: [own], zone: zone)
+            let older = heldGenerations(in: kept, zone: zone).filter { generation in !current.contains { $0.id == generation.id } }
             // A record someone else wrote over is written again from what this device holds, without what they put in it.
             var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
-            guard try addEnvelopes(held, to: &keys, zone: zone, for: [account.id] + users) else { return false }
+            putBack(older, into: &keys)
+            guard try addEnvelopes(older + current, to: &keys, zone: zone, for: [account.id] + users) else { return false }
             try keys.write(into: &record)
             if let root, record.parent != root { record.setParent(root) }
             return true
@@ -84,6 +102,13 @@ extension Keyring {
             }
         }
         return false
+    }
+
+    /// Whether the zone's own key record lacks a generation this device holds in `kept` (a device that never
+    /// held it wrote the record again): then `grant` puts it back.
+    func lacksGenerations(of kept: [Record], in own: Record) -> Bool {
+        let present = Set(ZoneKeys(record: own).generations.map(\.id))
+        return heldGenerations(in: kept, zone: own.id.zone).contains { !present.contains($0.id) }
     }
 
     /// Adds to `keys` an envelope of each held generation for every device key of `users` (this device's own

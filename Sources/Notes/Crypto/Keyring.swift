@@ -100,13 +100,19 @@ public final class Keyring: @unchecked Sendable {
 
     /// Every zone key this device can open from the given key records, oldest generation first.
     func openZoneKeys(from records: [Record], zone: ZoneID) -> [SymmetricKey] {
-        var keys: [SymmetricKey] = []
+        heldGenerations(in: records, zone: zone).map(\.key)
+    }
+
+    /// Every generation of the zone's key this device opens in the trusted records among `records`, each
+    /// once, in the order the records hold them (oldest first).
+    func heldGenerations(in records: [Record], zone: ZoneID) -> [(id: String, key: SymmetricKey)] {
+        var held: [(id: String, key: SymmetricKey)] = []
         for record in records where record.type == ZoneKeys.recordType && Self.isTrusted(record, zone: zone) {
-            for generation in ZoneKeys(record: record).generations {
-                if let key = open(generation, zone: zone), !keys.contains(key) { keys.append(key) }
+            for generation in ZoneKeys(record: record).generations where !held.contains(where: { $0.id == generation.id }) {
+                if let key = open(generation, zone: zone), !held.contains(where: { $0.key == key }) { held.append((generation.id, key)) }
             }
         }
-        return keys
+        return held
     }
 
     /// Whether a key record is the zone owner's: a participant who may write the records of a share (its

@@ -98,7 +98,7 @@ public struct PostSharing: Sendable {
         switch Result(catching: { () throws(CloudError) in try db.saveShare(share, rootRecord: root) }) {
         case .success(let saved):
             let ids = saved.share.invitees.compactMap(\.userRecordID)
-            try store.keyring?.grant(zone: saved.share.id.zone, root: saved.share.rootRecord, to: ids)
+            try store.grantKeys(zone: saved.share.id.zone, root: saved.share.rootRecord, to: ids)
             return saved.url!
         case .failure(.serverRecordChanged):
             throw StoreError.invalid("\"\(share.title)\" changed in the cloud meanwhile; sync and share again")
@@ -118,7 +118,7 @@ public struct PostSharing: Sendable {
             updated = try db.addParticipant(participant, permission: permission, to: share.id)
         }
         let ids = updated.invitees.compactMap(\.userRecordID)
-        try store.keyring?.grant(zone: share.id.zone, root: share.rootRecord, to: ids)
+        try store.grantKeys(zone: share.id.zone, root: share.rootRecord, to: ids)
         return invitees
     }
 

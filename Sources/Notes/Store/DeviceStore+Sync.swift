@@ -84,6 +84,7 @@ extension DeviceStore {
     }
 
     static func remember(_ db: Database, _ scope: DatabaseScope, _ records: [Record]) throws {
+        try retireKeysWrittenOver(db, scope, by: records)
         try insertRows(db, "INSERT OR REPLACE INTO \(schema(scope)).server_records(zone_name, zone_owner, name, record, change_tag)",
                        width: 5, records) { row, record in
             row.add(record.id.zone.name)
