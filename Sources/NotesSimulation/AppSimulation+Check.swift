@@ -47,7 +47,7 @@ extension AppSimulation {
         if let intruder {
             let locations = try intruder.checkLocations(owners: accounts)
             violations += try intruder.checkEnvelopes() + locations.violations
-            counts["eveReads"] = locations.readable
+            counts["eveReads", default: 0] = max(counts["eveReads", default: 0], locations.readable)  // the most she read at once
         }
         // Devices of one account hold the same posts.
         for account in accounts {

@@ -167,7 +167,9 @@ public final class AppSimulation {
             let (note, found) = try eve.attack(cloud, accounts: accounts, links: urls.map(\.url), random: random)
             intruder = eve
             log?.note("step \(step) eve\(note)")
-            violations += found.map { "step \(step): \($0)" } + (try eve.checkEnvelopes()).map { "step \(step): \($0)" }
+            let locations = try eve.checkLocations(owners: accounts)
+            violations += (found + (try eve.checkEnvelopes()) + locations.violations).map { "step \(step): \($0)" }
+            counts["eveReads", default: 0] = max(counts["eveReads", default: 0], locations.readable)
         case "secondProcess": try syncWithSecondProcess(device, step: step, now: now)
         case "brokenStore": try syncWithBrokenStore(device)
         case "snapshotCloud": snapshots = Array((snapshots + [try tampering.snapshot()]).suffix(3))

@@ -32,6 +32,9 @@ struct Intruder {
 
     /// Joins every share she can, then one raw request drawn from `random`; returns a note for the log and what it found.
     mutating func attack(_ cloud: Cloud, accounts: [Account], links: [ShareURL], random: SeededRandom) throws -> (note: String, violations: [String]) {
+        // Her account and device key, as her app would keep them after the cloud was emptied or put back.
+        _ = try? cloud.restoreAccount(account)
+        try? keyring.publish()
         for link in links { _ = try? cloud.acceptShare(link, as: account) }
         let victims = accounts.filter { $0.id != account.id }
         if random.below(4) == 0, !victims.isEmpty {

@@ -8,10 +8,10 @@ public struct SimulationOptions: Sendable, Equatable {
     /// weight of the harsher faults (zones deleted behind the engines' backs,
     /// crashes) among the steps.
     public var faultRate = 0.2
-    /// The app simulation's intruder (eve, who goes for the keys): off by default until what it found is fixed.
-    public var intruder = false
+    /// Whether the app simulation has its intruder (eve, who goes for the keys).
+    public var intruder = true
 
-    public init(seed: UInt64 = 1, devices: Int = 4, accounts: Int = 2, steps: Int = 2_000, faultRate: Double = 0.2, intruder: Bool = false) {
+    public init(seed: UInt64 = 1, devices: Int = 4, accounts: Int = 2, steps: Int = 2_000, faultRate: Double = 0.2, intruder: Bool = true) {
         self.seed = seed
         self.devices = devices
         self.accounts = accounts

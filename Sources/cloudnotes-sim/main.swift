@@ -19,7 +19,8 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .customLong("fault-rate"), help: "Share of requests failing transiently, 0 to 1.") var faultRate: Double = 0.2
     @Option(help: "Write every event and request to this file.") var log: String?
     @Flag(help: "Simulate the app itself (posts, notebooks, comments, shares over real device stores).") var app = false
-    @Flag(help: "With --app: add eve, a participant who runs no app and goes for the keys with raw requests.") var intruder = false
+    @Flag(inversion: .prefixedNo, help: "With --app: eve, a participant who runs no app and goes for the keys with raw requests.")
+    var intruder = true
     @Flag(help: "Keep the cloud's and the devices' files of a seed that fails, and print where.") var keep = false
 
     func validate() throws {
