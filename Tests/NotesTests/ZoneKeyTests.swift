@@ -352,6 +352,31 @@ import TestSupport
         #expect(try phone.store.syncStatus().lastError?.contains("waits for the notebook's key") == true)
     }
 
+    /// The cloud is emptied; on one device the person types a location; another device, with a keychain of
+    /// its own, rebuilds the cloud first, sealing with a new key the first cannot open yet. The first device's
+    /// rebuild has no base to merge against: its typed location waits beside the cloud's, and once granted
+    /// the key, both are kept.
+    @Test func aLocationTypedWhileTheCloudWasEmptyIsKeptBesideOneThisDeviceCannotOpenYet() throws {
+        let a = try device("a", keychain: "keychain-a"), b = try device("b", keychain: "keychain-b")
+        try post("p1", at: "Hanoi", on: a)
+        try settle([a, b])
+        #expect(try b.store.post("p1").location == "Hanoi")
+        try CloudTampering(directory: test.directory.url).empty()
+        var edited = try b.store.post("p1")
+        let base = edited.fields
+        edited.location = "Hue"
+        _ = try b.store.saveEdit(edited, from: base, by: Editor(account: heather, device: "b"), now: Date())
+
+        try a.reupload()  // a new key, wrapped for a's device key: b's went with the cloud
+        try b.reupload()  // b's p1 meets a's, sealed with a key b cannot open yet
+        #expect(try b.store.post("p1").location == "Hue", "the typed location was dropped for one this device cannot read")
+        try settle([a, b, a, b])
+        for device in [a, b] {
+            let location = try device.store.post("p1").location ?? "-"
+            #expect(location.contains("Hue") && location.contains("Hanoi"), "both kept: \(location)")
+        }
+    }
+
     @Test func aLocationSealedWithAKeyThisDeviceLacksIsNeverErasedByItsMerge() throws {
         let a = try device("a", keychain: "keychain-a")
         try post("p1", at: "Hanoi", on: a)
@@ -375,6 +400,11 @@ import TestSupport
         let saved = try db.record(record.id)
         #expect(saved.encrypted("location") == unreadable, "the location it could not read was replaced")
         #expect(saved["content"] == .string("from elsewhere"))
-        #expect(try a.store.pendingCount() == 0)
+        // Without a base, the location held here may be one the cloud never had: it waits beside the one
+        // this device cannot read, and says so.
+        #expect(try a.store.post("p1").location == "Hanoi")
+        #expect(try a.store.pendingCount() == 1)
+        let said = try a.store.syncStatus().lastError ?? "nothing"
+        #expect(said.contains("waits for the notebook's key"), "status says \(said)")
     }
 }

@@ -233,7 +233,8 @@ extension DeviceStore {
                                      theirs: .init(fields(theirs), by: author(of: theirs)))
         let cloudSealed = server.encrypted(Post.Key.location)
         if theirs.locationLocked, let cloudSealed {
-            let mineChanged = typedUnseen || base != nil && fields(mine).location != base?.location
+            // Without a base (a cloud this device rebuilds), a location here may be one the cloud never had.
+            let mineChanged = typedUnseen || (base == nil ? mine.location != nil : fields(mine).location != base?.location)
             if !mineChanged {
                 merged.fields.location = nil  // unreadable here, and left alone here: the cloud's, as it is
                 return (merged, cloudSealed)
