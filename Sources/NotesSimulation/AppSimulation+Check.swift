@@ -43,10 +43,11 @@ extension AppSimulation {
                 if mode & 0o077 != 0 { violations.append("\(device.name): \(name) is readable by others (mode \(String(mode, radix: 8)))") }
             }
         }
-        // eve's key opens only what was filed for her, and no one sealed a location with a key she planted.
-        if let intruder {
-            let locations = try intruder.checkLocations(owners: accounts)
-            violations += try intruder.checkEnvelopes() + locations.violations
+        // eve's key opens only what was filed for her, no one sealed a location with a key she planted, and
+        // a notebook she was removed from no longer seals with a key she held.
+        if intruder != nil {
+            let locations = try intruder!.checkLocations(owners: accounts)
+            violations += try intruder!.checkEnvelopes() + locations.violations + intruder!.checkRotation(owners: accounts)
             counts["eveReads", default: 0] = max(counts["eveReads", default: 0], locations.readable)  // the most she read at once
         }
         // Devices of one account hold the same posts.

@@ -153,4 +153,20 @@ extension AppSimulation {
             _ = try? cloud.database(.shared, as: device.account).deleteShare(metadata.share)
         }
     }
+
+    /// An owner finds eve out and removes her from every share of one of their notebooks she takes part in:
+    /// what that notebook seals from then on must be closed to her (see `Intruder.checkRotation`).
+    func evict(by device: Device) throws {
+        guard let eve = intruder?.account else { return }
+        let db = cloud.database(.private, as: device.account)
+        var shares: [ZoneID: [Share]] = [:]
+        for zone in (try? db.allZones()) ?? [] {
+            let hers = ((try? db.everyRecord(in: zone)) ?? []).filter { $0.type == Share.recordType }.compactMap { try? Share(record: $0) }
+                .filter { $0.currentParticipants.contains { $0.userRecordID == eve.id } }
+            if !hers.isEmpty { shares[zone] = hers }
+        }
+        guard let zone = pick(shares.keys.sorted { $0.description < $1.description }) else { return }
+        for share in shares[zone]! { _ = try? db.removeParticipant(eve.id, from: share.id) }
+        counts["evicted", default: 0] += 1
+    }
 }

@@ -23,6 +23,8 @@ struct Intruder {
     let observer: Cloud
     /// Keys she made and filed somewhere, to try on every sealed location.
     private(set) var planted: [SymmetricKey] = []
+    /// The generations of each zone's key she opened at some step, from envelopes the owner filed for her.
+    private(set) var held: [ZoneID: Set<String>] = [:]
 
     init(account: Account, keyring: Keyring, observer: Cloud) {
         self.account = account
@@ -59,17 +61,20 @@ struct Intruder {
         return violations
     }
 
-    /// What must hold at the end: no sealed location of any owner opens with a key she planted. Also counts
-    /// the locations she reads with keys filed for her, which shows the opening here works.
-    func checkLocations(owners: [Account]) throws -> (violations: [String], readable: Int) {
+    /// What must hold at any step: no sealed location of any owner opens with a key she planted. Also counts
+    /// the locations she reads with keys filed for her, which shows the opening here works, and notes the
+    /// generations she holds (see `checkRotation`).
+    mutating func checkLocations(owners: [Account]) throws -> (violations: [String], readable: Int) {
         var violations: [String] = []
         var readable = 0
         for owner in owners where owner.id != account.id {
             let mine = observer.database(.private, as: owner)
             for zone in try mine.allZones() {
                 let records = Self.everyRecord(in: zone, of: mine)
-                let granted = records.filter { $0.type == Keyring.keyRecordType }.flatMap { keyring.envelopesOpened(in: $0, zone: zone) }
-                    .filter { $0.name == keyring.envelopeName }.map(\.key)
+                let opened = records.filter { $0.type == Keyring.keyRecordType && $0.system?.modifiedBy != account.id }
+                    .flatMap { keyring.envelopesOpened(in: $0, zone: zone) }.filter { $0.name == keyring.envelopeName }
+                held[zone, default: []].formUnion(opened.map(\.generation))
+                let granted = opened.map(\.key)
                 for record in records {
                     guard let sealed = record.encrypted(Self.locationField) else { continue }
                     if granted.contains(where: { Sealing.open(sealed, key: $0, record: record.id) != nil }) { readable += 1 }
@@ -80,6 +85,27 @@ struct Intruder {
             }
         }
         return (violations, readable)
+    }
+
+    /// What must hold once every device settled: in a zone where the owner removed her from a share and she
+    /// takes part in none, the zone's key was rotated: she kept the generations she held, but the newest,
+    /// which seals from now on, is not one of them.
+    func checkRotation(owners: [Account]) throws -> [String] {
+        var violations: [String] = []
+        for owner in owners where owner.id != account.id {
+            let mine = observer.database(.private, as: owner)
+            for zone in try mine.allZones() {
+                guard let held = held[zone], !held.isEmpty else { continue }
+                let records = Self.everyRecord(in: zone, of: mine)
+                let her = records.filter { $0.type == Share.recordType }.compactMap { try? Share(record: $0) }
+                    .flatMap(\.participants).filter { $0.userRecordID == account.id }
+                guard her.contains(where: { $0.status == .removed }), her.allSatisfy({ $0.status == .removed }),
+                      let own = records.first(where: { $0.id.name == "keys" && $0.type == Keyring.keyRecordType }),
+                      let newest = Self.generations(in: own).last, held.contains(newest.id) else { continue }
+                violations.append("\(owner.name) removed \(account.name) from \(zone), and its newest key \(newest.id) is one she held")
+            }
+        }
+        return violations
     }
 
     /// The field a post's sealed location travels in, as the app writes it.
