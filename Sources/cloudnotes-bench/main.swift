@@ -6,7 +6,8 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloudnotes-bench",
         abstract: "CloudNotes benchmarks (build with -c release).",
-        subcommands: [AllBenchmarks.self, FrontEndBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, FetchProbe.self],
+        subcommands: [AllBenchmarks.self, FrontEndBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, CommandLineBenchmark.self,
+                      FetchProbe.self],
         defaultSubcommand: AllBenchmarks.self)
 }
 
@@ -17,7 +18,7 @@ struct AllBenchmarks: ParsableCommand {
 
     func run() throws {
         var figures: [Figure] = []
-        for arguments in [["frontend"], ["sync"], ["live"]] {
+        for arguments in [["frontend"], ["sync"], ["live"], ["cli"]] {
             let data = try runSelf(arguments + ["--json"])
             figures += try JSONDecoder().decode([Figure].self, from: data)
         }
