@@ -88,7 +88,8 @@ struct SoakCheck {
                     violations.append("d\(index): \(token) (post \(id)) acknowledged but not in the cloud")
                     continue
                 }
-                let seen = byAccount[SoakLayout.account(of: index), default: []].first { $0.id == id }
+                // A post ID names a post within its zone only.
+                let seen = byAccount[SoakLayout.account(of: index), default: []].first { $0.id == id && $0.zone == "\(zone.name)/\(zone.owner)" }
                 if seen?.content.contains(token) != true { violations.append("d\(index): \(token) (post \(id)) not on the devices of its account") }
             }
         }

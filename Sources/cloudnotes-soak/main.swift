@@ -34,7 +34,9 @@ struct Run: ParsableCommand {
         _ = try layout.prepare()
         let random = SeededRandom(seed: seed)
         let faults = "rate=\(faultRate);errors=networkFailure,serviceUnavailable,zoneBusy,requestRateLimited;retryAfter=0.05"
-        var workers = (0..<processes).map { try! start(process: $0, root: root, seed: random.next() % 1_000_000, faults: faults) }
+        // Every worker a seed of its own (not a few digits): two that shared one would make the same new posts
+        // again, writing over what others had appended to them, which no person can do.
+        var workers = (0..<processes).map { try! start(process: $0, root: root, seed: random.next(), faults: faults) }
         var kills = 0
         let deadline = Date() + seconds
         while Date() < deadline {
@@ -44,7 +46,7 @@ struct Run: ParsableCommand {
             kill(workers[victim].processIdentifier, SIGKILL)
             workers[victim].waitUntilExit()
             kills += 1
-            workers[victim] = try start(process: victim, root: root, seed: random.next() % 1_000_000, faults: faults)
+            workers[victim] = try start(process: victim, root: root, seed: random.next(), faults: faults)
         }
         for worker in workers { kill(worker.processIdentifier, SIGKILL) }
         for worker in workers { worker.waitUntilExit() }

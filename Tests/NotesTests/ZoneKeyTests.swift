@@ -229,6 +229,35 @@ import TestSupport
         for device in [laptop, tablet, phone] { #expect(try device.store.post("p2").location == "Hue") }
     }
 
+    /// Every key `account` (its device key in `keychain`) opens in the key record `id`, as it reads it now.
+    func keysHeld(by account: Account, keychain: String, in id: RecordID) throws -> [SymmetricKey] {
+        let key = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Data(contentsOf: dir.path(keychain).appendingPathComponent("\(account.id).key")))
+        let record = try test.cloud.database(.shared, as: account).record(id)
+        guard case .bytes(let data)? = record["generations"],
+              let generations = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+        return generations.flatMap { ($0["envelopes"] as? [String: String] ?? [:]).filter { $0.key.hasPrefix(account.id) }.values }
+            .compactMap { Data(base64Encoded: $0).flatMap { Sealing.unwrap($0, with: key, zone: id.zone) } }
+    }
+
+    /// The owner stops sharing: its participants kept the keys they held, so the notebook's key rotates as it
+    /// does when one is removed, and a location sealed after it opens with none of them.
+    @Test func aShareThatEndedRotatesTheKeyItsParticipantsHeld() throws {
+        let (owner, mary) = try ownerSharingWithMary()
+        let phone = try marysPhone(sharedBy: owner, mary: mary)
+        let zone = try owner.store.post("p1").zone
+        let held = try keysHeld(by: mary, keychain: "keychain-mary", in: RecordID(name: "keys-p1", zone: zone))
+        #expect(!held.isEmpty)
+
+        try PostSharing(store: owner.store, cloud: test.cloud, account: heather).stopSharing(try owner.store.post("p1"))
+        try settle([owner, phone])
+        try post("p2", at: "Secret", on: owner)
+        try owner.syncNow()
+        let id = RecordID(name: "p2", zone: zone)
+        let sealed = try #require(try test.cloud.database(.private, as: heather).record(id).encrypted("location"))
+        #expect(held.allSatisfy { Sealing.open(sealed, key: $0, record: id) == nil }, "opens with a key mary held")
+        #expect(try owner.store.post("p1").location == "Hanoi", "the owner still opens what the old key sealed")
+    }
+
     /// Removing a participant rotates the notebook's key: a location sealed after it opens with no key the
     /// removed person ever held, and those who remain still read it.
     @Test func aRemovedParticipantCannotOpenLaterLocations() throws {
@@ -246,16 +275,7 @@ import TestSupport
         #expect(try marysPhone.store.post("p1").location == "Hanoi")
         let zone = try owner.store.post("p1").zone
 
-        // Every key mary could open while she took part.
-        let marysKey = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Data(contentsOf: dir.path("keychain-mary").appendingPathComponent("\(mary.id).key")))
-        func keysMaryHolds() throws -> [SymmetricKey] {
-            let record = try test.cloud.database(.shared, as: mary).record(RecordID(name: "keys-p1", zone: zone))
-            guard case .bytes(let data)? = record["generations"],
-                  let generations = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
-            return generations.flatMap { ($0["envelopes"] as? [String: String] ?? [:]).filter { $0.key.hasPrefix(mary.id) }.values }
-                .compactMap { Data(base64Encoded: $0).flatMap { Sealing.unwrap($0, with: marysKey, zone: zone) } }
-        }
-        let held = try keysMaryHolds()
+        let held = try keysHeld(by: mary, keychain: "keychain-mary", in: RecordID(name: "keys-p1", zone: zone))
         #expect(!held.isEmpty)
 
         try sharing.removeParticipant(email: mary.email, from: try owner.store.post("p1"))

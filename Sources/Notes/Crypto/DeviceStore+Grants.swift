@@ -27,22 +27,19 @@ extension DeviceStore {
                                                         arguments: [Share.zoneWideRecordName])))
         }
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-        for own in records where own.id.name == "keys" && own.id.zone.owner == me {
-            let kept = try keptKeyRecords(own.id.zone)
-            if try keyring.lacksEnvelopes(own, of: own, for: [me], keysOf: keysOf) || keyring.lacksGenerations(of: kept, in: own) {
-                try keyring.grant(zone: own.id.zone, root: nil, to: [], kept: kept)
-            }
-        }
-        // A participant removed while holding the newest key: later locations are sealed with a new one.
         var rotated = Set<ZoneID>()
-        for share in shares where share.id.zone.owner == me && !rotated.contains(share.id.zone) {
-            let removed = share.participants.filter { $0.status == .removed }.compactMap(\.userRecordID)
-            guard !removed.isEmpty, let own = byID[ZoneKeys.recordID(zone: share.id.zone, root: nil)],
-                  let granted = byID[ZoneKeys.recordID(zone: share.id.zone, root: share.rootRecord)],
-                  keyring.holdsNewest(granted, of: own, users: removed) else { continue }
-            try keyring.rotate(zone: share.id.zone, kept: keptKeyRecords(share.id.zone))
-            rotated.insert(share.id.zone)
-            try keepOwnKeysAtHand(share.id.zone)  // before the next send: nothing more sealed with the key they hold
+        for own in records where own.id.name == "keys" && own.id.zone.owner == me {
+            let zone = own.id.zone, kept = try keptKeyRecords(zone)
+            // Whoever holds the newest generation must still take part in a share of the zone: one removed, one
+            // who left, everyone of a share that ended kept what they held, so what is sealed next needs a new one.
+            let taking = Set(shares.filter { $0.id.zone == zone }.flatMap { $0.invitees.compactMap(\.userRecordID) } + [me])
+            if !keyring.holdersOfNewest(own, in: kept).isSubset(of: taking) {
+                try keyring.rotate(zone: zone, kept: kept)
+                rotated.insert(zone)
+                try keepOwnKeysAtHand(zone)  // before the next send: nothing more sealed with the key they hold
+            } else if try keyring.lacksEnvelopes(own, of: own, for: [me], keysOf: keysOf) || keyring.lacksGenerations(of: kept, in: own) {
+                try keyring.grant(zone: zone, root: nil, to: [], kept: kept)
+            }
         }
         for share in shares where share.id.zone.owner == me {
             let wanted = share.invitees.compactMap(\.userRecordID)

@@ -56,12 +56,18 @@ extension Keyring {
         return missing
     }
 
-    /// Whether any of `users` holds an envelope of the newest generation of the zone's own key record (`own`)
-    /// in `granted` (a share's key record, or the zone's own).
-    func holdsNewest(_ granted: Record, of own: Record, users: [String]) -> Bool {
-        guard Self.isTrusted(granted, zone: own.id.zone), let newest = ZoneKeys(record: own).generations.last,
-              let copy = ZoneKeys(record: granted).generations.first(where: { $0.id == newest.id }) else { return false }
-        return copy.envelopes.keys.contains { name in users.contains { name == $0 || name.hasPrefix($0 + "/") } }
+    /// The accounts with an envelope of the newest generation of the zone's own key record (`own`) in any of
+    /// `records` (the zone's key records, retired ones too) that the zone's owner wrote.
+    func holdersOfNewest(_ own: Record, in records: [Record]) -> Set<String> {
+        let zone = own.id.zone
+        guard Self.isTrusted(own, zone: zone), let newest = ZoneKeys(record: own).generations.last else { return [] }
+        var holders = Set<String>()
+        for record in records where record.type == ZoneKeys.recordType && record.id.zone == zone && Self.isTrusted(record, zone: zone) {
+            for generation in ZoneKeys(record: record).generations where generation.id == newest.id {
+                holders.formUnion(generation.envelopes.keys.map { name in String(name.split(separator: "/").first ?? Substring(name)) })
+            }
+        }
+        return holders
     }
 
     /// Wraps every generation of the zone's key this device holds (in the
