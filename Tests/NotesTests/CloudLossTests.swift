@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import GRDB
 import Notes
 import Sync
 import Testing
@@ -32,6 +33,26 @@ import TestSupport
             #expect(try device.store.pendingCount() == 0)
         }
         #expect(try d.test.cloud.account(named: "heather").id == d.heather.id)
+    }
+
+    /// A rebuild cut short: one engine of the device took the new cloud, the other's state (saved apart) still
+    /// names the old one, so syncing keeps refusing. Rebuilding again must not answer "nothing to rebuild".
+    @Test func aRebuildCutShortBetweenTheTwoEnginesCanBeRedone() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Only copy"))
+        try d.a.syncNow()
+        let shared = try DatabaseQueue(path: d.a.store.directory.appendingPathComponent("shared.sqlite").path)
+        let before = try shared.read { try Data.fetchOne($0, sql: "SELECT serialization FROM sync_state WHERE id = 1") }
+        try CloudTampering(directory: d.test.directory.url).empty()
+        try d.a.reupload()
+        // The shared engine's state as it was: its save was lost with the process.
+        try shared.write { try $0.execute(sql: "UPDATE sync_state SET serialization = ? WHERE id = 1", arguments: [before]) }
+        let restarted = try NotesSync(store: try DeviceStore(directory: d.a.store.directory), cloud: d.test.cloud, account: FixedAccount(d.heather))
+        #expect(throws: SyncError.self) { try restarted.syncNow() }
+        try restarted.reupload()
+        try restarted.syncNow()
+        #expect(try restarted.store.syncStatus().lastError == nil)
+        #expect(try restarted.store.posts().map(\.title) == ["Only copy"])
     }
 
     @Test func anOlderCopyPutBackLosesNoAcknowledgedEdit() throws {

@@ -115,12 +115,13 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     public func reupload() throws {
         guard let account = account.currentAccount() else { throw SyncError.signedOut }
         let identity = try cloud.identity()
-        let known = engine(.private).syncedWith
-        if let owner = known.account, owner != account.id {
+        let known = [DatabaseScope.private, .shared].map { engine($0).syncedWith }
+        if let owner = known.compactMap(\.account).first(where: { $0 != account.id }) {
             throw StoreError.invalid("this device holds the data of another account (user record \(owner)), not of \(account.name) "
                                      + "as the cloud knows it now (\(account.id)); nothing was sent")
         }
-        if known.cloud == identity.id {
+        // Either engine may still know the old cloud (a rebuild cut short after the other took the new one).
+        if known.allSatisfy({ $0.cloud == identity.id }) {
             throw StoreError.invalid("the cloud is the one this device synced with: there is nothing to rebuild (cloudnotes sync sends what waits)")
         }
         _ = try cloud.restoreAccount(account)
