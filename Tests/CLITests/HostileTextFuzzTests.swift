@@ -21,7 +21,7 @@ import TestSupport
     }()
 
     static func hostile(_ random: SeededRandom) -> String {
-        "h" + (0..<(4 + random.below(12))).map { _ in pieces[random.below(pieces.count)] }.joined()
+        "h" + (0..<(4 + random.below(12))).map { _ in pieces[random.below(pieces.count)] }.joined() + "\nFORGED"
     }
 
     /// What a terminal would act on: controls (but the line breaks and tabs a body keeps), and bidi controls.
@@ -64,6 +64,11 @@ import TestSupport
             #expect(result.status == 0, "\(command.joined(separator: " ")): \(result.stderr)")
             #expect(Self.raw(in: result.stdout + result.stderr).isEmpty,
                     "seed \(seed): \(command.prefix(2).joined(separator: " ")) wrote \(Self.raw(in: result.stdout + result.stderr))")
+            // Only a post's body keeps its line breaks (in `show`): anywhere else a forged line is a break let through.
+            if command.first != "show" {
+                #expect(!result.stdout.split(separator: "\n").contains { $0.hasPrefix("FORGED") },
+                        "seed \(seed): \(command.prefix(2).joined(separator: " ")) printed a forged line")
+            }
         }
     }
 }

@@ -229,6 +229,62 @@ import TestSupport
         for device in [laptop, tablet, phone] { #expect(try device.store.post("p2").location == "Hue") }
     }
 
+    /// The same participant deletes the zone's key record instead: devices that held it keep opening what it
+    /// sealed, and the owner writes it again with every generation, so a new device opens the old locations.
+    @Test func aZoneKeyRecordDeletedByAParticipantLosesNoGeneration() throws {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let laptop = try device("laptop", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        let url = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+            .share(notebook: "Notes", inviting: ["mary"], permission: .readWrite)
+        _ = try test.cloud.acceptShare(url, as: mary)
+        try settle([owner, laptop])
+        try test.cloud.database(.shared, as: mary).delete(RecordID(name: "keys", zone: try owner.store.post("p1").zone))
+
+        try laptop.syncNow()
+        #expect(try laptop.store.post("p1").location == "Hanoi", "the laptop forgot the generation with the record")
+        try settle([owner, laptop])
+        let tablet = try device("tablet", keychain: "keychain-owner")
+        try tablet.syncNow()
+        #expect(try tablet.store.post("p1").location == "Hanoi", "the record written again lacks the old generation")
+    }
+
+    /// The generation IDs of a key record of heather's, oldest first.
+    func generations(_ id: RecordID) throws -> [String] {
+        guard case .bytes(let data)? = try test.cloud.database(.private, as: heather).record(id)["generations"],
+              let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+        return list.compactMap { $0["id"] as? String }
+    }
+
+    /// A generation put back into the zone's key record goes into a share's record in the zone's order: the
+    /// share's newest (the one its participants seal with) stays the zone's newest, not the old one put back.
+    @Test func aGenerationPutBackIsTheOldestInAShareRecordToo() throws {
+        let a = try device("a", keychain: "keychain-owner")
+        try post("p1", at: "Hanoi", on: a)
+        try a.syncNow()
+        try CloudTampering(directory: test.directory.url).empty()
+        // A new data directory of heather's rebuilds first: a key of its own, a post shared with mary.
+        _ = try test.cloud.restoreAccount(heather)
+        let mary = try test.cloud.createAccount(name: "mary")
+        let b = try device("b", keychain: "keychain-owner")
+        try post("p2", at: "Hue", on: b)
+        try b.syncNow()
+        guard case .shared(let url) = try PostSharing(store: b.store, cloud: test.cloud, account: heather)
+            .share(try b.store.post("p2"), inviting: ["mary"], permission: .readWrite) else { Issue.record("not shared"); return }
+        _ = try test.cloud.acceptShare(url, as: mary)
+        // a holds the generation that sealed p1, and puts it back.
+        #expect(throws: SyncError.self) { try a.syncNow() }
+        try a.reupload()
+        try settle([a, b])
+        let zone = try a.store.post("p1").zone
+        let own = try generations(RecordID(name: "keys", zone: zone)), shared = try generations(RecordID(name: "keys-p2", zone: zone))
+        #expect(own.count >= 2 && Set(shared) == Set(own), "\(own) \(shared)")
+        #expect(shared.last == own.last, "the share's newest is \(shared.last ?? "-"), the zone's \(own.last ?? "-")")
+        for device in [a, b] { #expect(try device.store.post("p1").location == "Hanoi") }
+    }
+
     /// Every key `account` (its device key in `keychain`) opens in the key record `id`, as it reads it now.
     func keysHeld(by account: Account, keychain: String, in id: RecordID) throws -> [SymmetricKey] {
         let key = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Data(contentsOf: dir.path(keychain).appendingPathComponent("\(account.id).key")))

@@ -20,20 +20,23 @@ extension DeviceStore {
         return try keyRecords(db, scope, zone: zone) + retired
     }
 
-    /// Keeps the key records `records` replace, as retired, when the new version drops a generation the
-    /// one held here had (a participant who may write the zone's records wrote over it, or a device rebuilt
-    /// it without generations it never held): what they sealed still opens here, and the owner's devices
-    /// put them back in the cloud (see `Keyring.grant`).
-    static func retireKeysWrittenOver(_ db: Database, _ scope: DatabaseScope, by records: [Record]) throws {
-        let incoming = records.filter { $0.type == ZoneKeys.recordType }
-        guard !incoming.isEmpty else { return }
-        let held = try lastKnown(db, scope, incoming.map(\.id))
-        for record in incoming {
-            guard let old = held[record.id], Keyring.isTrusted(old, zone: old.id.zone) else { continue }
-            let kept = Keyring.isTrusted(record, zone: record.id.zone) ? Set(ZoneKeys(record: record).generations.map(\.id)) : []
+    /// Keeps the key records `records` replace or `deleted` deletes, as retired, when the new version drops a
+    /// generation the one held here had (a participant who may write the zone's records wrote over it or
+    /// deleted it, or a device rebuilt it without generations it never held): what they sealed still opens
+    /// here, and the owner's devices put them back in the cloud (see `Keyring.grant`). A generation retired
+    /// already is not kept twice.
+    static func retireKeysWrittenOver(_ db: Database, _ scope: DatabaseScope, by records: [Record], deleted: [RecordID] = []) throws {
+        let incoming = Dictionary(records.filter { $0.type == ZoneKeys.recordType }.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        let ids = Array(incoming.keys) + deleted.filter { $0.name.hasPrefix("keys") }
+        guard !ids.isEmpty else { return }
+        for (id, old) in try lastKnown(db, scope, ids) where old.type == ZoneKeys.recordType && Keyring.isTrusted(old, zone: id.zone) {
+            let new = incoming[id].flatMap { Keyring.isTrusted($0, zone: id.zone) ? ZoneKeys(record: $0) : nil } ?? ZoneKeys()
+            let retired = try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).retired_keys WHERE zone_name = ? AND zone_owner = ?",
+                                            arguments: [id.zone.name, id.zone.owner]).compactMap { try? RecordArchive.decode($0) }
+            let kept = Set((new.generations + retired.flatMap { ZoneKeys(record: $0).generations }).map(\.id))
             guard ZoneKeys(record: old).generations.contains(where: { !kept.contains($0.id) }) else { continue }
             try db.execute(sql: "INSERT OR IGNORE INTO \(schema(scope)).retired_keys(zone_name, zone_owner, record) VALUES (?, ?, ?)",
-                           arguments: [old.id.zone.name, old.id.zone.owner, RecordArchive.encode(old)])
+                           arguments: [id.zone.name, id.zone.owner, RecordArchive.encode(old)])
         }
     }
 

@@ -83,9 +83,13 @@ extension Keyring {
             let current = heldGenerations(in: [own], zone: zone)
             let older = heldGenerations(in: kept, zone: zone).filter { generation in !current.contains { $0.id == generation.id } }
             // A record someone else wrote over is written again from what this device holds, without what they put in it.
-            var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
+            let found = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
+            var keys = found
             putBack(older, into: &keys)
-            guard try addEnvelopes(older + current, to: &keys, zone: zone, for: [account.id] + users) else { return false }
+            let added = try addEnvelopes(older + current, to: &keys, zone: zone, for: [account.id] + users)
+            // In the zone's own order, so that a share's record names the same newest generation, the one that seals.
+            keys.order(like: older.map(\.id) + ZoneKeys(record: own).generations.map(\.id))
+            guard added || keys != found else { return false }
             try keys.write(into: &record)
             if let root, record.parent != root { record.setParent(root) }
             return true

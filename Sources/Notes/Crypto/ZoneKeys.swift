@@ -45,4 +45,10 @@ struct ZoneKeys: Equatable {
     }
 
     static func envelopeName(user: String, key: String) -> String { "\(user)/\(key)" }
+
+    /// Puts the generations in the order `ids` names them (oldest first), those it does not name first.
+    mutating func order(like ids: [String]) {
+        let rank = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        generations = generations.filter { rank[$0.id] == nil } + generations.filter { rank[$0.id] != nil }.sorted { rank[$0.id]! < rank[$1.id]! }
+    }
 }

@@ -54,6 +54,7 @@ extension DeviceStore {
                 try Self.upsert(db, comment)
             }
             try Self.remember(db, scope, copies)
+            try Self.retireKeysWrittenOver(db, scope, by: [], deleted: deletions.map(\.id))
             let waiting = try Self.pendingKinds(db, scope, deletions.map(\.id))
             for deletion in deletions {
                 if waiting[deletion.id] == .saveRecord, try Self.localPost(db, scope, deletion.id) != nil {
@@ -242,6 +243,7 @@ extension DeviceStore {
             if typedUnseen || cloudSealed != base?.sealedLocation {
                 // Changed on both sides, and the cloud's cannot be read here: the typed one waits beside it.
                 merged.fields.location = mine.location
+                merged.conflicted = ConflictBlock.isConflicted(merged.fields)  // the location is no block (yet)
                 try Self.keepUnopened(db, scope, server.id, sealed: cloudSealed)
                 return (merged, nil)
             }
