@@ -21,10 +21,10 @@ extension DeviceStore {
     }
 
     /// Keeps the key records `records` replace or `deleted` deletes, as retired, when the new version drops a
-    /// generation the one held here had (a participant who may write the zone's records wrote over it or
-    /// deleted it, or a device rebuilt it without generations it never held): what they sealed still opens
-    /// here, and the owner's devices put them back in the cloud (see `Keyring.grant`). A generation retired
-    /// already is not kept twice.
+    /// generation, or an envelope, the one held here had (a participant who may write the zone's records wrote
+    /// over it or deleted it, or a device rebuilt it without generations it never held): what they sealed
+    /// still opens here, the owner's devices put them back in the cloud (see `Keyring.grant`), and who was
+    /// granted what is still known. What is retired already is not kept twice.
     static func retireKeysWrittenOver(_ db: Database, _ scope: DatabaseScope, by records: [Record], deleted: [RecordID] = []) throws {
         let incoming = Dictionary(records.filter { $0.type == ZoneKeys.recordType }.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         let ids = Array(incoming.keys) + deleted.filter { $0.name.hasPrefix("keys") }
@@ -33,8 +33,13 @@ extension DeviceStore {
             let new = incoming[id].flatMap { Keyring.isTrusted($0, zone: id.zone) ? ZoneKeys(record: $0) : nil } ?? ZoneKeys()
             let retired = try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).retired_keys WHERE zone_name = ? AND zone_owner = ?",
                                             arguments: [id.zone.name, id.zone.owner]).compactMap { try? RecordArchive.decode($0) }
-            let kept = Set((new.generations + retired.flatMap { ZoneKeys(record: $0).generations }).map(\.id))
-            guard ZoneKeys(record: old).generations.contains(where: { !kept.contains($0.id) }) else { continue }
+            // Envelopes too, not only generations: whom a generation was wrapped for tells who may hold it (see
+            // `Keyring.holdersOfNewest`), even once a participant's envelopes were written over.
+            func envelopes(_ keys: ZoneKeys) -> Set<String> {
+                Set(keys.generations.flatMap { generation in generation.envelopes.keys.map { generation.id + " " + $0 } })
+            }
+            let kept = envelopes(new).union(retired.flatMap { envelopes(ZoneKeys(record: $0)) })
+            guard !envelopes(ZoneKeys(record: old)).isSubset(of: kept) else { continue }
             try db.execute(sql: "INSERT OR IGNORE INTO \(schema(scope)).retired_keys(zone_name, zone_owner, record) VALUES (?, ?, ?)",
                            arguments: [id.zone.name, id.zone.owner, RecordArchive.encode(old)])
         }
