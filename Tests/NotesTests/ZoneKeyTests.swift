@@ -314,6 +314,46 @@ import TestSupport
         #expect(try owner.store.post("p1").location == "Hanoi", "the owner still opens what the old key sealed")
     }
 
+    /// A participant who held the newest key writes over the share's key record, and is removed before the
+    /// owner's devices sync again: the record no longer shows what she was granted, yet the key still rotates
+    /// (the version written over is kept, envelopes and all, even when another participant's overwrite had
+    /// already kept one with the same generations).
+    @Test func aParticipantWhoWroteOverHerEnvelopesBeforeBeingRemovedStillCausesARotation() throws {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary"), zoe = try test.cloud.createAccount(name: "zoe")
+        let phone = try device("mary-phone", keychain: "keychain-mary", account: mary)
+        _ = try device("zoe-phone", keychain: "keychain-zoe", account: zoe)
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        let sharing = PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+        guard case .shared(let url) = try sharing.share(try owner.store.post("p1"), inviting: ["zoe"], permission: .readWrite)
+        else { Issue.record("not shared"); return }
+        _ = try test.cloud.acceptShare(url, as: zoe)
+        let zone = try owner.store.post("p1").zone, keysID = RecordID(name: "keys-p1", zone: zone)
+        func writeOver(as account: Account) throws {
+            var keys = try test.cloud.database(.shared, as: account).record(keysID)
+            keys["generations"] = .bytes(Data("[]".utf8))
+            try test.cloud.database(.shared, as: account).save(keys)
+        }
+        try owner.syncNow()
+        try writeOver(as: zoe)  // the owner keeps the version zoe wrote over, and writes it again
+        try owner.syncNow()
+        _ = try sharing.share(try owner.store.post("p1"), inviting: ["mary"], permission: .readWrite)
+        _ = try test.cloud.acceptShare(url, as: mary)
+        try settle([owner, phone])
+        let held = try keysHeld(by: mary, keychain: "keychain-mary", in: keysID)
+        #expect(!held.isEmpty)
+
+        try writeOver(as: mary)
+        try sharing.removeParticipant(email: mary.email, from: try owner.store.post("p1"))
+        try owner.syncNow()
+        try post("p2", at: "Secret", on: owner)
+        try owner.syncNow()
+        let id = RecordID(name: "p2", zone: zone)
+        let sealed = try #require(try test.cloud.database(.private, as: heather).record(id).encrypted("location"))
+        #expect(held.allSatisfy { Sealing.open(sealed, key: $0, record: id) == nil }, "opens with a key mary held")
+    }
+
     /// Removing a participant rotates the notebook's key: a location sealed after it opens with no key the
     /// removed person ever held, and those who remain still read it.
     @Test func aRemovedParticipantCannotOpenLaterLocations() throws {
