@@ -468,6 +468,35 @@ import TestSupport
         #expect(try phone.store.syncStatus().lastError?.contains("waits for the notebook's key") == true)
     }
 
+    /// An editor opened before a location this device cannot open arrived (sealed with a key it lacks) saves
+    /// a change of the text only: the location, left alone, stays as the cloud has it.
+    @Test func anEditorOpenedBeforeAnUnreadableLocationArrivedLeavesIt() throws {
+        let a = try device("a", keychain: "keychain-a")
+        try post("p1", at: "Hanoi", on: a)
+        try a.syncNow()
+        var post = try a.store.post("p1")
+        post.location = nil
+        _ = try a.store.saveEdit(post, from: try a.store.post("p1").fields, by: Editor(account: heather, device: "a"), now: Date())
+        try a.syncNow()
+        let editing = try a.store.post("p1")  // the editor opens here, on a post with no location
+        // Another client seals a location with a key this device does not hold.
+        let db = test.cloud.database(.private, as: heather)
+        var record = try db.record(editing.recordID)
+        let unreadable = Data((0..<60).map { UInt8($0) })
+        record.setEncrypted("location", unreadable)
+        try db.save(record)
+        try a.syncNow()
+        #expect(try a.store.post("p1").locationLocked)
+
+        var edited = editing
+        edited.content = "typed in the editor"
+        _ = try a.store.saveEdit(edited, from: editing.fields, by: Editor(account: heather, device: "a"), now: Date())
+        try a.syncNow()
+        let saved = try db.record(editing.recordID)
+        #expect(saved["content"] == .string("typed in the editor"))
+        #expect(saved.encrypted("location") == unreadable, "the location this device could not read was dropped")
+    }
+
     /// The cloud is emptied; on one device the person types a location; another device, with a keychain of
     /// its own, rebuilds the cloud first, sealing with a new key the first cannot open yet. The first device's
     /// rebuild has no base to merge against: its typed location waits beside the cloud's, and once granted

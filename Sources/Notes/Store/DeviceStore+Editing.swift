@@ -66,6 +66,8 @@ extension DeviceStore {
                         try Self.keepUnopened(db, post.scope, post.recordID, sealed: sealed)
                     }
                     saved.sealedLocation = nil
+                } else {
+                    saved.sealedLocation = current.sealedLocation  // the editor's copy may predate a sealed one that arrived
                 }
                 try Self.setAsideKnown(db, post.scope, [post.recordID])
             }
