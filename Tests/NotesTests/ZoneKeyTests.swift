@@ -251,6 +251,28 @@ import TestSupport
         #expect(try tablet.store.post("p1").location == "Hanoi", "the record written again lacks the old generation")
     }
 
+    /// A share ended while a device of the owner's was away long enough for the cloud to forget the deletion:
+    /// the fetch from scratch that follows drops the share and its key record there too, so that device does
+    /// not grant the ended share's participant each new key while another rotates it away from her.
+    @Test func aShareEndedWhileADeviceWasAwayIsDroppedByItsFetchFromScratch() throws {
+        let (owner, mary) = try ownerSharingWithMary()
+        let laptop = try device("laptop", keychain: "keychain-owner")
+        _ = try marysPhone(sharedBy: owner, mary: mary)
+        try settle([owner, laptop])
+        #expect(try laptop.store.share(for: try laptop.store.post("p1")) != nil)
+        try PostSharing(store: owner.store, cloud: test.cloud, account: heather).stopSharing(try owner.store.post("p1"))
+        try owner.syncNow()
+        test.clock.advance(by: 3600)
+        _ = try test.cloud.purgeTombstones(olderThan: 60)
+
+        try settle([laptop, owner])  // the laptop's token has expired: it fetches from scratch
+        #expect(try laptop.store.share(for: try laptop.store.post("p1")) == nil, "the ended share stays on the laptop")
+        let keys = RecordID(name: "keys", zone: try owner.store.post("p1").zone)
+        let before = try generations(keys)
+        try settle([owner, laptop, owner, laptop])
+        #expect(try generations(keys) == before, "the key keeps rotating")
+    }
+
     /// The generation IDs of a key record of heather's, oldest first.
     func generations(_ id: RecordID) throws -> [String] {
         guard case .bytes(let data)? = try test.cloud.database(.private, as: heather).record(id)["generations"],

@@ -330,23 +330,28 @@ extension DeviceStore {
         try Self.forget(db, scope, id)
     }
 
-    /// After a from-scratch fetch: posts that did not arrive (and wait for nothing) are gone.
+    /// After a from-scratch fetch: records that did not arrive (and wait for nothing) are gone: posts and
+    /// comments, and the shares and key records kept beside them (a share that ended while its deletion went
+    /// unheard would otherwise be granted keys here for good), key records retired first.
     func prune(_ scope: DatabaseScope, zone: ZoneID, keeping arrived: Set<String>) throws {
         try write(scope) { db in
             let schema = Self.schema(scope)
             let names = try String.fetchAll(db, sql: """
                 SELECT id FROM (SELECT id, zone_name, zone_owner FROM \(schema).posts
-                                UNION ALL SELECT id, zone_name, zone_owner FROM \(schema).comments) p
+                                UNION ALL SELECT id, zone_name, zone_owner FROM \(schema).comments
+                                UNION ALL SELECT name, zone_name, zone_owner FROM \(schema).server_records) p
                 WHERE zone_name = ? AND zone_owner = ?
                 AND NOT EXISTS (SELECT 1 FROM \(schema).pending q
                                 WHERE q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id)
                 """, arguments: [zone.name, zone.owner])
-            for name in names where !arrived.contains(name) {
+            let gone = Set(names).subtracting(arrived).sorted().map { RecordID(name: $0, zone: zone) }
+            try Self.retireKeysWrittenOver(db, scope, by: [], deleted: gone)
+            for id in gone {
                 for table in ["posts", "comments"] {
                     try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                                   arguments: [zone.name, zone.owner, name])
+                                   arguments: [zone.name, zone.owner, id.name])
                 }
-                try Self.forget(db, scope, RecordID(name: name, zone: zone))
+                try Self.forget(db, scope, id)
             }
         }
     }
