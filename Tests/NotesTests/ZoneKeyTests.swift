@@ -273,6 +273,32 @@ import TestSupport
         #expect(try generations(keys) == before, "the key keeps rotating")
     }
 
+    /// A share's key record whose newest generation is not the zone's (written so by an earlier version) is
+    /// put back in the zone's order by the owner's next sync.
+    @Test func aShareRecordOutOfTheZonesOrderIsPutInOrder() throws {
+        let (owner, mary) = try ownerSharingWithMary()
+        _ = try marysPhone(sharedBy: owner, mary: mary)
+        let sharing = PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+        _ = try device("zoe-phone", keychain: "keychain-zoe", account: try test.cloud.createAccount(name: "zoe"))  // her key published
+        _ = try sharing.share(try owner.store.post("p1"), inviting: ["zoe"], permission: .readOnly)
+        try sharing.removeParticipant(email: try test.cloud.account(named: "zoe").email, from: try owner.store.post("p1"))
+        try settle([owner])  // zoe was invited and removed: the key rotates, two generations
+        let zone = try owner.store.post("p1").zone
+        let shareKeys = RecordID(name: "keys-p1", zone: zone)
+        #expect(try generations(RecordID(name: "keys", zone: zone)).count == 2)
+        let db = test.cloud.database(.private, as: heather)
+        var record = try db.record(shareKeys)
+        guard case .bytes(let data)? = record["generations"], let list = try JSONSerialization.jsonObject(with: data) as? [Any] else {
+            Issue.record("no generations"); return
+        }
+        record["generations"] = .bytes(try JSONSerialization.data(withJSONObject: Array(list.reversed())))
+        try db.save(record)
+        #expect(try generations(shareKeys) != (try generations(RecordID(name: "keys", zone: zone))))
+
+        try settle([owner])
+        #expect(try generations(shareKeys) == (try generations(RecordID(name: "keys", zone: zone))))
+    }
+
     /// The generation IDs of a key record of heather's, oldest first.
     func generations(_ id: RecordID) throws -> [String] {
         guard case .bytes(let data)? = try test.cloud.database(.private, as: heather).record(id)["generations"],

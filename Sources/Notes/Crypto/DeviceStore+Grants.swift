@@ -32,7 +32,7 @@ extension DeviceStore {
             let zone = own.id.zone, kept = try keptKeyRecords(zone)
             // Whoever holds the newest generation must still take part in a share of the zone: one removed, one
             // who left, everyone of a share that ended kept what they held, so what is sealed next needs a new one.
-            let taking = Set(shares.filter { $0.id.zone == zone }.flatMap { $0.invitees.compactMap(\.userRecordID) } + [me])
+            let taking = Set(shares.filter { $0.id.zone == zone }.flatMap(Self.keyHolders) + [me])
             if !keyring.holdersOfNewest(own, in: kept).isSubset(of: taking) {
                 try keyring.rotate(zone: zone, kept: kept)
                 rotated.insert(zone)
@@ -42,7 +42,7 @@ extension DeviceStore {
             }
         }
         for share in shares where share.id.zone.owner == me {
-            let wanted = share.invitees.compactMap(\.userRecordID)
+            let wanted = Self.keyHolders(of: share)
             if rotated.contains(share.id.zone) {
                 try grantKeys(zone: share.id.zone, root: share.rootRecord, to: wanted)  // the new generation, at once
                 continue
@@ -56,6 +56,11 @@ extension DeviceStore {
                 try grantKeys(zone: share.id.zone, root: share.rootRecord, to: wanted)
             }
         }
+    }
+
+    /// Who of a share's people may hold the notebook's key: those invited or taking part, with some permission.
+    static func keyHolders(of share: Share) -> [String] {
+        share.invitees.filter { $0.permission != .none }.compactMap(\.userRecordID)
     }
 
     /// Wraps every generation of the zone's key this device holds for the account's device keys and for

@@ -98,11 +98,14 @@ extension Keyring {
 
     /// Whether `record` (a share's key record, or the zone's own; nil when there is none yet) lacks an
     /// envelope of a generation this device holds in the zone's own `keys` for a device key of `users` (whose
-    /// keys `keysOf` gives): then `grant` has something to add.
+    /// keys `keysOf` gives), or names another newest generation than the zone's: then `grant` has something to do.
     func lacksEnvelopes(_ record: Record?, of own: Record, for users: [String],
                         keysOf: (String) throws -> [String: Curve25519.KeyAgreement.PublicKey]) rethrows -> Bool {
         if let record, !Self.isTrusted(record, zone: own.id.zone) { return true }  // to be written again by the owner
         let granted = record.map(ZoneKeys.init(record:)) ?? ZoneKeys()
+        // Out of the zone's order (written so before generations were put back in order): its newest would seal.
+        if let record, record.id.name != "keys", let newest = ZoneKeys(record: own).generations.last,
+           granted.generations.contains(where: { $0.id == newest.id }), granted.generations.last?.id != newest.id { return true }
         for generation in ZoneKeys(record: own).generations where open(generation, zone: own.id.zone) != nil {
             guard let copy = granted.generations.first(where: { $0.id == generation.id }) else { return true }
             for user in users {
