@@ -47,6 +47,21 @@ import TestSupport
         return (owner, mary)
     }
 
+    /// heather's two devices (one keychain) after she posted p1 at Hanoi and shared her notebook Notes as a
+    /// whole with mary, read-write: mary may write the notebook's own key record.
+    func notebookSharedWholeWithMary() throws -> (owner: NotesSync, laptop: NotesSync, mary: Account) {
+        let owner = try device("owner", keychain: "keychain-owner")
+        let laptop = try device("laptop", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        let url = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
+            .share(notebook: "Notes", inviting: ["mary"], permission: .readWrite)
+        _ = try test.cloud.acceptShare(url, as: mary)
+        try settle([owner, laptop])
+        return (owner, laptop, mary)
+    }
+
     struct ShareFailure: Error, CustomStringConvertible { var description: String }
 
     /// Mary's phone, granted the notebook's key by the owner's device, holding the shared post with its location open.
@@ -187,15 +202,7 @@ import TestSupport
     /// held the record keeps opening what it sealed, and puts back what a device that never held it wrote
     /// again without (as the oldest: the newest is what seals), so every device opens the old locations.
     @Test func aZoneKeyRecordWrittenOverByAParticipantLosesNoGeneration() throws {
-        let owner = try device("owner", keychain: "keychain-owner")
-        let laptop = try device("laptop", keychain: "keychain-owner")
-        let mary = try test.cloud.createAccount(name: "mary")
-        try post("p1", at: "Hanoi", on: owner)
-        try owner.syncNow()
-        let url = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
-            .share(notebook: "Notes", inviting: ["mary"], permission: .readWrite)
-        _ = try test.cloud.acceptShare(url, as: mary)
-        try settle([owner, laptop])
+        let (owner, laptop, mary) = try notebookSharedWholeWithMary()
         #expect(try laptop.store.post("p1").location == "Hanoi")
         let keysID = RecordID(name: "keys", zone: try owner.store.post("p1").zone)
         func generations() throws -> [String] {
@@ -232,15 +239,7 @@ import TestSupport
     /// The same participant deletes the zone's key record instead: devices that held it keep opening what it
     /// sealed, and the owner writes it again with every generation, so a new device opens the old locations.
     @Test func aZoneKeyRecordDeletedByAParticipantLosesNoGeneration() throws {
-        let owner = try device("owner", keychain: "keychain-owner")
-        let laptop = try device("laptop", keychain: "keychain-owner")
-        let mary = try test.cloud.createAccount(name: "mary")
-        try post("p1", at: "Hanoi", on: owner)
-        try owner.syncNow()
-        let url = try PostSharing(store: owner.store, cloud: test.cloud, account: heather)
-            .share(notebook: "Notes", inviting: ["mary"], permission: .readWrite)
-        _ = try test.cloud.acceptShare(url, as: mary)
-        try settle([owner, laptop])
+        let (owner, laptop, mary) = try notebookSharedWholeWithMary()
         try test.cloud.database(.shared, as: mary).delete(RecordID(name: "keys", zone: try owner.store.post("p1").zone))
 
         try laptop.syncNow()
