@@ -401,6 +401,26 @@ import TestSupport
         #expect(held.allSatisfy { Sealing.open(sealed, key: $0, record: id) == nil }, "opens with a key mary held")
     }
 
+    /// The owner removes mary, then types a new location before the device syncs again: it is sealed with a
+    /// key she never held (the removal rotates at once, not on the next sync, whose send comes before repairs).
+    @Test func aLocationTypedRightAfterARemovalIsClosedToTheRemovedPerson() throws {
+        let (owner, mary) = try ownerSharingWithMary()
+        _ = try marysPhone(sharedBy: owner, mary: mary)
+        let zone = try owner.store.post("p1").zone
+        let held = try keysHeld(by: mary, keychain: "keychain-mary", in: RecordID(name: "keys-p1", zone: zone))
+        #expect(!held.isEmpty)
+
+        try PostSharing(store: owner.store, cloud: test.cloud, account: heather).removeParticipant(email: mary.email, from: try owner.store.post("p1"))
+        var edited = try owner.store.post("p1")
+        let base = edited.fields
+        edited.location = "New office"
+        _ = try owner.store.saveEdit(edited, from: base, by: Editor(account: heather, device: "owner"), now: Date())
+        try owner.syncNow()
+        let id = RecordID(name: "p1", zone: zone)
+        let sealed = try #require(try test.cloud.database(.private, as: heather).record(id).encrypted("location"))
+        #expect(held.allSatisfy { Sealing.open(sealed, key: $0, record: id) == nil }, "opens with a key mary held")
+    }
+
     /// Removing a participant rotates the notebook's key: a location sealed after it opens with no key the
     /// removed person ever held, and those who remain still read it.
     @Test func aRemovedParticipantCannotOpenLaterLocations() throws {

@@ -34,9 +34,8 @@ extension DeviceStore {
             // who left, everyone of a share that ended kept what they held, so what is sealed next needs a new one.
             let taking = Set(shares.filter { $0.id.zone == zone }.flatMap(Self.keyHolders) + [me])
             if !keyring.holdersOfNewest(own, in: kept).isSubset(of: taking) {
-                try keyring.rotate(zone: zone, kept: kept)
+                try rotateKeys(zone: zone)  // kept at hand before the next send: nothing more sealed with the key they hold
                 rotated.insert(zone)
-                try keepOwnKeysAtHand(zone)  // before the next send: nothing more sealed with the key they hold
             } else if try keyring.lacksEnvelopes(own, of: own, for: [me], keysOf: keysOf) || keyring.lacksGenerations(of: kept, in: own) {
                 try keyring.grant(zone: zone, root: nil, to: [], kept: kept)
             }
@@ -56,6 +55,14 @@ extension DeviceStore {
                 try grantKeys(zone: share.id.zone, root: share.rootRecord, to: wanted)
             }
         }
+    }
+
+    /// Adds a new generation to one of this account's zones' keys now, and seals with it from here on; the
+    /// next repair wraps it for those still taking part.
+    public func rotateKeys(zone: ZoneID) throws {
+        guard let keyring else { return }
+        try keyring.rotate(zone: zone, kept: keptKeyRecords(zone))
+        try keepOwnKeysAtHand(zone)
     }
 
     /// Who of a share's people may hold the notebook's key: those invited or taking part, with some permission.

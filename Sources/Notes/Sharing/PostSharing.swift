@@ -62,6 +62,7 @@ public struct PostSharing: Sendable {
     public func removeParticipant(email: String, from post: Post) throws {
         let share = try currentShare(of: post)
         try database(post).removeParticipant(try participantID(email: email, in: share, post: post), from: share.id)
+        try closeKeys(of: post)
     }
 
     public func setPermission(_ permission: SharePermission, email: String, on post: Post) throws {
@@ -73,6 +74,7 @@ public struct PostSharing: Sendable {
     public func stopSharing(_ post: Post) throws {
         guard post.scope == .private else { throw StoreError.invalid("only the owner stops sharing; leave it instead") }
         try database(post).deleteShare(try currentShare(of: post).id)
+        try closeKeys(of: post)
     }
 
     /// A participant leaves: only they lose it.
@@ -88,6 +90,13 @@ public struct PostSharing: Sendable {
     // MARK: Helpers
 
     private func database(_ post: Post) -> CloudDatabase { cloud.database(post.scope, as: account) }
+
+    /// After someone lost the share: the owner's notebook key rotates at once, so that nothing this device seals
+    /// from now on opens with a key they held (the next sync's repair would, but its send comes first).
+    private func closeKeys(of post: Post) throws {
+        guard post.scope == .private else { return }  // an administrator removing someone: the owner's devices rotate
+        try store.rotateKeys(zone: post.zone)
+    }
 
     /// Saves a new share with its root (only if the cloud still has the version this device knows, so
     /// nobody's newer edit is overwritten), then grants the zone's key to each participant.
