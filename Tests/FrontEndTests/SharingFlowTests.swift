@@ -139,11 +139,17 @@ struct Device {
         jermaine.frontEnd.press(.ctrl("s"))
         heather.frontEnd.press(.char("r"))
         #expect(heather.screen.contains("Packing list"))
-        // She leaves; jermaine keeps both.
-        heather.frontEnd.press(.char("L"), .char("y"))
+        // She leaves the notebook, and is told so: every post of it goes, not only the one selected.
+        heather.frontEnd.press(.char("L"))
+        #expect(heather.screen.contains("Leave notebook Notes? Only you lose its 2 posts"), "\(heather.screen)")
+        heather.frontEnd.press(.char("y"))
+        #expect(heather.screen.contains("left notebook Notes (2 posts)"), "\(heather.screen)")
         heather.sync.now()
         #expect(try heather.store.postCount() == 0)
         #expect(try jermaine.store.postCount() == 2)
+        jermaine.frontEnd.press(.char("X"))
+        let screen = jermaine.screen  // the question wraps in its box
+        #expect(screen.contains("Stop sharing notebook Notes? Every participant loses") && screen.contains("its 2 posts."), "\(screen)")
     }
 }
 
