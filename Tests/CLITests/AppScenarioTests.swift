@@ -124,6 +124,9 @@ struct App {
         #expect(try app.titles("heather") == ["Day one", "Day two"])
         let refused = try app.run("share", "Day two", "--invite", "heather@example.com", as: "jermaine")
         #expect(refused.isOneLineRefusal && refused.stderr.contains("shared as a whole"))
+        // Leaving from one post says that the whole notebook goes.
+        #expect(try app.ok("leave", "Day one", as: "heather").contains("left notebook Trip (2 posts)"))
+        #expect(try app.titles("heather") == [])
     }
 
     @Test func scenario7ConcurrentEditsOnTwoDevicesMerge() throws {

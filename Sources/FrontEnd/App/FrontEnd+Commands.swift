@@ -109,18 +109,12 @@ extension FrontEnd {
             cloudWork("\(who) is now \(permission.text) on \"\(post.title)\"") { try $0.setPermission(permission, email: who, on: post) }
         case .stopSharing:
             guard let post = selectedPost else { return }
-            if let (book, posts) = notebookSharedWhole(with: post) {
-                confirm("Stop sharing notebook \(book)? Every participant loses its \(posts).", "Stop sharing", .stopSharing(post))
-            } else {
-                confirm("Stop sharing \"\(post.title)\"? Every participant loses it.", "Stop sharing", .stopSharing(post))
-            }
+            let name = sharedName(of: post), whole = name.hasPrefix("notebook ")
+            confirm("Stop sharing \(name)? Every participant loses \(whole ? "its posts" : "it").", "Stop sharing", .stopSharing(post))
         case .leave:
             guard let post = selectedPost else { return }
-            if let (book, posts) = notebookSharedWhole(with: post) {
-                confirm("Leave notebook \(book)? Only you lose its \(posts); its owner keeps them.", "Leave", .leave(post))
-            } else {
-                confirm("Leave \"\(post.title)\"? Only you lose it; its owner keeps it.", "Leave", .leave(post))
-            }
+            let name = sharedName(of: post), whole = name.hasPrefix("notebook ")
+            confirm("Leave \(name)? Only you lose \(whole ? "its posts" : "it"); its owner keeps \(whole ? "them" : "it").", "Leave", .leave(post))
         case .accept:
             if let argument { accept(argument) } else { state.mode = .prompt(Prompt(purpose: .accept, label: "Accept URL: ")) }
         case .reupload:
@@ -154,18 +148,9 @@ extension FrontEnd {
         state.focus = panes[(index + step + panes.count) % panes.count]
     }
 
-    /// The notebook a post's share covers whole ("Trip"), and its posts here ("12 posts"): what stopping or
-    /// leaving that share takes, not the one post. Nil when the post is shared alone.
-    func notebookSharedWhole(with post: Post) -> (notebook: String, posts: String)? {
-        guard context.sharing.share(for: post)?.isZoneWide == true,
-              let book = try? context.store.notebooks().first(where: { $0.zone == post.zone && $0.scope == post.scope }) else { return nil }
-        let count = (try? context.store.postCount(PostFilter(notebook: book))) ?? 0
-        return (book.title, count == 1 ? "1 post" : "\(count) posts")
-    }
-
-    /// What a post's share is called in a flash: its notebook and posts when shared whole, else the post.
+    /// What a post's share is called: "notebook Trip (12 posts)" when shared whole (see `DeviceStore.sharedName`).
     func sharedName(of post: Post) -> String {
-        notebookSharedWhole(with: post).map { "notebook \($0.notebook) (\($0.posts))" } ?? "\"\(post.title)\""
+        (try? context.store.sharedName(of: post)) ?? "\"\(post.title)\""
     }
 
     func confirm(_ question: String, _ label: String, _ action: Confirmation.Action) {

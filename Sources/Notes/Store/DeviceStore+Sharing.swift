@@ -10,6 +10,15 @@ extension DeviceStore {
         try read { db in try Self.share(db, for: post) }
     }
 
+    /// What a post's share is called when someone leaves or stops it: "notebook Trip (12 posts)" when it
+    /// covers the post's notebook whole (every post of it goes), else the post's quoted title.
+    public func sharedName(of post: Post) throws -> String {
+        guard try share(for: post)?.isZoneWide == true,
+              let book = try notebooks().first(where: { $0.zone == post.zone && $0.scope == post.scope }) else { return "\"\(post.title)\"" }
+        let count = try postCount(PostFilter(notebook: book))
+        return "notebook \(book.title) (\(count == 1 ? "1 post" : "\(count) posts"))"
+    }
+
     /// The shares of many posts in one read (a screenful of the list).
     public func shares(for posts: [Post]) throws -> [Share?] {
         try read { db in try posts.map { try Self.share(db, for: $0) } }

@@ -114,9 +114,10 @@ struct StopSharingPost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
+        let name = try session.store.sharedName(of: found)
         try session.postSharing.stopSharing(found)
         session.sync()
-        Output.line("stopped sharing \"\(found.title)\"")
+        Output.line("stopped sharing \(name)")
     }
 }
 
@@ -129,8 +130,9 @@ struct LeaveShare: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
+        let name = try session.store.sharedName(of: found)
         try session.postSharing.leave(found)
         session.sync()
-        Output.line("left \"\(found.title)\"")
+        Output.line("left \(name)")
     }
 }
