@@ -19,7 +19,7 @@ struct CommandLineBenchmark: ParsableCommand {
     static func measure(fields: Int, runs: Int) throws -> [Figure] {
         let scratch = try Scratch()
         let cloud = scratch.directory.appendingPathComponent("cloud").path
-        try cloudnotes(["cloud", "create-zone", "Notes", "--account", scratch.account.name, "--cloud", cloud])
+        try runProcess(beside("cloudnotes"), ["cloud", "create-zone", "Notes", "--account", scratch.account.name, "--cloud", cloud])
         var none = Timings(), small = Timings(), large = Timings()
         func save(_ count: Int, _ name: String) throws -> [String] {
             ["cloud", "save-record", "--account", scratch.account.name, "--zone", "Notes", "--type", "Bench", "--name", name,
@@ -27,9 +27,9 @@ struct CommandLineBenchmark: ParsableCommand {
         }
         for run in 0..<runs {  // side by side, so a busy moment weighs on both sizes alike
             let (empty, few, many) = (try save(0, "none-\(run)"), try save(fields, "few-\(run)"), try save(fields * 8, "many-\(run)"))
-            try none.time { try cloudnotes(empty) }
-            try small.time { try cloudnotes(few) }
-            try large.time { try cloudnotes(many) }
+            try none.time { try runProcess(beside("cloudnotes"), empty, keepingOutput: false) }
+            try small.time { try runProcess(beside("cloudnotes"), few, keepingOutput: false) }
+            try large.time { try runProcess(beside("cloudnotes"), many, keepingOutput: false) }
         }
         return [
             Figure(name: "save-record, \(fields) fields", median: small.median, p95: small.p95, unit: "ms", target: "report"),
@@ -38,21 +38,5 @@ struct CommandLineBenchmark: ParsableCommand {
             Figure(name: "\(fields * 8) / \(fields) fields, start taken off", value: (large.median - none.median) / (small.median - none.median), unit: "×",
                    target: "≤ 16 (linear ≈ 8, square ≈ 64)"),
         ]
-    }
-
-    /// Runs the `cloudnotes` beside this executable; throws with its stderr if it fails.
-    private static func cloudnotes(_ arguments: [String]) throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cloudnotes")
-        child.arguments = arguments
-        child.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        child.standardError = errors
-        try child.run()
-        let said = errors.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else {
-            throw BenchError("cloudnotes \(arguments.prefix(2).joined(separator: " ")) failed: \(String(decoding: said, as: UTF8.self))")
-        }
     }
 }

@@ -76,16 +76,32 @@ func printTable(_ figures: [Figure]) {
 /// Runs this executable again with `arguments` (work whose memory or state must
 /// not mix with the caller's) and returns what it printed; throws if it failed.
 func runSelf(_ arguments: [String]) throws -> Data {
+    try runProcess(URL(fileURLWithPath: CommandLine.arguments[0]), arguments)
+}
+
+/// An executable built beside this one (`cloudnotes`, say).
+func beside(_ name: String) -> URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+}
+
+/// Runs an executable and returns what it printed, or, when the output is not kept, throws it away unread;
+/// throws with what it said on stderr if it failed. (Both pipes are read to their end before waiting: the
+/// wait alone returns only at the next tick of a ~50 ms poll, which a timing would count.)
+@discardableResult
+func runProcess(_ executable: URL, _ arguments: [String], keepingOutput: Bool = true) throws -> Data {
     let child = Process()
-    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    child.executableURL = executable
     child.arguments = arguments
-    let out = Pipe()
-    child.standardOutput = out
+    let out = Pipe(), errors = Pipe()
+    child.standardOutput = keepingOutput ? out : FileHandle.nullDevice
+    child.standardError = errors
     try child.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
+    let data = keepingOutput ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+    let said = errors.fileHandleForReading.readDataToEndOfFile()
     child.waitUntilExit()
     guard child.terminationStatus == 0 else {
-        throw BenchError("cloudnotes-bench \(arguments.joined(separator: " ")) failed (status \(child.terminationStatus))")
+        throw BenchError("\(executable.lastPathComponent) \(arguments.prefix(2).joined(separator: " ")) failed "
+                         + "(status \(child.terminationStatus)): \(String(decoding: said, as: UTF8.self))")
     }
     return data
 }
