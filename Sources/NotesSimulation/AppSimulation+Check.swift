@@ -14,6 +14,17 @@ extension AppSimulation {
         for device in devices { refusedPosts.formUnion(device.sync.refusals.map(\.id.name)) }
     }
 
+    /// What must hold after any step eve takes, and at the end: her key opens only what was filed for her, and
+    /// no one sealed a location with a key she planted. Notes what she holds now (see `Intruder.checkRotation`)
+    /// and the most locations she could read at once.
+    func checkIntruder() throws -> [String] {
+        guard var eve = intruder else { return [] }
+        let locations = try eve.checkLocations(owners: accounts)
+        intruder = eve
+        counts["eveReads", default: 0] = max(counts["eveReads", default: 0], locations.readable)
+        return try eve.checkEnvelopes() + locations.violations
+    }
+
     func check() throws {
         var views: [String: [String: Post]] = [:]  // post ID → device → post
         for device in devices {
@@ -43,13 +54,8 @@ extension AppSimulation {
                 if mode & 0o077 != 0 { violations.append("\(device.name): \(name) is readable by others (mode \(String(mode, radix: 8)))") }
             }
         }
-        // eve's key opens only what was filed for her, no one sealed a location with a key she planted, and
-        // a notebook she was removed from no longer seals with a key she held.
-        if intruder != nil {
-            let locations = try intruder!.checkLocations(owners: accounts)
-            violations += try intruder!.checkEnvelopes() + locations.violations + intruder!.checkRotation(owners: accounts)
-            counts["eveReads", default: 0] = max(counts["eveReads", default: 0], locations.readable)  // the most she read at once
-        }
+        // A notebook eve was removed from no longer seals with a key she held.
+        violations += try checkIntruder() + (intruder?.checkRotation(owners: accounts) ?? [])
         // Devices of one account hold the same posts.
         for account in accounts {
             let mine = devices.filter { $0.account.id == account.id }

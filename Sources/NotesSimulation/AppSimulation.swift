@@ -165,11 +165,9 @@ public final class AppSimulation {
         case "intrude":
             guard var eve = intruder else { return }
             let (note, found) = try eve.attack(cloud, accounts: accounts, links: urls.map(\.url), random: random)
+            intruder = eve  // with what she planted
             log?.note("step \(step) eve\(note)")
-            let locations = try eve.checkLocations(owners: accounts)
-            intruder = eve  // with what she planted and now holds
-            violations += (found + (try eve.checkEnvelopes()) + locations.violations).map { "step \(step): \($0)" }
-            counts["eveReads", default: 0] = max(counts["eveReads", default: 0], locations.readable)
+            violations += (found + (try checkIntruder())).map { "step \(step): \($0)" }
         case "evict": try evict(by: device)
         case "secondProcess": try syncWithSecondProcess(device, step: step, now: now)
         case "brokenStore": try syncWithBrokenStore(device)
