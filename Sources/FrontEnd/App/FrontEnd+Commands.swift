@@ -109,11 +109,11 @@ extension FrontEnd {
             cloudWork("\(who) is now \(permission.text) on \"\(post.title)\"") { try $0.setPermission(permission, email: who, on: post) }
         case .stopSharing:
             guard let post = selectedPost else { return }
-            let name = sharedName(of: post), whole = name.hasPrefix("notebook ")
+            let (name, whole) = sharedName(of: post)
             confirm("Stop sharing \(name)? Every participant loses \(whole ? "its posts" : "it").", "Stop sharing", .stopSharing(post))
         case .leave:
             guard let post = selectedPost else { return }
-            let name = sharedName(of: post), whole = name.hasPrefix("notebook ")
+            let (name, whole) = sharedName(of: post)
             confirm("Leave \(name)? Only you lose \(whole ? "its posts" : "it"); its owner keeps \(whole ? "them" : "it").", "Leave", .leave(post))
         case .accept:
             if let argument { accept(argument) } else { state.mode = .prompt(Prompt(purpose: .accept, label: "Accept URL: ")) }
@@ -149,8 +149,8 @@ extension FrontEnd {
     }
 
     /// What a post's share is called: "notebook Trip (12 posts)" when shared whole (see `DeviceStore.sharedName`).
-    func sharedName(of post: Post) -> String {
-        (try? context.store.sharedName(of: post)) ?? "\"\(post.title)\""
+    func sharedName(of post: Post) -> (text: String, wholeNotebook: Bool) {
+        (try? context.store.sharedName(of: post)) ?? ("\"\(post.title)\"", false)
     }
 
     func confirm(_ question: String, _ label: String, _ action: Confirmation.Action) {

@@ -251,9 +251,9 @@ extension FrontEnd {
         case .removeParticipant(let post, let who):
             cloudWork("removed \(who) from \"\(post.title)\"") { try $0.removeParticipant(email: who, from: post) }
         case .stopSharing(let post):
-            cloudWork("stopped sharing \(sharedName(of: post))") { try $0.stopSharing(post) }
+            cloudWork("stopped sharing \(sharedName(of: post).text)") { try $0.stopSharing(post) }
         case .leave(let post):
-            cloudWork("left \(sharedName(of: post))") { try $0.leave(post) }
+            cloudWork("left \(sharedName(of: post).text)") { try $0.leave(post) }
         }
     }
 }

@@ -29,19 +29,24 @@ extension DeviceStore {
         let incoming = Dictionary(records.filter { $0.type == ZoneKeys.recordType }.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         let ids = Array(incoming.keys) + deleted.filter { $0.name.hasPrefix("keys") }
         guard !ids.isEmpty else { return }
+        // Envelopes too, not only generations: whom a generation was wrapped for tells who may hold it (see
+        // `Keyring.holdersOfNewest`), even once a participant's envelopes were written over.
+        func envelopes(_ keys: ZoneKeys) -> Set<String> {
+            Set(keys.generations.flatMap { generation in generation.envelopes.keys.map { generation.id + " " + $0 } })
+        }
+        var retired: [ZoneID: Set<String>] = [:]  // what each zone's retired records hold, read once per zone
         for (id, old) in try lastKnown(db, scope, ids) where old.type == ZoneKeys.recordType && Keyring.isTrusted(old, zone: id.zone) {
-            let new = incoming[id].flatMap { Keyring.isTrusted($0, zone: id.zone) ? ZoneKeys(record: $0) : nil } ?? ZoneKeys()
-            let retired = try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).retired_keys WHERE zone_name = ? AND zone_owner = ?",
-                                            arguments: [id.zone.name, id.zone.owner]).compactMap { try? RecordArchive.decode($0) }
-            // Envelopes too, not only generations: whom a generation was wrapped for tells who may hold it (see
-            // `Keyring.holdersOfNewest`), even once a participant's envelopes were written over.
-            func envelopes(_ keys: ZoneKeys) -> Set<String> {
-                Set(keys.generations.flatMap { generation in generation.envelopes.keys.map { generation.id + " " + $0 } })
+            if retired[id.zone] == nil {
+                retired[id.zone] = try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).retired_keys WHERE zone_name = ? AND zone_owner = ?",
+                                                     arguments: [id.zone.name, id.zone.owner])
+                    .compactMap { try? RecordArchive.decode($0) }.reduce(into: Set<String>()) { $0.formUnion(envelopes(ZoneKeys(record: $1))) }
             }
-            let kept = envelopes(new).union(retired.flatMap { envelopes(ZoneKeys(record: $0)) })
-            guard !envelopes(ZoneKeys(record: old)).isSubset(of: kept) else { continue }
+            let new = incoming[id].flatMap { Keyring.isTrusted($0, zone: id.zone) ? ZoneKeys(record: $0) : nil } ?? ZoneKeys()
+            let held = envelopes(ZoneKeys(record: old))
+            guard !held.isSubset(of: envelopes(new).union(retired[id.zone]!)) else { continue }
             try db.execute(sql: "INSERT OR IGNORE INTO \(schema(scope)).retired_keys(zone_name, zone_owner, record) VALUES (?, ?, ?)",
                            arguments: [id.zone.name, id.zone.owner, RecordArchive.encode(old)])
+            retired[id.zone]!.formUnion(held)
         }
     }
 

@@ -11,12 +11,14 @@ extension DeviceStore {
     }
 
     /// What a post's share is called when someone leaves or stops it: "notebook Trip (12 posts)" when it
-    /// covers the post's notebook whole (every post of it goes), else the post's quoted title.
-    public func sharedName(of post: Post) throws -> String {
+    /// covers the post's notebook whole (`wholeNotebook`: every post of it goes), else the post's quoted title.
+    public func sharedName(of post: Post) throws -> (text: String, wholeNotebook: Bool) {
         guard try share(for: post)?.isZoneWide == true,
-              let book = try notebooks().first(where: { $0.zone == post.zone && $0.scope == post.scope }) else { return "\"\(post.title)\"" }
+              let book = try notebooks().first(where: { $0.zone == post.zone && $0.scope == post.scope }) else {
+            return ("\"\(post.title)\"", false)
+        }
         let count = try postCount(PostFilter(notebook: book))
-        return "notebook \(book.title) (\(count == 1 ? "1 post" : "\(count) posts"))"
+        return ("notebook \(book.title) (\(count == 1 ? "1 post" : "\(count) posts"))", true)
     }
 
     /// The shares of many posts in one read (a screenful of the list).

@@ -114,7 +114,7 @@ struct StopSharingPost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
-        let name = try session.store.sharedName(of: found)
+        let name = try session.store.sharedName(of: found).text
         try session.postSharing.stopSharing(found)
         session.sync()
         Output.line("stopped sharing \(name)")
@@ -130,7 +130,7 @@ struct LeaveShare: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
-        let name = try session.store.sharedName(of: found)
+        let name = try session.store.sharedName(of: found).text
         try session.postSharing.leave(found)
         session.sync()
         Output.line("left \(name)")
