@@ -112,12 +112,7 @@ struct StopSharingPost: ParsableCommand {
     @Argument(help: "The post.") var post: String
 
     func run() throws {
-        let session = try device.open(syncFirst: true)
-        let found = try session.store.post(post)
-        let name = try session.store.sharedName(of: found).text
-        try session.postSharing.stopSharing(found)
-        session.sync()
-        Output.line("stopped sharing \(name)")
+        try endShare(of: post, on: device, saying: "stopped sharing") { try $0.stopSharing($1) }
     }
 }
 
@@ -128,11 +123,17 @@ struct LeaveShare: ParsableCommand {
     @Argument(help: "The post.") var post: String
 
     func run() throws {
-        let session = try device.open(syncFirst: true)
-        let found = try session.store.post(post)
-        let name = try session.store.sharedName(of: found).text
-        try session.postSharing.leave(found)
-        session.sync()
-        Output.line("left \(name)")
+        try endShare(of: post, on: device, saying: "left") { try $0.leave($1) }
     }
+}
+
+/// Ends a post's share as `end` does (stopping it, or leaving it), syncs, and says what went: the post, or the
+/// whole notebook it was shared with.
+private func endShare(of post: String, on device: DeviceOptions, saying done: String, _ end: (PostSharing, Post) throws -> Void) throws {
+    let session = try device.open(syncFirst: true)
+    let found = try session.store.post(post)
+    let name = try session.store.sharedName(of: found).text
+    try end(session.postSharing, found)
+    session.sync()
+    Output.line("\(done) \(name)")
 }
