@@ -30,7 +30,7 @@ struct TwoDevices {
         try b.syncNow()
     }
 
-    func write(_ device: NotesSync, _ post: Post) throws { try device.store.save(post, by: heather.id, now: Date()) }
+    func write(_ device: NotesSync, _ post: Post) throws { try device.store.save(post, by: heather.id, now: test.clock.now()) }
 }
 
 @Suite struct DeviceStoreSyncTests {

@@ -124,6 +124,8 @@ import TestSupport
             record["title"] = .string("List")
             record["content"] = .string("milk\neggs")
             record["tags"] = .list([.string("home"), .string("")])
+            record["edited"] = .date(Date(timeIntervalSince1970: 1_763_000_050.5))
+            record["editor"] = .string("_p")
             edit(&record)
             record.restoreSystemFields(system)
             record.markClean()
@@ -136,6 +138,9 @@ import TestSupport
         let notHeld = [
             record { $0["mood"] = .string("cheerful") }, record { $0.setParent("p0") }, record { $0["tags"] = .list([.int(1)]) },
             record { $0["title"] = .int(1) }, record { $0["tags"] = nil }, record { $0.setEncrypted("other", Data([1])) },
+            // The last edit missing, later than the save, or by someone other than the saver (who is not the owner).
+            record { $0["edited"] = nil }, record { $0["edited"] = .date(Date(timeIntervalSince1970: 1_763_000_100 + Post.clockSkew + 1)) },
+            record { $0["editor"] = .string("_q") },
         ]
         for other in notHeld {
             #expect(!Post.rowCanHold(other))

@@ -16,6 +16,8 @@ public struct Post: Equatable, Sendable {
     public var location: String?
     public var createdAt: Date?
     public var createdBy: String?
+    /// When its content (title, text, tags, location) last changed, and who changed it: sharing, comments and
+    /// permissions do not move these (see `Post.lastEdit(of:)`).
     public var modifiedAt: Date?
     public var modifiedBy: String?
     /// The name of the device the last edit was typed on, for conflict labels.
@@ -24,6 +26,10 @@ public struct Post: Equatable, Sendable {
     public var conflicted: Bool
     /// The location as the cloud holds it, sealed; opened when a zone key is at hand.
     var sealedLocation: Data?
+    /// When the cloud last saved its record and who saved it (its system fields), which sharing moves too;
+    /// kept so a row can give back the record it holds.
+    var savedAt: Date?
+    var savedBy: String?
 
     /// The post has a location this device cannot open: it holds no key the location was sealed with (yet).
     public var locationLocked: Bool { location == nil && sealedLocation != nil }

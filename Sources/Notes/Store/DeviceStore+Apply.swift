@@ -180,11 +180,14 @@ extension DeviceStore {
         try db.cachedStatement(sql: """
             UPDATE \(schema(scope)).posts SET created_at = coalesce(?, created_at), created_by = coalesce(?, created_by),
                 modified_at = coalesce(?, modified_at), modified_by = coalesce(?, modified_by),
-                location_sealed = ?, change_tag = ?
+                saved_at = ?, saved_by = ?, location_sealed = ?, change_tag = ?
             WHERE zone_name = ? AND zone_owner = ? AND id = ?
             """ + unchanged).run(binding: { row in
+                let edit = Post.lastEdit(of: record)
                 row.add(record.system?.createdAt.timeIntervalSince1970)
                 row.add(record.system?.createdBy)
+                row.add((edit?.at ?? record.system?.modifiedAt)?.timeIntervalSince1970)
+                row.add(edit?.by ?? record.system?.modifiedBy)
                 row.add(record.system?.modifiedAt.timeIntervalSince1970)
                 row.add(record.system?.modifiedBy)
                 row.add(record.encrypted(Post.Key.location))

@@ -18,7 +18,7 @@ extension DeviceStore {
             SELECT \(postColumns), change_tag FROM \(schema(scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id IN (NAMES)
             """) {
             let post = post(from: $0, scope: scope)
-            return (post.id, PostRow(post: post, changeTag: $0.optionalText(14)))
+            return (post.id, PostRow(post: post, changeTag: $0.optionalText(postColumnCount)))
         }
     }
 

@@ -149,8 +149,9 @@ extension DeviceStore {
     static func upsert(_ db: Database, _ scope: DatabaseScope, _ rows: [PostRow]) throws {
         try insertRows(db, """
             INSERT OR REPLACE INTO \(schema(scope)).posts(id, zone_name, zone_owner, title, content, tags, location,
-                location_sealed, created_at, created_by, modified_at, modified_by, conflicted, change_tag, modified_on)
-            """, width: 15, rows) { row, item in
+                location_sealed, created_at, created_by, modified_at, modified_by, conflicted, change_tag, modified_on,
+                saved_at, saved_by)
+            """, width: 17, rows) { row, item in
             let post = item.post
             row.add(post.id)
             row.add(post.zone.name)
@@ -167,6 +168,8 @@ extension DeviceStore {
             row.add(ConflictBlock.isConflicted(post.fields))
             row.add(item.changeTag)
             row.add(post.modifiedOn)
+            row.add(post.savedAt?.timeIntervalSince1970)
+            row.add(post.savedBy)
         }
     }
 
@@ -180,8 +183,9 @@ extension DeviceStore {
     /// (reading by position spares a name lookup per column per row).
     static let postColumns = """
         id, zone_name, zone_owner, title, content, tags, location, location_sealed,
-        created_at, created_by, modified_at, modified_by, conflicted, modified_on
+        created_at, created_by, modified_at, modified_by, conflicted, modified_on, saved_at, saved_by
         """
+    static let postColumnCount = 16
 
     /// A post from a row whose columns from `start` on are `postColumns`.
     static func post(from row: some ColumnValues, scope: DatabaseScope, at start: Int = 0) -> Post {
@@ -195,6 +199,8 @@ extension DeviceStore {
         post.modifiedBy = row.optionalText(start + 11)
         post.conflicted = row.bool(start + 12)
         post.modifiedOn = row.optionalText(start + 13)
+        post.savedAt = row.double(start + 14).map(Date.init(timeIntervalSince1970:))
+        post.savedBy = row.optionalText(start + 15)
         return post
     }
 

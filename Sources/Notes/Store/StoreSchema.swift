@@ -57,6 +57,13 @@ enum StoreSchema {
             zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL, sealed BLOB NOT NULL,
             PRIMARY KEY(zone_name, zone_owner, id));
         """,
+        // v8: a post's modified_at/by say when its content last changed; the cloud's stamps (which sharing
+        // moves too) beside them, so the row still gives back the record it holds.
+        """
+        ALTER TABLE SCHEMA.posts ADD COLUMN saved_at REAL;
+        ALTER TABLE SCHEMA.posts ADD COLUMN saved_by TEXT;
+        UPDATE SCHEMA.posts SET saved_at = modified_at, saved_by = modified_by;
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
