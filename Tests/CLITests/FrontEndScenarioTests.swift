@@ -64,7 +64,7 @@ import TestSupport
 
         // Heather accepts from a third terminal; her open front end shows the post, marked shared, without a key.
         try acceptInThirdTerminal(url, as: "heather")
-        let arrived = try tmux.waitFor("heather") { self.row("Sharing demo is great", in: $0)?.contains("⇄") == true }
+        let arrived = try tmux.waitFor("heather") { self.row("Sharing demo is great", in: $0)?.contains("«") == true }
         #expect(arrived.ok, "not on heather's screen:\n\(arrived.screen)")
 
         // 2. Jermaine's participants pane: owner, heather accepted, mary pending.
@@ -96,7 +96,7 @@ import TestSupport
         try write("Heather's recipe", "two eggs", in: "heather")
         let readOnlyURL = try share(in: "heather", inviting: "jermaine", readOnly: true)
         try acceptInThirdTerminal(readOnlyURL, as: "jermaine")
-        let marked = try tmux.waitFor("jermaine") { self.row("Heather's recipe", in: $0)?.contains("⇄⊘") == true }
+        let marked = try tmux.waitFor("jermaine") { self.row("Heather's recipe", in: $0)?.contains("«⊘") == true }
         #expect(marked.ok, "read-only post not marked:\n\(marked.screen)")
         // Select it (it is the newest change) and try to edit and to delete.
         try tmux.press("jermaine", "g")

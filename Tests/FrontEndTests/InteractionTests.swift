@@ -153,8 +153,8 @@ import Testing
         let top = frontEnd.frame(width: 80, height: 24).text
         for _ in 0..<40 { frontEnd.press(.char("j")) }
         let bottom = frontEnd.frame(width: 80, height: 24).text
-        #expect(top.contains("Edit the post in place") && !top.contains("shared · read-only · conflict"))
-        #expect(bottom.contains("shared · read-only · conflict") && !bottom.contains("Edit the post in place"))
+        #expect(top.contains("Edit the post in place") && !top.contains("read-only · conflict"))
+        #expect(bottom.contains("read-only · conflict") && !bottom.contains("Edit the post in place"))
         frontEnd.press(.escape)
         #expect(frontEnd.state.mode == .browse)
     }

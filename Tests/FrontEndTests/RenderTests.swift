@@ -14,8 +14,8 @@ import Testing
         #expect(screen.text == """
              CloudNotes · jermaine on laptop                                       ● synced
             ┌─ Posts (2) ──────────────────┐┌─ Post ───────────────────────────────────────┐
-            │   ↑ Trip to Hà Nội      Notes││ Trip to Hà Nội                               │
-            │   ↑ Groceries           Notes││ Notebook  Notes (jermaine)                   │
+            │    ↑ Trip to Hà Nội       58m││ Trip to Hà Nội                               │
+            │    ↑ Groceries            59m││ Notebook  Notes (jermaine)                   │
             │                              ││ Created   2026-11-18 11:08 by jermaine       │
             │                              ││ Modified  2026-11-18 11:08 by jermaine       │
             │                              ││                                              │
@@ -46,8 +46,8 @@ import Testing
         fixture.sharing.shares[demo.id] = Fixture.share(of: demo)
         let screen = fixture.frontEnd().frame(width: 100, height: 30)
         let lines = screen.lines
-        #expect(lines[2].contains("│⇄  ↑ Sharing demo is great"))
-        #expect(lines[3].contains("│   ↑ Groceries"))
+        #expect(lines[2].contains("│ »  ↑ Sharing demo is…    58m  Notes"))
+        #expect(lines[3].contains("│    ↑ Groceries           59m  Notes"))
         let pane = lines.drop { !$0.contains("Participants") }
         #expect(pane.first?.contains("┌─ Participants ─") == true)
         let rows = pane.dropFirst().map { $0.replacingOccurrences(of: " +", with: " ", options: .regularExpression) }
@@ -63,7 +63,7 @@ import Testing
         try fixture.post("Groceries", minute: 1)
         let text = fixture.frontEnd().frame(width: 100, height: 30).text
         #expect(!text.contains("Participants"))
-        #expect(!text.contains("⇄"))
+        #expect(!text.contains("»"))
     }
 
     @Test func aReadOnlyPostShowsEditAndDeleteDisabledAndRefusesThemWithTheReason() throws {
@@ -73,7 +73,7 @@ import Testing
         fixture.sharing.shares[post.id] = Fixture.share(of: post, heather: .readOnly)
         let frontEnd = fixture.frontEnd()
         let screen = frontEnd.frame(width: 100, height: 30)
-        #expect(screen.lines[2].contains("│⇄⊘ ↑ Heather's list"))
+        #expect(screen.lines[2].contains("│ «⊘ ↑ Heather's list      59m  Notes …"))
         #expect(screen.text.contains("read-only: shared by heather"))
         let footer = screen.height - 1
         let roles = Dictionary((0..<screen.width).map { (screen[$0, footer].text, screen[$0, footer].role) }, uniquingKeysWith: { a, _ in a })
@@ -108,12 +108,12 @@ import Testing
         try fixture.post("日本語のタイトル 🎉 👩‍👩‍👧 and more words than fit", minute: 2)
         let screen = fixture.frontEnd().frame(width: 80, height: 24)
         for line in screen.lines { #expect(line.columns == 80) }
-        // The notebook column lines up whatever the title's script.
+        // The age column lines up whatever the title's script.
         let wide = screen.lines[2], plain = screen.lines[3]
         #expect(wide.columns == plain.columns)
-        #expect(wide.hasPrefix("│   ↑ 日本語のタイトル "))
+        #expect(wide.hasPrefix("│    ↑ 日本語のタイトル"))
         let wideList = wide.components(separatedBy: "││")[0], plainList = plain.components(separatedBy: "││")[0]
-        #expect(wideList.contains("…") && wideList.hasSuffix("Notes") && plainList.hasSuffix("Notes"))
+        #expect(wideList.contains("…") && wideList.hasSuffix("58m") && plainList.hasSuffix("59m"))
         #expect(wideList.columns == plainList.columns)
     }
 

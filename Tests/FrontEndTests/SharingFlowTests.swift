@@ -89,7 +89,7 @@ struct Device {
         heather.frontEnd.type("accept \(url)")
         heather.frontEnd.press(.enter)
         let arrived = heather.screen
-        #expect(arrived.contains("⇄⊘") && arrived.contains("Sharing demo is great"), "\(arrived)")
+        #expect(arrived.contains("«⊘") && arrived.contains("Sharing demo is great"), "\(arrived)")
         heather.frontEnd.press(.char("e"))
         #expect(heather.frontEnd.state.mode == .browse)
 

@@ -130,6 +130,7 @@ extension FrontEnd {
         Commands.all.map { command in
             let reason = disabledReason(command.id).map { "  [\($0)]" } ?? ""
             return (command.keys.map(\.description).joined(separator: " "), "\(command.help) (:\(command.name))\(reason)")
-        } + [("", ""), ("⇄ ⊘ ! ↑", "shared · read-only · conflict · waiting to be sent")]
+        } + [("", ""), ("●", "changed by someone else since you looked"), ("» «", "shared by you · shared with you"),
+             ("⊘ ! ↑", "read-only · conflict · waiting to be sent"), ("(n)", "comments")]
     }
 }

@@ -100,6 +100,8 @@ public final class FrontEnd: @unchecked Sendable {
         if state.selection < state.scroll { state.scroll = state.selection }
         if state.selection >= state.scroll + listRows { state.scroll = state.selection - listRows + 1 }
         state.scroll = max(0, min(state.scroll, max(0, total - listRows)))
+        let chosen = selectedDetail()
+        markSeen()  // before the rows: the selected post is on screen now
         let rows = visibleRows()
         var model = ScreenModel()
         model.account = context.account.name
@@ -109,12 +111,17 @@ public final class FrontEnd: @unchecked Sendable {
         model.statusLevel = status.level
         model.listTitle = (state.filter.notebook.map { "Notebook \($0.title)" } ?? "Posts") + " (\(total))"
             + (state.search.map { " /\($0)" } ?? "")
+        let now = context.now(), me = context.account.id
         model.rows = rows.rows.enumerated().map { index, listed in
-            ScreenModel.Row(title: listed.post.title, notebook: listed.post.zone.name, shared: rows.marks[index].shared,
-                            readOnly: rows.marks[index].readOnly, conflicted: listed.post.conflicted, pending: listed.pending)
+            let post = listed.post
+            return ScreenModel.Row(title: post.title, notebook: post.zone.name, sharing: rows.marks[index].sharing,
+                                   readOnly: rows.marks[index].readOnly, conflicted: post.conflicted, pending: listed.pending,
+                                   unread: listed.isUnread(by: me), comments: listed.comments,
+                                   age: post.modifiedAt.map { RelativeTime.text($0, now: now) } ?? "",
+                                   editor: post.modifiedBy.map { $0 == me ? "you" : context.names($0) } ?? "",
+                                   owner: post.zone.owner == me ? nil : context.names(post.zone.owner))
         }
         model.selectedRow = rows.rows.isEmpty ? nil : state.selection - rows.offset
-        let chosen = selectedDetail()
         model.detail = chosen?.detail
         model.detailScroll = state.detailScroll
         if let share = chosen?.share {
@@ -178,6 +185,16 @@ public final class FrontEnd: @unchecked Sendable {
         detailShown = post.id
         selected = chosen
         return chosen
+    }
+
+    /// The selected post is on screen: what others changed in it is no longer new (a write only when it was).
+    private func markSeen() {
+        guard var window, case let index = state.selection - window.offset, window.rows.indices.contains(index),
+              window.rows[index].isUnread(by: context.account.id) else { return }
+        let now = context.now()
+        try? context.store.markSeen(window.rows[index].post, now: now)
+        window.rows[index].seenAt = now
+        self.window = window
     }
 
     func participantRow(_ p: ShareParticipant) -> ScreenModel.Participant {

@@ -93,24 +93,70 @@ public enum Renderer {
         grid.put(" \(title) ".truncated(to: max(0, inner - 2)), x: rect.x + 2, y: rect.y, role: focused ? .focusedBorder : .heading)
     }
 
-    /// Markers, one column each: ⇄ shared, ⊘ read-only, ! conflict, ↑ waiting to be sent.
+    /// Markers, one column each: ● new since you looked, » shared by you or « with you, ⊘ read-only,
+    /// ! conflict, ↑ waiting to be sent.
     static func markers(_ row: ScreenModel.Row) -> [(String, Role)] {
-        [(row.shared ? "⇄" : " ", .shared), (row.readOnly ? "⊘" : " ", .readOnly),
-         (row.conflicted ? "!" : " ", .conflict), (row.pending ? "↑" : " ", .pending)]
+        let sharing = switch row.sharing { case .notShared: " "; case .byMe: "»"; case .withMe: "«" }
+        return [(row.unread ? "●" : " ", .heading), (sharing, .shared), (row.readOnly ? "⊘" : " ", .readOnly),
+                (row.conflicted ? "!" : " ", .conflict), (row.pending ? "↑" : " ", .pending)]
     }
+
+    /// The columns right of the titles, as the width allows, most useful first: how long ago, the notebook
+    /// (and its owner when not you), who changed it last. The same for every row, so they line up.
+    enum RowColumn: CaseIterable {
+        case age, notebook, editor
+
+        /// The columns it wants, and the fewest it is shown in.
+        var width: (wanted: Int, least: Int) {
+            switch self {
+            case .age: (5, 5)
+            case .notebook: (18, 5)
+            case .editor: (10, 6)
+            }
+        }
+
+        func text(_ row: ScreenModel.Row, width: Int) -> String {
+            switch self {
+            case .age: String(repeating: " ", count: max(0, width - row.age.columns)) + row.age
+            case .notebook: row.owner.map { "\(row.notebook) (\($0))" } ?? row.notebook
+            case .editor: row.editor
+            }
+        }
+
+        /// The columns that fit beside a title of at least `minimumTitle` in `room` columns, with their widths.
+        static func fitting(_ room: Int) -> [(column: RowColumn, width: Int)] {
+            var left = room - minimumTitle, fitted: [(RowColumn, Int)] = []
+            for column in allCases {
+                let width = min(column.width.wanted, left - 2)
+                guard width >= column.width.least else { break }
+                fitted.append((column, width))
+                left -= width + 2
+            }
+            return fitted
+        }
+    }
+
+    static let minimumTitle = 16
 
     static func list(_ model: ScreenModel, _ rect: Layout.Rect, into grid: inout Grid) {
         box(model.listTitle, rect, focused: model.focus == .list, into: &grid)
         let inner = rect.width - 2
+        let columns = RowColumn.fitting(inner - 6)
+        let titleEnd = rect.x + rect.width - 1 - columns.reduce(0) { $0 + $1.width + 2 }
         for (index, row) in model.rows.enumerated() where index < rect.height - 2 {
             let y = rect.y + 1 + index
             var x = rect.x + 1
             for (mark, role) in markers(row) { x += grid.put(mark, x: x, y: y, role: role) }
             x += 1
-            let notebook = row.notebook.truncated(to: max(0, min(14, inner / 3)))
-            let titleWidth = inner - 6 - notebook.columns - 1
-            grid.put(row.title.isEmpty ? "(untitled)" : row.title.truncated(to: titleWidth), x: x, y: y)
-            grid.put(notebook, x: rect.x + rect.width - 1 - notebook.columns, y: y, role: .dim)
+            var columnX = titleEnd + 2
+            for (column, width) in columns {
+                grid.put(column.text(row, width: width).truncated(to: width), x: columnX, y: y, role: .dim)
+                columnX += width + 2
+            }
+            let count = row.comments > 0 ? " (\(row.comments))" : ""
+            let title = (row.title.isEmpty ? "(untitled)" : row.title).truncated(to: max(1, titleEnd - x - count.columns))
+            x += grid.put(title, x: x, y: y)
+            grid.put(count, x: x, y: y, role: .dim)
             if index == model.selectedRow {
                 grid.paint(y: y, x: rect.x + 1, width: inner, role: model.focus == .list ? .selected : .selectedUnfocused)
             }

@@ -7,10 +7,18 @@ public struct ScreenModel: Sendable {
     public struct Row: Equatable, Sendable {
         public var title: String
         public var notebook: String
-        public var shared = false
+        public var sharing: SharingMark.Sharing = .notShared
         public var readOnly = false
         public var conflicted = false
         public var pending = false
+        /// Someone else changed it since this device last showed it.
+        public var unread = false
+        public var comments = 0
+        /// How long ago its content last changed ("5m"), and who changed it ("you" when you did).
+        public var age = ""
+        public var editor = ""
+        /// Whose notebook it is in, when not yours.
+        public var owner: String?
     }
 
     public struct Detail: Sendable {

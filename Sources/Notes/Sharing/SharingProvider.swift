@@ -17,11 +17,29 @@ public protocol SharingProvider: Sendable {
 
 /// What a list row shows of a post's sharing.
 public struct SharingMark: Equatable, Sendable {
-    public var shared: Bool
+    public enum Sharing: Equatable, Sendable {
+        case notShared
+        /// Someone besides the owner is invited or in, or anyone with the URL may join.
+        case byMe
+        case withMe
+    }
+
+    public var sharing: Sharing
     public var readOnly: Bool
 
-    public init(shared: Bool, readOnly: Bool) {
-        self.shared = shared
+    public init(sharing: Sharing, readOnly: Bool) {
+        self.sharing = sharing
+        self.readOnly = readOnly
+    }
+
+    init(_ post: Post, share: Share?, readOnly: Bool) {
+        if post.scope == .shared {
+            sharing = .withMe
+        } else if let share, !share.invitees.isEmpty || share.publicPermission != .none {
+            sharing = .byMe
+        } else {
+            sharing = .notShared  // never shared, or nobody left in it
+        }
         self.readOnly = readOnly
     }
 }
@@ -29,7 +47,7 @@ public struct SharingMark: Equatable, Sendable {
 extension SharingProvider {
     public func isShared(_ post: Post) -> Bool { post.scope == .shared || share(for: post) != nil }
     public func participants(for post: Post) -> [ShareParticipant] { share(for: post)?.participants ?? [] }
-    public func marks(for posts: [Post]) -> [SharingMark] { posts.map { SharingMark(shared: isShared($0), readOnly: !canEdit($0)) } }
+    public func marks(for posts: [Post]) -> [SharingMark] { posts.map { SharingMark($0, share: share(for: $0), readOnly: !canEdit($0)) } }
 }
 
 /// The sharing provider of a device: answers from the share records the
@@ -64,7 +82,7 @@ public struct StoreSharingProvider: SharingProvider {
     public func marks(for posts: [Post]) -> [SharingMark] {
         let shares = (try? store.shares(for: posts)) ?? posts.map { _ in nil }
         return zip(posts, shares).map { post, share in
-            SharingMark(shared: post.scope == .shared || share != nil, readOnly: readOnlyReason(for: post, share: share) != nil)
+            SharingMark(post, share: share, readOnly: readOnlyReason(for: post, share: share) != nil)
         }
     }
 

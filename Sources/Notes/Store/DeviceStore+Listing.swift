@@ -8,6 +8,15 @@ public struct ListedPost: Equatable, Sendable {
     public var post: Post
     /// A change to it waits to be sent.
     public var pending: Bool
+    public var comments = 0
+    /// When this device last showed it (`markSeen`); nil if never.
+    public var seenAt: Date?
+
+    /// Someone else changed it since this device last showed it.
+    public func isUnread(by account: String) -> Bool {
+        guard let modifiedAt = post.modifiedAt, post.modifiedBy != account else { return false }
+        return seenAt.map { $0 < modifiedAt } ?? true
+    }
 }
 
 /// Which posts a list shows: all of them, or one notebook's.
@@ -44,9 +53,32 @@ extension DeviceStore {
             } else {
                 rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY modified_at DESC, id DESC LIMIT ? OFFSET ?"), arguments: arguments + [limit, offset])
             }
-            return rows.map {
-                ListedPost(post: Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private, at: 1), pending: $0["is_pending"])
+            return try rows.map {
+                let post = Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private, at: 1)
+                let (comments, seenAt) = try Self.commentsAndSeen(db, post)
+                return ListedPost(post: post, pending: $0["is_pending"], comments: comments, seenAt: seenAt)
             }
+        }
+    }
+
+    /// A post's comment count and when this device last showed it: read for the rows on screen only.
+    private static func commentsAndSeen(_ db: Database, _ post: Post) throws -> (Int, Date?) {
+        let arguments: StatementArguments = [post.zone.name, post.zone.owner, post.id]
+        let schema = schema(post.scope)
+        let comments = try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT count(*) FROM \(schema).comments WHERE zone_name = ? AND zone_owner = ? AND post_id = ?
+            """), arguments: arguments) ?? 0
+        let seen = try Double.fetchOne(db.cachedStatement(sql: """
+            SELECT seen_at FROM \(schema).seen WHERE zone_name = ? AND zone_owner = ? AND id = ?
+            """), arguments: arguments)
+        return (comments, seen.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    /// Remembers that this device showed the post at `now`, so it no longer reads as new.
+    public func markSeen(_ post: Post, now: Date) throws {
+        try write(post.scope) { db in
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(Self.schema(post.scope)).seen(zone_name, zone_owner, id, seen_at) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [post.zone.name, post.zone.owner, post.id, now.timeIntervalSince1970])
         }
     }
 

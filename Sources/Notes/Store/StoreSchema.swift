@@ -64,6 +64,13 @@ enum StoreSchema {
         ALTER TABLE SCHEMA.posts ADD COLUMN saved_by TEXT;
         UPDATE SCHEMA.posts SET saved_at = modified_at, saved_by = modified_by;
         """,
+        // v9: when this device last showed each post (what is new since you looked), and comments by post (counts in the list).
+        """
+        CREATE TABLE IF NOT EXISTS SCHEMA.seen(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL, seen_at REAL NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner, id));
+        CREATE INDEX IF NOT EXISTS SCHEMA.comments_by_post ON comments(zone_name, zone_owner, post_id);
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
