@@ -34,6 +34,8 @@ public final class FrontEnd: @unchecked Sendable {
     var count: Int?
     var window: Window?
     var selected: SelectedDetail?
+    /// The post the selection was on when the rows were last read, and the selection then.
+    var anchor: (post: Post, selection: Int)?
     var status: (text: String, level: Flash.Level)?
     var listRows = 20
     private var detailShown: String?
@@ -60,17 +62,36 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// The store changed (a sync round, another process): reread what shows, tell what arrived.
     public func storeChanged(_ update: LiveSync.Update? = nil) {
-        let keep = window == nil ? nil : selectedPost
+        // The post the selection is on: read now, or, where changes came faster than frames (the rows are
+        // not read since), the one it was on when last read, if the selection has not moved since.
+        let keep = window != nil ? selectedPost : anchor.flatMap { $0.selection == state.selection ? $0.post : nil }
         let wasFailing = status.map { $0.level != .info } ?? false  // the status line already says so
         invalidate()
-        if let keep, let position = try? context.store.position(of: keep, state.filter) { state.selection = position }
-        guard let update else { return }
+        var gone: String?
+        if let keep {
+            if let position = try? context.store.position(of: keep, state.filter) {
+                state.selection = position
+                anchor = (keep, position)
+            } else {
+                // Gone: the selection stays at its place, on the post that took it (or the last).
+                let arrival = update?.arrivals.first { $0.postID == keep.id && $0.kind == .deleted }
+                let title = keep.title.isEmpty ? "(untitled)" : keep.title
+                gone = (arrival?.notice(name: context.names) ?? "'\(title)' is gone") + " · the next post is selected"
+                anchor = nil
+            }
+        }
+        guard let update else {
+            if let gone { flash(gone, .warning) }
+            return
+        }
         let mine = context.account.id
         let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names) }
         if let refusal = update.refusals.first {
             flash("\(refusal)", .error)
         } else if let error = update.error, !wasFailing {
             flash("sync: \(error)", .warning)
+        } else if let gone {
+            flash(gone, .warning)
         } else if let first = notices.first {
             flash(notices.count == 1 ? first : "\(first) (and \(notices.count - 1) more changes)", .info)
         }
@@ -122,6 +143,7 @@ public final class FrontEnd: @unchecked Sendable {
                                    owner: post.zone.owner == me ? nil : context.names(post.zone.owner))
         }
         model.selectedRow = rows.rows.isEmpty ? nil : state.selection - rows.offset
+        anchor = selectedPost.map { ($0, state.selection) }
         model.detail = chosen?.detail
         model.detailScroll = state.detailScroll
         if let share = chosen?.share {
