@@ -205,6 +205,20 @@ struct App {
         let shown = try app.ok("show", "Plans", as: "jermaine")
         #expect(shown.contains("jermaine") && shown.contains(": first!") && shown.contains("heather") && shown.contains(": count me in"))
 
+        // Her comment is hers: she edits and deletes it; jermaine, the post's owner, does neither.
+        let json = try JSONSerialization.jsonObject(with: Data(try app.ok("show", "Plans", "--json", as: "heather").utf8)) as? [String: Any]
+        let comments = try #require(json?["comments"] as? [[String: Any]])
+        let hers = try #require(comments.first { $0["text"] as? String == "count me in" }?["id"] as? String)
+        let notHis = try app.run("comment", "Plans", "--edit", hers, "changed by jermaine", as: "jermaine")
+        #expect(notHis.isOneLineRefusal && notHis.stderr.contains("only heather changes that comment"))
+        _ = try app.ok("comment", "Plans", "--edit", hers, "count me in, and mary", as: "heather")
+        let edited = try app.ok("show", "Plans", as: "jermaine")
+        #expect(edited.contains("(edited ") && edited.contains(": count me in, and mary") && !edited.contains("changed by jermaine"))
+        #expect(try app.run("comment", "Plans", "--delete", hers, as: "jermaine").isOneLineRefusal)
+        _ = try app.ok("comment", "Plans", "--delete", hers, as: "heather")
+        let left = try app.ok("show", "Plans", as: "jermaine")
+        #expect(left.contains(": first!") && !left.contains("count me in"))
+
         _ = try app.ok("new", "Read me", as: "jermaine")
         let ro = try app.ok("share", "Read me", "--invite", "mary@example.com", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try app.ok("accept", ro, as: "mary")

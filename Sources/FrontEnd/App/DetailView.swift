@@ -5,7 +5,8 @@ import Notes
 
 /// A post's detail pane: title, facts, text, comments.
 enum DetailView {
-    static func make(_ post: Post, comments: [Comment], share: Share?, readOnly: String?, names: (String) -> String) -> ScreenModel.Detail {
+    static func make(_ post: Post, comments: [Comment], share: Share?, readOnly: String?, names: (String) -> String,
+                     now: Date) -> ScreenModel.Detail {
         var facts: [(String, String)] = [("Notebook", "\(post.zone.name) (\(names(post.zone.owner)))")]
         if post.scope == .shared {
             facts.append(("Sharing", "shared with you by \(names(post.zone.owner))" + (readOnly == nil ? " · you may edit" : " · read-only")))
@@ -23,8 +24,15 @@ enum DetailView {
             facts.append(("Conflict", "\(who): both kept · m keep mine · t keep theirs · o keep both"))
         }
         return ScreenModel.Detail(title: post.title.isEmpty ? "(untitled)" : post.title, facts: facts, content: post.content,
-                                  comments: comments.map { ("\($0.createdBy.map(names) ?? "?")", $0.text) },
+                                  comments: comments.map { (byline($0, names: names, now: now), $0.text) },
                                   notice: readOnly)
+    }
+
+    /// "heather · 2h" (and "· edited" when its author changed it since).
+    static func byline(_ comment: Comment, names: (String) -> String, now: Date) -> String {
+        let who = comment.createdBy.map(names) ?? "?"
+        let when = comment.createdAt.map { " · " + RelativeTime.text($0, now: now) } ?? ""
+        return who + when + (comment.wasEdited ? " · edited" : "")
     }
 
     /// "2026-11-22 05:57" in the local time zone (`localtime_r`: a DateFormatter costs a millisecond to make).

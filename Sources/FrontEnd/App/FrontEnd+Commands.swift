@@ -35,6 +35,9 @@ extension FrontEnd {
             if post.scope == .shared { return "only the owner manages participants" }
             if person.role == .owner { return "the owner keeps the share" }
             return nil
+        case .comments:
+            guard let post else { return "no post selected" }
+            return (try? context.store.comments(on: post).isEmpty) == false ? nil : "\"\(post.title)\" has no comments"
         case .searchNext, .searchPrevious:
             return state.search == nil ? "search first (/)" : nil
         case .accept:
@@ -78,6 +81,9 @@ extension FrontEnd {
             guard let post = selectedPost else { return }
             confirm("Delete \"\(post.title)\"? It goes from your devices and from everyone it is shared with.", "Delete", .delete(post))
         case .comment: state.mode = .prompt(Prompt(purpose: .comment, label: "Comment: "))
+        case .comments:
+            guard let post = selectedPost, let comments = try? context.store.comments(on: post) else { return }
+            state.mode = .pickComment(CommentPicker(post: post, comments: comments))
         case .search:
             if let argument { search(argument) } else { state.mode = .prompt(Prompt(purpose: .search, label: "/")) }
         case .searchNext: findNext(backwards: false)

@@ -54,6 +54,8 @@ extension FrontEnd {
             default: break
             }
             if case .pickNotebook = state.mode { state.mode = .pickNotebook(picker) }
+        case .pickComment(var picker):
+            commentKey(&picker, key)
         }
     }
 
@@ -83,6 +85,7 @@ extension FrontEnd {
         switch prompt.purpose {
         case .search: search(text)
         case .comment: addComment(text)
+        case .editComment(let comment): editComment(comment, text)
         case .accept: accept(text)
         case .newNotebook: createNotebook(text)
         case .command: runCommandLine(text)
@@ -225,6 +228,40 @@ extension FrontEnd {
         }
     }
 
+    func commentKey(_ picker: inout CommentPicker, _ key: Key) {
+        let comment = picker.comments[picker.selection]
+        let author = comment.createdBy.map(context.names) ?? "its author"
+        switch key {
+        case .escape, .char("q"):
+            state.mode = .browse
+            return
+        case .down, .char("j"): picker.selection = min(picker.comments.count - 1, picker.selection + 1)
+        case .up, .char("k"): picker.selection = max(0, picker.selection - 1)
+        case .char("e"), .enter:
+            guard comment.createdBy == context.account.id else { return flash("only \(author) edits that comment: it is theirs", .warning) }
+            var prompt = Prompt(purpose: .editComment(comment), label: "Comment: ")
+            prompt.editor = TextEditor(text: comment.text, multiline: false)
+            state.mode = .prompt(prompt)
+            return
+        case .char("d"):
+            guard comment.createdBy == context.account.id else { return flash("only \(author) deletes that comment: it is theirs", .warning) }
+            return confirm("Delete your comment \"\(comment.text.truncated(to: 40))\" on \"\(picker.post.title)\"?", "Delete", .deleteComment(comment))
+        default: break
+        }
+        state.mode = .pickComment(picker)
+    }
+
+    func editComment(_ comment: Comment, _ text: String) {
+        guard !text.isEmpty else { return flash("an empty comment is not saved: delete it instead (C, d)", .warning) }
+        do {
+            try context.store.editComment(comment, text: text, by: context.account.id, now: context.now())
+            changed()
+            flash("comment edited")
+        } catch {
+            flash("comment not saved: \(error)", .error)
+        }
+    }
+
     /// Cancel on a question: a form goes back to its editor, so nothing typed is lost.
     func cancel(_ action: Confirmation.Action) {
         switch action {
@@ -248,6 +285,14 @@ extension FrontEnd {
             }
         case .discard:
             flash("left without saving")
+        case .deleteComment(let comment):
+            do {
+                try context.store.deleteComment(comment, by: context.account.id)
+                changed()
+                flash("comment deleted")
+            } catch {
+                flash("comment not deleted: \(error)", .error)
+            }
         case .removeParticipant(let post, let who):
             cloudWork("removed \(who) from \"\(post.title)\"") { try $0.removeParticipant(email: who, from: post) }
         case .stopSharing(let post):

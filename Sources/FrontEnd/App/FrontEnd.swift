@@ -76,9 +76,17 @@ public final class FrontEnd: @unchecked Sendable {
                 // Gone: the selection stays at its place, on the post that took it (or the last).
                 let arrival = update?.arrivals.first { $0.postID == keep.id && $0.kind == .deleted }
                 let title = keep.title.isEmpty ? "(untitled)" : keep.title
-                gone = (arrival?.notice(name: context.names) ?? "'\(title)' is gone") + " · the next post is selected"
+                // Unless a message already says why (this front end's own leave or delete).
+                if state.flash == nil {
+                    gone = (arrival?.notice(name: context.names) ?? "'\(title)' is gone") + " · the next post is selected"
+                }
                 anchor = nil
             }
+        }
+        if case .pickComment(var picker) = state.mode {  // a comment may have come or gone meanwhile
+            picker.comments = (try? context.store.comments(on: picker.post)) ?? []
+            picker.selection = min(picker.selection, picker.comments.count - 1)
+            state.mode = picker.comments.isEmpty ? .browse : .pickComment(picker)
         }
         guard let update else {
             if let gone { flash(gone, .warning) }
@@ -200,7 +208,7 @@ public final class FrontEnd: @unchecked Sendable {
         let share = context.sharing.share(for: post)
         let readOnly = context.sharing.readOnlyReason(for: post)
         let detail = DetailView.make(post, comments: (try? context.store.comments(on: post)) ?? [], share: share,
-                                     readOnly: readOnly, names: context.names)
+                                     readOnly: readOnly, names: context.names, now: context.now())
         let chosen = SelectedDetail(post: post, detail: detail, share: share, isShared: context.sharing.isShared(post),
                                     readOnlyReason: readOnly, canDelete: context.sharing.canDelete(post))
         if detailShown != post.id { state.detailScroll = 0 }

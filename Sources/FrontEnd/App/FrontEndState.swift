@@ -17,7 +17,10 @@ public struct Flash: Equatable, Sendable {
 
 /// A one-line question at the bottom of the screen.
 public struct Prompt: Equatable, Sendable {
-    public enum Purpose: Equatable, Sendable { case command, search, comment, accept, newNotebook }
+    public enum Purpose: Equatable, Sendable {
+        case command, search, comment, accept, newNotebook
+        case editComment(Comment)
+    }
     public var purpose: Purpose
     public var label: String
     public var editor = TextEditor(text: "", multiline: false)
@@ -30,6 +33,7 @@ public struct Confirmation: Equatable, Sendable {
         case removeParticipant(Post, String)
         case stopSharing(Post)
         case leave(Post)
+        case deleteComment(Comment)
         case discard(PostForm)
         /// Saving a form whose text still holds conflict markers.
         case saveWithMarkers(PostForm)
@@ -122,6 +126,13 @@ public struct ShareDialog: Equatable, Sendable {
     }
 }
 
+/// A post's comments, to edit or delete one of your own.
+public struct CommentPicker: Equatable, Sendable {
+    public var post: Post
+    public var comments: [Comment]
+    public var selection = 0
+}
+
 /// Choosing which notebook the list shows.
 public struct NotebookPicker: Equatable, Sendable {
     public var notebooks: [Notebook]
@@ -136,6 +147,7 @@ public enum Mode: Equatable, Sendable {
     case edit(PostForm)
     case share(ShareDialog)
     case pickNotebook(NotebookPicker)
+    case pickComment(CommentPicker)
 }
 
 /// Everything the screen shows that is not in the store.

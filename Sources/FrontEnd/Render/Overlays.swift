@@ -6,6 +6,7 @@ enum Overlays {
         case .confirm(let confirmation): confirm(confirmation, into: &grid)
         case .share(let dialog): share(dialog, into: &grid)
         case .pickNotebook(let picker): notebooks(picker, into: &grid)
+        case .pickComment: comments(model, into: &grid)
         case .browse, .prompt, .edit: break
         }
     }
@@ -86,6 +87,21 @@ enum Overlays {
         for (index, name) in names.enumerated() where index < inner.height {
             grid.put(name, x: inner.x, y: inner.y + index)
             if index == picker.selection { grid.paint(y: inner.y + index, x: inner.x - 1, width: inner.width + 2, role: .selected) }
+        }
+    }
+}
+
+extension Overlays {
+    /// The selected post's comments, one line each ("heather · 2h: text"), to pick one of yours.
+    static func comments(_ model: ScreenModel, into grid: inout Grid) {
+        guard case .pickComment(let picker) = model.mode, let lines = model.detail?.comments else { return }
+        let inner = dialog("Comments · e edits, d deletes yours", width: min(grid.width - 6, 70), height: lines.count, into: &grid)
+        let top = max(0, picker.selection - inner.height + 1)
+        for (index, line) in lines.enumerated().dropFirst(top).prefix(inner.height) {
+            let y = inner.y + index - top
+            let used = grid.put(line.by + ": ", x: inner.x, y: y, role: .dim, limit: inner.width)
+            grid.put(line.text.replacingOccurrences(of: "\n", with: " ").truncated(to: max(0, inner.width - used)), x: inner.x + used, y: y)
+            if index == picker.selection { grid.paint(y: y, x: inner.x - 1, width: inner.width + 2, role: .selected) }
         }
     }
 }

@@ -13,6 +13,14 @@ public struct Comment: Equatable, Sendable {
     public var text: String
     public var createdAt: Date?
     public var createdBy: String?
+    /// When its author last changed it (its creation until then).
+    public var modifiedAt: Date?
+
+    /// Its author changed it after writing it.
+    public var wasEdited: Bool {
+        guard let createdAt, let modifiedAt else { return false }
+        return modifiedAt > createdAt
+    }
 
     public init(id: String, postID: String, zone: ZoneID, scope: DatabaseScope, text: String) {
         self.id = id
@@ -28,6 +36,7 @@ public struct Comment: Equatable, Sendable {
         self.init(id: record.id.name, postID: record.parent ?? "", zone: record.id.zone, scope: scope, text: text)
         createdAt = record.system?.createdAt
         createdBy = record.system?.createdBy
+        modifiedAt = record.system?.modifiedAt
     }
 
     func apply(to record: inout Record) {

@@ -19,6 +19,36 @@ extension DeviceStore {
         var comment = comment
         comment.createdAt = now
         comment.createdBy = account
+        comment.modifiedAt = now
+        try save(comment)
+    }
+
+    /// Changes the text of a comment, which only its author may.
+    public func editComment(_ comment: Comment, text: String, by account: String, now: Date) throws {
+        try requireAuthor(comment, account)
+        var edited = comment
+        edited.text = text
+        edited.modifiedAt = now
+        try save(edited)
+    }
+
+    /// Deletes a comment, which only its author may, and marks the deletion to be sent.
+    public func deleteComment(_ comment: Comment, by account: String) throws {
+        try requireAuthor(comment, account)
+        try write(comment.scope) { db in
+            try db.execute(sql: "DELETE FROM \(Self.schema(comment.scope)).comments WHERE zone_name = ? AND zone_owner = ? AND id = ?",
+                           arguments: [comment.zone.name, comment.zone.owner, comment.id])
+            try Self.markPending(db, comment.scope, zone: comment.zone, name: comment.id, kind: .deleteRecord)
+        }
+    }
+
+    private func requireAuthor(_ comment: Comment, _ account: String) throws {
+        guard comment.createdBy == account else {
+            throw StoreError.invalid("only \(comment.createdBy.map(names) ?? "its author") changes that comment: it is theirs")
+        }
+    }
+
+    private func save(_ comment: Comment) throws {
         try write(comment.scope) { db in
             try Self.upsert(db, comment)
             try Self.markPending(db, comment.scope, zone: comment.zone, name: comment.id, kind: .saveRecord)
@@ -27,10 +57,11 @@ extension DeviceStore {
 
     static func upsert(_ db: Database, _ comment: Comment) throws {
         try db.execute(sql: """
-            INSERT OR REPLACE INTO \(schema(comment.scope)).comments(id, zone_name, zone_owner, post_id, text, created_at, created_by)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO \(schema(comment.scope)).comments(id, zone_name, zone_owner, post_id, text, created_at, created_by,
+                modified_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [comment.id, comment.zone.name, comment.zone.owner, comment.postID, comment.text,
-                             comment.createdAt?.timeIntervalSince1970, comment.createdBy])
+                             comment.createdAt?.timeIntervalSince1970, comment.createdBy, comment.modifiedAt?.timeIntervalSince1970])
     }
 
     static func comment(from row: Row, scope: DatabaseScope) -> Comment {
@@ -38,6 +69,7 @@ extension DeviceStore {
                               scope: scope, text: row["text"])
         comment.createdAt = (row["created_at"] as Double?).map(Date.init(timeIntervalSince1970:))
         comment.createdBy = row["created_by"]
+        comment.modifiedAt = (row["modified_at"] as Double?).map(Date.init(timeIntervalSince1970:))
         return comment
     }
 

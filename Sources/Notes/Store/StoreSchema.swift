@@ -64,12 +64,14 @@ enum StoreSchema {
         ALTER TABLE SCHEMA.posts ADD COLUMN saved_by TEXT;
         UPDATE SCHEMA.posts SET saved_at = modified_at, saved_by = modified_by;
         """,
-        // v9: when this device last showed each post (what is new since you looked), and comments by post (counts in the list).
+        // v9: when this device last showed each post (what is new since you looked), comments by post (counts in the
+        // list), and when a comment was last edited.
         """
         CREATE TABLE IF NOT EXISTS SCHEMA.seen(
             zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL, seen_at REAL NOT NULL,
             PRIMARY KEY(zone_name, zone_owner, id));
         CREATE INDEX IF NOT EXISTS SCHEMA.comments_by_post ON comments(zone_name, zone_owner, post_id);
+        ALTER TABLE SCHEMA.comments ADD COLUMN modified_at REAL;
         """,
     ]
 

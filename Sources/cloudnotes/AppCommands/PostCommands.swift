@@ -60,7 +60,8 @@ struct ShowPost: ParsableCommand {
         let names = try AccountNames(session.cloud)
         var view = PostView(found, sharing: try session.sharing(), names: names)
         view.comments = try session.store.comments(on: found).map {
-            PostView.CommentView(by: $0.createdBy.map(names.callAsFunction) ?? "?", at: $0.createdAt, text: $0.text)
+            PostView.CommentView(id: $0.id, by: $0.createdBy.map(names.callAsFunction) ?? "?", at: $0.createdAt,
+                                 edited: $0.wasEdited ? $0.modifiedAt : nil, text: $0.text)
         }
         if json { try Output.json(view) } else { view.printText() }
     }
@@ -130,20 +131,43 @@ func requireWritable(_ post: Post, _ session: DeviceSession, deleting: Bool = fa
 }
 
 struct CommentOnPost: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "comment", abstract: "Comment on a post; the comment travels with the post's share.")
+    static let configuration = CommandConfiguration(
+        commandName: "comment", abstract: "Comment on a post, or edit or delete a comment of yours; comments travel with the post's share.",
+        discussion: "`cloudnotes show POST` lists a post's comments with their IDs.")
 
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
-    @Argument(help: "The comment.") var text: String
+    @Argument(help: "The comment (with --edit, its new text).") var text: String?
+    @Option(help: "Change the text of your comment with this ID.") var edit: String?
+    @Option(help: "Delete your comment with this ID.") var delete: String?
+
+    func validate() throws {
+        if edit != nil && delete != nil { throw CLIError.usage("give --edit or --delete, not both") }
+        if delete != nil, text != nil { throw CLIError.usage("--delete takes no text") }
+        if delete == nil, text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true { throw CLIError.usage("the comment is empty") }
+    }
 
     func run() throws {
-        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw CLIError.usage("the comment is empty") }
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
         try requireWritable(found, session)
-        let comment = Comment(id: "c" + SystemRandom().hex(bytes: 6), postID: found.id, zone: found.zone, scope: found.scope, text: text)
-        try session.store.add(comment, by: session.account.id, now: Date())
-        Output.line("commented on \"\(found.title)\"")
+        let now = Date()
+        if let id = edit ?? delete {
+            guard let comment = try session.store.comments(on: found).first(where: { $0.id == id }) else {
+                throw CLIError(message: "\"\(found.title)\" has no comment \(id) (cloudnotes show lists them)")
+            }
+            if delete != nil {
+                try session.store.deleteComment(comment, by: session.account.id)
+                Output.line("deleted your comment on \"\(found.title)\"")
+            } else {
+                try session.store.editComment(comment, text: text ?? "", by: session.account.id, now: now)
+                Output.line("edited your comment on \"\(found.title)\"")
+            }
+        } else {
+            let comment = Comment(id: "c" + SystemRandom().hex(bytes: 6), postID: found.id, zone: found.zone, scope: found.scope, text: text ?? "")
+            try session.store.add(comment, by: session.account.id, now: now)
+            Output.line("commented on \"\(found.title)\"")
+        }
         if let note = session.sync() { Output.line(note) }
     }
 }

@@ -34,8 +34,11 @@ struct PostView: Encodable {
     }
 
     struct CommentView: Encodable {
+        var id: String
         var by: String
         var at: Date?
+        /// When its author last changed it, if they did.
+        var edited: Date?
         var text: String
     }
 
@@ -86,7 +89,8 @@ struct PostView: Encodable {
         if !comments.isEmpty {
             Output.line()
             for comment in comments {
-                Output.line("  \(comment.by)\(comment.at.map { " at " + Output.date($0) } ?? ""): \(comment.text)")
+                let edited = comment.edited.map { " (edited \(Output.date($0)))" } ?? ""
+                Output.line("  \(comment.by)\(comment.at.map { " at " + Output.date($0) } ?? "")\(edited) [\(comment.id)]: \(comment.text)")
             }
         }
     }
