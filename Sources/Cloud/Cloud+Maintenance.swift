@@ -33,6 +33,10 @@ extension Cloud {
                     AND NOT EXISTS (SELECT 1 FROM records child WHERE child.zone = records.zone AND child.parent = records.name)
                 """, arguments: [cutoff])
             let records = db.changesCount
+            // Their versions go with them: what was deleted is past the trash.
+            try db.execute(sql: """
+                DELETE FROM versions WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.zone = versions.zone AND r.name = versions.name)
+                """)
             try db.execute(sql: """
                 UPDATE databases SET purged_through = max(purged_through,
                     (SELECT max(seq) FROM zones z WHERE z.database = databases.id AND z.deleted_at < ?))

@@ -208,6 +208,9 @@ extension CloudDatabase {
             let saved = Record(id: RecordID(name: record.id.name, zone: zoneID), type: record.type,
                                fields: content.fields, encryptedFields: content.encryptedFields,
                                parent: content.parent, system: system)
+            if existing?.record != nil {
+                try VersionTable.keep(db, zone: access.zone.id, name: record.id.name, now: request.now)
+            }
             try RecordTable.write(db, zone: access.zone.id, record: saved, body: body, seq: seq, replacing: existing?.record != nil)
             // What hierarchical participants see changes when a record moves, live or not (it may leave their
             // view before they heard of its deletion), or when records below it do (they may enter or leave
@@ -239,7 +242,10 @@ extension CloudDatabase {
             try access.checkDelete(db, existing)
             try request.notify(access)
             let deleted = try RecordTable.delete(db, zone: access.zone.id, name: id.name, by: caller.id, now: request.now,
-                                                 mayCascade: { try access.mayCascade(db, to: $0) }) { request.nextSequence() }
+                                                 mayCascade: { try access.mayCascade(db, to: $0) },
+                                                 beforeTombstone: { try VersionTable.keep(db, zone: access.zone.id, name: $0, now: request.now) }) {
+                request.nextSequence()
+            }
             for name in deleted {
                 if let share = try ShareTable.rooted(db, zone: access.zone.id, at: name) {
                     try endShare(share, access: access, &request)

@@ -90,7 +90,7 @@ enum ShareStore {
         try ShareTable.delete(db, share: row.id, seq: request.nextSequence())
         // Records that reference the share record stay: ending a share (a participant leaving, too) deletes nothing else.
         _ = try RecordTable.delete(db, zone: row.zone, name: row.name, by: actor, now: request.now,
-                                   mayCascade: { _ in false }) { request.nextSequence() }
+                                   mayCascade: { _ in false }, beforeTombstone: { _ in }) { request.nextSequence() }
         try ZoneTable.touch(db, zone: row.zone, seq: request.sequence)
     }
 }

@@ -155,11 +155,13 @@ enum RecordTable {
     /// `mayCascade` allows; the others stay, their reference dangling.
     /// Returns every name deleted.
     static func delete(_ db: Database, zone: Int64, name: String, by account: String, now: Date,
-                       mayCascade: (String) throws -> Bool, nextSequence: () -> Int64) throws -> [String] {
+                       mayCascade: (String) throws -> Bool, beforeTombstone: (String) throws -> Void,
+                       nextSequence: () -> Int64) throws -> [String] {
         var deleted: [String] = []
         var pending = [name]
         while let next = pending.popLast() {
             if next != name, try !mayCascade(next) { continue }
+            try beforeTombstone(next)
             let changes = try tombstone(db, zone: zone, name: next, by: account, now: now, seq: nextSequence())
             guard changes else { continue }
             deleted.append(next)
@@ -179,7 +181,7 @@ enum RecordTable {
         return db.changesCount > 0
     }
 
-    private static func stored(from row: some ColumnValues, zoneID: ZoneID) throws -> StoredRecord {
+    static func stored(from row: some ColumnValues, zoneID: ZoneID) throws -> StoredRecord {
         let name = row.text(0)
         let type = row.text(1)
         let createdBy = row.text(6)

@@ -103,6 +103,28 @@ enum Schema {
             cloud TEXT NOT NULL,
             created_at REAL NOT NULL);
         """,
+        // v6: earlier versions of each record (kept when a save replaces it or a deletion tombstones it),
+        // and how long the cloud keeps them and what was deleted (see `Retention`).
+        """
+        CREATE TABLE versions(
+            zone INTEGER NOT NULL REFERENCES zones(id),
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            body BLOB NOT NULL,
+            parent TEXT,
+            change_tag TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            created_by TEXT NOT NULL,
+            modified_at REAL NOT NULL,
+            modified_by TEXT NOT NULL,
+            PRIMARY KEY(zone, name, version)) WITHOUT ROWID;
+        CREATE TABLE retention(
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            history_versions INTEGER NOT NULL,
+            history_days REAL NOT NULL,
+            trash_days REAL NOT NULL);
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

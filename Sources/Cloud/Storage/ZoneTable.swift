@@ -89,6 +89,7 @@ enum ZoneTable {
                        arguments: [seq, reason.rawValue, now.timeIntervalSince1970, zone.id])
         try db.execute(sql: "DELETE FROM records WHERE zone = ?", arguments: [zone.id])
         try db.execute(sql: "DELETE FROM cascades WHERE zone = ?", arguments: [zone.id])
+        try db.execute(sql: "DELETE FROM versions WHERE zone = ?", arguments: [zone.id])
     }
 
     static func moved(_ db: Database, zone: Int64, seq: Int64) throws {

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+
+/// One version of a record as the cloud kept it, numbered from 1 for the oldest it ever had.
+public struct RecordVersion: Equatable, Sendable {
+    public var number: Int
+    /// The record as that save left it, its system fields saying who saved it and when.
+    public var record: Record
+
+    public init(number: Int, record: Record) {
+        self.number = number
+        self.record = record
+    }
+}
+
+/// A record deleted less than the trash's time ago, with what it held last.
+public struct DeletedRecord: Equatable, Sendable {
+    public var last: RecordVersion
+    public var deletedAt: Date
+    public var deletedBy: String
+}
+
+/// History and trash, as the cloud keeps them for every reader of a record alike (see `Retention`).
+extension CloudDatabase {
+    /// A record's versions, newest first: its current one (when it is live) and those the retention keeps.
+    /// Whoever can read the record can read its history; to anyone else it is unknown.
+    public func history(of id: RecordID) throws(CloudError) -> [RecordVersion] {
+        let zoneID = try normalize(id.zone)
+        return try cloud.performRead { db in
+            guard let access = try access(db, zoneID), try access.canRead(db, name: id.name),
+                  let stored = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID), stored.type != Share.recordType
+            else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
+            let earlier = try VersionTable.versions(db, zone: access.zone.id, name: id.name, zoneID: zoneID)
+                .map { RecordVersion(number: $0.number, record: $0.record) }
+            guard let current = stored.record else { return earlier }
+            return [RecordVersion(number: (earlier.first?.number ?? 0) + 1, record: current)] + earlier
+        }
+    }
+
+    /// The records of `type` deleted in a zone less than the trash's time ago that the caller could read,
+    /// the latest deletion first. Restoring one is saving its last version again (as a new record).
+    public func trash(in zone: ZoneID, type: String) throws(CloudError) -> [DeletedRecord] {
+        let zoneID = try normalize(zone)
+        let now = cloud.clock.now()
+        return try cloud.performRead { db in
+            guard let access = try access(db, zoneID) else { return [] }
+            let cutoff = now.timeIntervalSince1970 - (try VersionTable.retention(db)).trashAge
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT name, modified_at, modified_by FROM records
+                WHERE zone = ? AND deleted = 1 AND type = ? AND modified_at >= ? ORDER BY modified_at DESC, name
+                """), arguments: [access.zone.id, type, cutoff])
+            return try rows.compactMap { row -> DeletedRecord? in
+                let name: String = row[0]
+                guard try access.canRead(db, name: name),
+                      let last = try VersionTable.versions(db, zone: access.zone.id, name: name, zoneID: zoneID).first else { return nil }
+                return DeletedRecord(last: RecordVersion(number: last.number, record: last.record),
+                                     deletedAt: Date(timeIntervalSince1970: row[1]), deletedBy: row[2])
+            }
+        }
+    }
+
+    /// Empties a zone's trash, which only its owner may: what was deleted there can no longer be restored
+    /// (its versions go; the tombstones stay for change fetches). Returns how many records it held.
+    @discardableResult
+    public func emptyTrash(in zone: ZoneID) throws(CloudError) -> Int {
+        let zoneID = try normalize(zone)
+        return try cloud.perform { request in
+            try wrapStorage {
+                guard let access = try access(request.db, zoneID) else { return 0 }
+                guard access.isOwner else { throw CloudError.permissionFailure("only the owner of \(zoneID.name) empties its trash") }
+                let count = try Int.fetchOne(request.db, sql: """
+                    SELECT count(DISTINCT v.name) FROM versions v JOIN records r ON r.zone = v.zone AND r.name = v.name
+                    WHERE v.zone = ? AND r.deleted = 1
+                    """, arguments: [access.zone.id]) ?? 0
+                try request.db.execute(sql: """
+                    DELETE FROM versions WHERE zone = ?1
+                        AND name IN (SELECT name FROM records WHERE zone = ?1 AND deleted = 1)
+                    """, arguments: [access.zone.id])
+                return count
+            }
+        }
+    }
+}
+
+extension Cloud {
+    /// How long this cloud keeps history and trash.
+    public func retention() throws(CloudError) -> Retention {
+        try file.read { db in try VersionTable.retention(db) }
+    }
+
+    /// Sets how long this cloud keeps history and trash; what is already past it goes as records change.
+    public func setRetention(_ retention: Retention) throws(CloudError) {
+        guard retention.historyVersions >= 1, retention.historyDays > 0, retention.trashDays > 0 else {
+            throw .invalidArguments("history keeps at least one version, and every time is more than zero days")
+        }
+        try file.write { db in try VersionTable.setRetention(db, retention) }
+    }
+}

@@ -1,0 +1,88 @@
+import Cloud
+import Foundation
+import Testing
+import TestSupport
+
+/// The cloud keeps each record's earlier versions, bounded by its retention, for whoever can read the record,
+/// and deleted records for the trash's time.
+@Suite struct HistoryTests {
+    /// Saves new text over `record` `times` times, a minute apart; returns the last saved.
+    func edit(_ f: SharingFixture, _ record: Record, times: Int, as db: CloudDatabase? = nil) throws -> Record {
+        var current = record
+        for index in 1...times {
+            f.test.clock.advance(by: 60)
+            current["title"] = .string("edit \(index)")
+            current = try (db ?? f.owner).save(current)
+        }
+        return current
+    }
+
+    @Test func everySaveKeepsTheVersionItReplacedNewestFirst() throws {
+        let f = try SharingFixture()
+        _ = try edit(f, f.otherPost, times: 4)
+        let history = try f.owner.history(of: f.otherPost.id)
+        #expect(history.map(\.number) == [5, 4, 3, 2, 1])
+        #expect(history.map { $0.record.string("title") } == ["edit 4", "edit 3", "edit 2", "edit 1", "private thoughts"])
+        #expect(history.allSatisfy { $0.record.system?.modifiedBy == f.jermaine.id })
+        #expect(history[0].record == (try f.owner.record(f.otherPost.id)))
+        // A record saved once has one version, its current: creating keeps nothing more (a first sync costs no more).
+        #expect(try f.owner.history(of: f.comment.id).map(\.number) == [1])
+    }
+
+    @Test func historyIsBoundedByCountAndByAge() throws {
+        let f = try SharingFixture()
+        try f.cloud.setRetention(Retention(historyVersions: 3, historyDays: 1, trashDays: 30))
+        _ = try edit(f, f.otherPost, times: 5)
+        #expect(try f.owner.history(of: f.otherPost.id).map(\.number) == [6, 5, 4])
+
+        f.test.clock.advance(by: 2 * 86_400)  // everything earlier is now past a day
+        let latest = try edit(f, try f.owner.record(f.otherPost.id), times: 1)
+        let history = try f.owner.history(of: latest.id)
+        #expect(history.map(\.number) == [7, 6])  // the version just replaced stays, however old: it was current until now
+        #expect(throws: CloudError.self) { try f.cloud.setRetention(Retention(historyVersions: 0, historyDays: 1, trashDays: 1)) }
+    }
+
+    @Test func whoeverReadsARecordReadsItsHistoryAndNobodyElse() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let post = try f.shared(f.heather).record(f.id("p1"))
+        _ = try edit(f, post, times: 2, as: f.shared(f.heather))
+
+        let hers = try f.shared(f.heather).history(of: f.id("p1"))
+        let owners = try f.owner.history(of: f.post.id)
+        #expect(hers == owners && hers.count == 4)
+        #expect(hers.first?.record.system?.modifiedBy == f.heather.id)
+        #expect(throws: CloudError.self) { try f.shared(f.heather).history(of: f.id("p2")) }  // not shared with her
+        #expect(throws: CloudError.self) { try f.shared(f.mary).history(of: f.id("p1")) }  // not a participant
+        #expect(throws: CloudError.self) { try f.cloud.database(.private, as: f.mary).history(of: RecordID(name: "p1", zone: ZoneID(name: "Notes"))) }
+    }
+
+    @Test func aDeletedRecordStaysInTheTrashForItsTimeForEveryReader() throws {
+        let f = try SharingFixture()
+        try f.cloud.setRetention(Retention(historyVersions: 100, historyDays: 90, trashDays: 2))
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let edited = try edit(f, f.otherPost, times: 1)
+        try f.shared(f.heather).delete(f.id("p2"))
+
+        for db in [f.owner, f.shared(f.heather)] {
+            let trash = try db.trash(in: f.notes, type: "Post")
+            #expect(trash.map(\.last.record.id.name) == ["p2"])
+            #expect(trash.first?.last.record.string("title") == edited.string("title") && trash.first?.deletedBy == f.heather.id)
+        }
+        #expect(try f.owner.trash(in: f.notes, type: "Comment").isEmpty)
+
+        f.test.clock.advance(by: 3 * 86_400)
+        #expect(try f.owner.trash(in: f.notes, type: "Post").isEmpty)
+    }
+
+    @Test func onlyTheOwnerEmptiesTheTrash() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        try f.owner.delete(f.otherPost.id)
+        #expect(throws: CloudError.self) { try f.shared(f.heather).emptyTrash(in: f.notes) }
+        #expect(try f.shared(f.heather).trash(in: f.notes, type: "Post").count == 1)
+        #expect(try f.owner.emptyTrash(in: f.notes) == 1)
+        #expect(try f.owner.trash(in: f.notes, type: "Post").isEmpty)
+        #expect(try f.owner.history(of: f.otherPost.id).isEmpty)
+    }
+}
