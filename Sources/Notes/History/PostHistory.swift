@@ -1,0 +1,93 @@
+import Cloud
+import Foundation
+
+/// A post's history and the trash, as the cloud keeps them: the same for every reader of the post on every
+/// device (nothing of it is stored here). Restoring is an edit like any other: it merges with what the post
+/// holds now, so a restore never loses words typed since.
+public struct PostHistory: Sendable {
+    public let store: DeviceStore
+    public let cloud: Cloud
+    public let account: Account
+
+    public init(store: DeviceStore, cloud: Cloud, account: Account) {
+        self.store = store
+        self.cloud = cloud
+        self.account = account
+    }
+
+    /// A post as one save left it: its content then, and who changed it and when (`post.modifiedBy/At`).
+    public struct Version: Equatable, Sendable {
+        public var number: Int
+        public var post: Post
+        public var isCurrent: Bool
+    }
+
+    /// The post's versions, newest first, one per change of its content: a save that changed nothing a
+    /// reader sees (saving its share saves the post again) is folded into the version that made the content.
+    public func versions(of post: Post) throws -> [Version] {
+        let kept = try cloud.database(post.scope, as: account).history(of: post.recordID)
+        var versions: [Version] = []
+        for (index, kept) in kept.enumerated().reversed() {  // oldest first: a run of the same content keeps its first
+            let version = Version(number: kept.number, post: try opened(Post(record: kept.record, scope: post.scope)), isCurrent: index == 0)
+            if let last = versions.last, Self.sameContent(last.post, version.post) {
+                versions[versions.count - 1].isCurrent = version.isCurrent
+            } else {
+                versions.append(version)
+            }
+        }
+        return versions.reversed()
+    }
+
+    /// Restores the content of version `number` as a new edit of the post, merged with what it holds now.
+    public func restore(_ post: Post, version number: Int, by editor: Editor, now: Date) throws -> SavedEdit {
+        guard let version = try versions(of: post).first(where: { $0.number == number }) else {
+            throw StoreError.invalid("\"\(post.title)\" has no version \(number) (cloudnotes history lists them)")
+        }
+        guard let current = try store.post(id: post.id, zone: post.zone, scope: post.scope) else { throw StoreError.unknownPost(post.id) }
+        var restored = current
+        restored.fields = version.post.fields
+        if version.post.locationLocked { restored.location = current.location }  // a location this device cannot open stays as it is
+        return try store.saveEdit(restored, from: current.fields, by: editor, now: now)
+    }
+
+    /// A post deleted less than the trash's time ago, as it was last.
+    public struct Deleted: Equatable, Sendable {
+        public var post: Post
+        public var deletedAt: Date
+        public var deletedBy: String
+    }
+
+    /// Every post deleted from a notebook this device holds, less than the trash's time ago, the latest first.
+    public func trash() throws -> [Deleted] {
+        try store.notebooks().flatMap { book in
+            try cloud.database(book.scope, as: account).trash(in: book.zone, type: Post.recordType).map {
+                Deleted(post: try opened(Post(record: $0.last.record, scope: book.scope)), deletedAt: $0.deletedAt, deletedBy: $0.deletedBy)
+            }
+        }.sorted { $0.deletedAt > $1.deletedAt }
+    }
+
+    /// Brings a deleted post back, as it was last, as a new save by `editor` (its comments stay deleted).
+    public func restoreDeleted(_ deleted: Deleted, by editor: Editor, now: Date) throws -> Post {
+        var post = deleted.post
+        (post.createdAt, post.createdBy) = (nil, nil)
+        post.sealedLocation = nil
+        try store.save(post, by: editor.accountID, on: editor.device, now: now)
+        return post
+    }
+
+    /// Empties the trash of the account's own notebooks; returns how many posts can no longer be restored.
+    public func emptyTrash() throws -> Int {
+        try store.notebooks().filter { $0.scope == .private }.reduce(0) { count, book in
+            count + (try cloud.database(.private, as: account).emptyTrash(in: book.zone))
+        }
+    }
+
+    private func opened(_ post: Post) throws -> Post {
+        try store.read { db in try store.opened(db, post) }
+    }
+
+    /// Same title, text, tags and location (a location sealed again under a new key is the same location).
+    static func sameContent(_ a: Post, _ b: Post) -> Bool {
+        a.fields == b.fields && (a.locationLocked || b.locationLocked ? a.sealedLocation == b.sealedLocation : true)
+    }
+}

@@ -1,0 +1,75 @@
+import Cloud
+import Foundation
+@testable import Notes
+import Testing
+import TestSupport
+
+/// History and trash through the app: versions fold what did not change, a restore is an edit that merges,
+/// and a deleted post comes back on every device.
+@Suite struct PostHistoryTests {
+    func history(_ d: TwoDevices, _ device: NotesSync) -> PostHistory {
+        PostHistory(store: device.store, cloud: d.test.cloud, account: d.heather)
+    }
+
+    func edit(_ d: TwoDevices, _ device: NotesSync, _ id: String, _ change: (inout Post) -> Void) throws {
+        d.test.clock.advance(by: 60)
+        var post = try device.store.post(id)
+        let base = post.fields
+        change(&post)
+        _ = try device.store.saveEdit(post, from: base, by: Editor(account: d.heather, device: "laptop"), now: d.test.clock.now())
+    }
+
+    @Test func versionsListEachChangeOfContentWithItsDiffAndARestoreMergesLikeAnEdit() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        try d.a.syncNow()
+        try edit(d, d.a, "p1") { $0.content = "tickets\npassports" }
+        try d.a.syncNow()
+        try edit(d, d.a, "p1") { $0.title = "Trip to Hà Nội" }
+        try d.a.syncNow()
+        // Saved again with the same content (as saving a share does): not a version of its own.
+        let db = d.test.cloud.database(.private, as: d.heather)
+        _ = try db.save(try db.record(RecordID(name: "p1", zone: d.notes.zone)), policy: .allKeys)
+        try d.b.syncNow()
+
+        let versions = try history(d, d.b).versions(of: try d.b.store.post("p1"))
+        #expect(versions.map(\.post.title) == ["Trip to Hà Nội", "Trip", "Trip"])
+        #expect(versions.map(\.isCurrent) == [true, false, false] && versions.map(\.number) == [3, 2, 1])
+        #expect(DiffLine.lines(from: versions[2].post.content, to: versions[1].post.content) == [.same("tickets"), .added("passports")])
+
+        // Device a types a line it has not sent; device b restores the first version meanwhile.
+        try edit(d, d.a, "p1") { $0.content = "Monday:\n" + $0.content }
+        let first = try #require(versions.last)
+        _ = try history(d, d.b).restore(try d.b.store.post("p1"), version: first.number, by: Editor(account: d.heather, device: "phone"),
+                                        now: d.test.clock.now())
+        try d.b.syncNow()
+        try d.a.syncNow()
+        try d.b.syncNow()
+        for device in [d.a, d.b] {
+            let post = try device.store.post("p1")
+            #expect(post.title == "Trip" && post.content == "Monday:\ntickets" && !post.conflicted, "\(post.content)")
+        }
+        #expect(try history(d, d.a).versions(of: try d.a.store.post("p1")).count == 5)
+    }
+
+    @Test func aDeletedPostIsInTheTrashAndComesBackEverywhere() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Keep me", content: "words", tags: ["x"]))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.a.store.delete(try d.a.store.post("p1"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        #expect(try d.b.store.postCount() == 0)
+
+        let trash = try history(d, d.b).trash()
+        #expect(trash.map(\.post.title) == ["Keep me"] && trash.first?.deletedBy == d.heather.id)
+        _ = try history(d, d.b).restoreDeleted(try #require(trash.first), by: Editor(account: d.heather, device: "phone"), now: d.test.clock.now())
+        try d.b.syncNow()
+        try d.a.syncNow()
+        let back = try d.a.store.post("p1")
+        #expect(back.content == "words" && back.tags == ["x"])
+        #expect(try history(d, d.a).trash().isEmpty)
+        #expect(try history(d, d.a).emptyTrash() == 0)
+    }
+}
