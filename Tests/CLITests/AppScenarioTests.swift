@@ -279,3 +279,39 @@ struct App {
         #expect(nobody.isOneLineRefusal && nobody.stderr.contains("shared already"))
     }
 }
+
+@Suite struct HistoryAndTrashTests {
+    /// Jermaine shares his notebook with heather; her edit and his show in the history both read; a restore is
+    /// an edit; a deleted post is in both trashes and comes back; bad versions and names are refused in one line.
+    @Test func historyRestoreAndTrashThroughTheCommandLine() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new", "Trip", "--body", "tickets", as: "jermaine")
+        let url = try app.ok("share", "--notebook", "Notes", "--invite", "heather", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("edit", "Trip", "--body", "tickets\npassports", as: "heather")
+
+        let history = try JSONSerialization.jsonObject(with: Data(try app.ok("history", "Trip", "--json", as: "jermaine").utf8)) as? [[String: Any]]
+        #expect(history?.map { $0["by"] as? String } == ["heather", "jermaine"])
+        #expect(history?.map { $0["version"] as? Int } == [2, 1] && history?.first?["current"] as? Bool == true)
+        let text = try app.ok("history", "Trip", as: "heather")
+        #expect(text.contains("version 2 (current)") && text.contains("  + passports"))
+
+        _ = try app.ok("restore", "Trip", "--version", "1", as: "jermaine")
+        #expect(try app.ok("show", "Trip", "--json", as: "heather").contains("\"content\" : \"tickets\""))
+        let refused = try app.run("restore", "Trip", "--version", "99", as: "heather")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("has no version 99"))
+        #expect(try app.run("history", "Nowhere", as: "heather").isOneLineRefusal)
+
+        _ = try app.ok("delete", "Trip", "--yes", as: "jermaine")
+        _ = try app.ok("sync", as: "heather")
+        #expect(try app.titles("heather").isEmpty)
+        let trash = try JSONSerialization.jsonObject(with: Data(try app.ok("trash", "--json", as: "heather").utf8)) as? [[String: Any]]
+        #expect(trash?.map { $0["title"] as? String } == ["Trip"] && trash?.first?["deletedBy"] as? String == "jermaine")
+        #expect(try app.run("trash", "--empty", as: "heather").stdout.contains("0 posts"))  // not hers to empty
+        _ = try app.ok("restore-deleted", "Trip", as: "heather")
+        #expect(try app.titles("jermaine") == ["Trip"])
+        #expect(try app.ok("show", "Trip", "--json", as: "jermaine").contains("\"content\" : \"tickets\""))
+    }
+}

@@ -4,8 +4,9 @@ public enum DiffLine: Equatable, Sendable {
 
     /// The difference between two texts, line by line, in reading order.
     public static func lines(from old: String, to new: String) -> [DiffLine] {
-        let a = old.split(separator: "\n", omittingEmptySubsequences: false)
-        let b = new.split(separator: "\n", omittingEmptySubsequences: false)
+        // An empty text has no lines (not one empty line).
+        let a = old.isEmpty ? [] : old.split(separator: "\n", omittingEmptySubsequences: false)
+        let b = new.isEmpty ? [] : new.split(separator: "\n", omittingEmptySubsequences: false)
         var out: [DiffLine] = [], i = 0, j = 0
         for (matchA, matchB) in LineDiff.matches(a, b) + [(a.count, b.count)] {
             while i < matchA { out.append(.removed(String(a[i]))); i += 1 }
