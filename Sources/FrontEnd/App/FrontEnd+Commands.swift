@@ -35,6 +35,11 @@ extension FrontEnd {
             if post.scope == .shared { return "only the owner manages participants" }
             if person.role == .owner { return "the owner keeps the share" }
             return nil
+        case .history:
+            guard post != nil else { return "no post selected" }
+            return context.history == nil ? "history is kept by the cloud, and there is none" : nil
+        case .trash, .emptyTrash:
+            return context.history == nil ? "the trash is kept by the cloud, and there is none" : nil
         case .comments:
             guard let post else { return "no post selected" }
             return (try? context.store.comments(on: post).isEmpty) == false ? nil : "\"\(post.title)\" has no comments"
@@ -81,6 +86,10 @@ extension FrontEnd {
             guard let post = selectedPost else { return }
             confirm("Delete \"\(post.title)\"? It goes from your devices and from everyone it is shared with.", "Delete", .delete(post))
         case .comment: state.mode = .prompt(Prompt(purpose: .comment, label: "Comment: "))
+        case .history: openHistory()
+        case .trash: openTrash()
+        case .emptyTrash:
+            confirm("Empty the trash of your notebooks? Posts deleted from them can no longer be brought back.", "Empty", .emptyTrash)
         case .comments:
             guard let post = selectedPost, let comments = try? context.store.comments(on: post) else { return }
             state.mode = .pickComment(CommentPicker(post: post, comments: comments))

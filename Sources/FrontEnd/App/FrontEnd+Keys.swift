@@ -56,6 +56,10 @@ extension FrontEnd {
             if case .pickNotebook = state.mode { state.mode = .pickNotebook(picker) }
         case .pickComment(var picker):
             commentKey(&picker, key)
+        case .history(var browser):
+            historyKey(&browser, key)
+        case .trash(var browser):
+            trashKey(&browser, key)
         }
     }
 
@@ -285,6 +289,12 @@ extension FrontEnd {
             }
         case .discard:
             flash("left without saving")
+        case .restoreVersion(let post, let number):
+            restore(post, version: number)
+        case .restoreDeleted(let deleted):
+            restore(deleted)
+        case .emptyTrash:
+            emptyTrash()
         case .deleteComment(let comment):
             do {
                 try context.store.deleteComment(comment, by: context.account.id)

@@ -124,6 +124,8 @@ extension FrontEnd {
         case .share: return fixed([("Tab", "next"), ("Space", "change"), ("Enter", "share"), ("Esc", "cancel")])
         case .pickNotebook: return fixed([("j/k", "choose"), ("Enter", "show"), ("Esc", "cancel")])
         case .pickComment: return fixed([("j/k", "choose"), ("e", "edit yours"), ("d", "delete yours"), ("Esc", "close")])
+        case .history: return fixed([("j/k", "choose"), ("r", "restore this version"), ("Esc", "close")])
+        case .trash: return fixed([("j/k", "choose"), ("r", "bring back"), ("Esc", "close")])
         }
     }
 

@@ -166,6 +166,7 @@ public final class FrontEnd: @unchecked Sendable {
         model.mode = state.mode
         model.flash = state.flash
         model.footer = footer()
+        model.browser = browserModel()
         if state.mode == .help {
             model.help = helpLines()
             model.helpScroll = state.helpScroll

@@ -34,6 +34,9 @@ public struct FrontEndContext: Sendable {
     public var background: @Sendable (@escaping @Sendable () -> Void) -> Void
     public var wake: @Sendable () -> Void
 
+    /// History and trash, kept by the cloud; nil where there is no cloud.
+    public var history: PostHistory? { postSharing.map { PostHistory(store: $0.store, cloud: $0.cloud, account: $0.account) } }
+
     /// Who this front end's edits are by.
     public var editor: Editor { Editor(account: account, device: device) }
 

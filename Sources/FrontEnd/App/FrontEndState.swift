@@ -34,6 +34,9 @@ public struct Confirmation: Equatable, Sendable {
         case stopSharing(Post)
         case leave(Post)
         case deleteComment(Comment)
+        case restoreVersion(Post, Int)
+        case restoreDeleted(PostHistory.Deleted)
+        case emptyTrash
         case discard(PostForm)
         /// Saving a form whose text still holds conflict markers.
         case saveWithMarkers(PostForm)
@@ -148,6 +151,21 @@ public enum Mode: Equatable, Sendable {
     case share(ShareDialog)
     case pickNotebook(NotebookPicker)
     case pickComment(CommentPicker)
+    case history(HistoryBrowser)
+    case trash(TrashBrowser)
+}
+
+/// A post's versions, newest first, to read and restore one.
+public struct HistoryBrowser: Equatable, Sendable {
+    public var post: Post
+    public var versions: [PostHistory.Version]
+    public var selection = 0
+}
+
+/// The posts deleted from notebooks this device holds, to bring one back.
+public struct TrashBrowser: Equatable, Sendable {
+    public var deleted: [PostHistory.Deleted]
+    public var selection = 0
 }
 
 /// Everything the screen shows that is not in the store.

@@ -5,7 +5,7 @@
 public enum CommandID: String, CaseIterable, Sendable {
     case quit, help, commandLine
     case down, up, top, bottom, pageDown, pageUp, nextPane, previousPane, open
-    case newPost, edit, editExternal, delete, comment, comments
+    case newPost, edit, editExternal, delete, comment, comments, history, trash, emptyTrash
     case search, searchNext, searchPrevious, filter, newNotebook
     case refresh, send
     case share, shareNotebook, removeParticipant, togglePermission, stopSharing, leave, accept
@@ -53,6 +53,9 @@ public enum Commands {
         c(.stopSharing, [.char("X")], "stop-sharing", "stop sharing", "Stop sharing the post: every participant loses it", [], footer: false),
         c(.leave, [.char("L")], "leave", "leave", "Leave a share: only you lose the post", [], footer: false),
         c(.comments, [.char("C")], "comments", "comments", "The post's comments: edit or delete yours", [.list, .detail], footer: false),
+        c(.history, [.char("h")], "history", "history", "The post's versions: who changed which lines, when; bring one back", [.list, .detail], footer: false),
+        c(.trash, [.char("T")], "trash", "trash", "Recently deleted posts: bring one back", [], footer: false),
+        c(.emptyTrash, [], "empty-trash", "empty trash", "Empty the trash of your notebooks (asks first)", [], footer: false),
         c(.accept, [.char("A")], "accept", "accept", "Accept a share URL", [], footer: false, argument: true),
         c(.send, [.char("S")], "send", "send", "Send waiting changes now", [], footer: false),
         c(.keepMine, [.char("m")], "keep-mine", "keep mine", "Resolve the post's conflict: keep the text you wrote", [.list, .detail], footer: false),

@@ -7,6 +7,7 @@ enum Overlays {
         case .share(let dialog): share(dialog, into: &grid)
         case .pickNotebook(let picker): notebooks(picker, into: &grid)
         case .pickComment: comments(model, into: &grid)
+        case .history, .trash: browser(model, into: &grid)
         case .browse, .prompt, .edit: break
         }
     }
@@ -102,6 +103,26 @@ extension Overlays {
             let used = grid.put(line.by + ": ", x: inner.x, y: y, role: .dim, limit: inner.width)
             grid.put(line.text.replacingOccurrences(of: "\n", with: " ").truncated(to: max(0, inner.width - used)), x: inner.x + used, y: y)
             if index == picker.selection { grid.paint(y: y, x: inner.x - 1, width: inner.width + 2, role: .selected) }
+        }
+    }
+}
+
+extension Overlays {
+    /// History or trash: the list on top (its selected line marked), a rule, then the selected one's lines.
+    static func browser(_ model: ScreenModel, into grid: inout Grid) {
+        guard let browser = model.browser else { return }
+        let inner = dialog(browser.title, width: grid.width - 6, height: grid.height - 6, into: &grid)  // the message line shows
+        let listHeight = min(browser.rows.count, max(1, inner.height / 3))
+        let top = max(0, browser.selection - listHeight + 1)
+        for (index, row) in browser.rows.enumerated().dropFirst(top).prefix(listHeight) {
+            let y = inner.y + index - top
+            grid.put(row.truncated(to: inner.width), x: inner.x, y: y)
+            if index == browser.selection { grid.paint(y: y, x: inner.x - 1, width: inner.width + 2, role: .selected) }
+        }
+        let rule = inner.y + listHeight
+        grid.put(String(repeating: "─", count: inner.width), x: inner.x, y: rule, role: .border)
+        for (offset, line) in browser.body.prefix(max(0, inner.height - listHeight - 1)).enumerated() {
+            grid.put(line.text.truncated(to: inner.width), x: inner.x, y: rule + 1 + offset, role: line.role)
         }
     }
 }

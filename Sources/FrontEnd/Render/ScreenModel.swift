@@ -37,6 +37,14 @@ public struct ScreenModel: Sendable {
         public var status: String
     }
 
+    /// A list to choose from over the panes (history, trash), and what the chosen one holds.
+    public struct Browser: Sendable {
+        public var title: String
+        public var rows: [String]
+        public var selection: Int
+        public var body: [(text: String, role: Role)]
+    }
+
     public struct FooterItem: Equatable, Sendable {
         public var key: String
         public var label: String
@@ -63,6 +71,7 @@ public struct ScreenModel: Sendable {
     /// The help overlay's lines: keys and what they do, with the reason where disabled.
     public var help: [(keys: String, text: String)] = []
     public var helpScroll = 0
+    public var browser: Browser?
 }
 
 /// Where the panes go at a size. The list takes two fifths of a wide screen;

@@ -60,7 +60,7 @@ public struct PostHistory: Sendable {
     /// Every post deleted from a notebook this device holds, less than the trash's time ago, the latest first.
     public func trash() throws -> [Deleted] {
         try store.notebooks().flatMap { book in
-            try cloud.database(book.scope, as: account).trash(in: book.zone, type: Post.recordType).map {
+            try (inCloud(book) { try $0.trash(in: book.zone, type: Post.recordType) } ?? []).map {
                 Deleted(post: try opened(Post(record: $0.last.record, scope: book.scope)), deletedAt: $0.deletedAt, deletedBy: $0.deletedBy)
             }
         }.sorted { $0.deletedAt > $1.deletedAt }
@@ -78,7 +78,17 @@ public struct PostHistory: Sendable {
     /// Empties the trash of the account's own notebooks; returns how many posts can no longer be restored.
     public func emptyTrash() throws -> Int {
         try store.notebooks().filter { $0.scope == .private }.reduce(0) { count, book in
-            count + (try cloud.database(.private, as: account).emptyTrash(in: book.zone))
+            count + (try inCloud(book) { try $0.emptyTrash(in: book.zone) } ?? 0)
+        }
+    }
+
+    /// Asks the notebook's database; nil where the cloud has no such zone (a notebook not sent yet, or gone).
+    private func inCloud<T>(_ book: Notebook, _ ask: (CloudDatabase) throws -> T) throws -> T? {
+        do {
+            return try ask(cloud.database(book.scope, as: account))
+        } catch let error as CloudError {
+            if case .zoneNotFound = error { return nil }
+            throw error
         }
     }
 

@@ -1,0 +1,129 @@
+import Cloud
+import Foundation
+import Notes
+
+/// The history view (`h`) and the trash (`T`): both read from the cloud, and bring back by editing,
+/// so a restore merges with what changed since like any edit.
+extension FrontEnd {
+    func openHistory() {
+        guard let history = context.history, let post = selectedPost else { return }
+        do {
+            state.mode = .history(HistoryBrowser(post: post, versions: try history.versions(of: post)))
+        } catch {
+            flash("no history: \(error)", .error)
+        }
+    }
+
+    func openTrash() {
+        guard let history = context.history else { return }
+        do {
+            let deleted = try history.trash()
+            guard !deleted.isEmpty else { return flash("the trash is empty") }
+            state.mode = .trash(TrashBrowser(deleted: deleted))
+        } catch {
+            flash("no trash: \(error)", .error)
+        }
+    }
+
+    func historyKey(_ browser: inout HistoryBrowser, _ key: Key) {
+        switch key {
+        case .escape, .char("q"), .char("h"):
+            state.mode = .browse
+            return
+        case .down, .char("j"): browser.selection = min(browser.versions.count - 1, browser.selection + 1)
+        case .up, .char("k"): browser.selection = max(0, browser.selection - 1)
+        case .char("r"), .enter:
+            let version = browser.versions[browser.selection]
+            if version.isCurrent { return flash("version \(version.number) is the current one", .warning) }
+            if let reason = context.sharing.readOnlyReason(for: browser.post) { return flash(reason, .warning) }
+            return confirm("Bring back version \(version.number) of \"\(browser.post.title)\" as a new edit? What changed since stays where it does not clash.",
+                           "Restore", .restoreVersion(browser.post, version.number))
+        default: break
+        }
+        state.mode = .history(browser)
+    }
+
+    func trashKey(_ browser: inout TrashBrowser, _ key: Key) {
+        switch key {
+        case .escape, .char("q"):
+            state.mode = .browse
+            return
+        case .down, .char("j"): browser.selection = min(browser.deleted.count - 1, browser.selection + 1)
+        case .up, .char("k"): browser.selection = max(0, browser.selection - 1)
+        case .char("r"), .enter:
+            let deleted = browser.deleted[browser.selection]
+            if deleted.post.scope == .shared, let reason = context.sharing.readOnlyReason(for: deleted.post) { return flash(reason, .warning) }
+            return confirm("Bring back \"\(deleted.post.title)\"?", "Restore", .restoreDeleted(deleted))
+        default: break
+        }
+        state.mode = .trash(browser)
+    }
+
+    func restore(_ post: Post, version number: Int) {
+        guard let history = context.history else { return }
+        do {
+            let saved = try history.restore(post, version: number, by: context.editor, now: context.now())
+            changed()
+            flash("brought back version \(number) of \"\(saved.post.title)\"" + (saved.conflicted ? "; it also changed since: both texts are kept" : ""))
+        } catch {
+            flash("not restored: \(error)", .error)
+        }
+    }
+
+    func restore(_ deleted: PostHistory.Deleted) {
+        guard let history = context.history else { return }
+        do {
+            let post = try history.restoreDeleted(deleted, by: context.editor, now: context.now())
+            changed()
+            flash("brought back \"\(post.title)\"")
+        } catch {
+            flash("not restored: \(error)", .error)
+        }
+    }
+
+    func emptyTrash() {
+        guard let history = context.history else { return }
+        do {
+            let count = try history.emptyTrash()
+            flash("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be brought back")
+        } catch {
+            flash("not emptied: \(error)", .error)
+        }
+    }
+
+    /// What the history or trash overlay shows: a line per version (or deleted post), and below, the
+    /// selected one: what it changed from the version before it, or what the deleted post held.
+    func browserModel() -> ScreenModel.Browser? {
+        let now = context.now()
+        func stamp(_ post: Post) -> String {
+            "\(post.modifiedBy.map(context.names) ?? "?") · \(post.modifiedAt.map { RelativeTime.text($0, now: now) } ?? "?")"
+        }
+        switch state.mode {
+        case .history(let browser):
+            let rows = browser.versions.map { "version \($0.number) · \(stamp($0.post))\($0.isCurrent ? " · current" : "")" }
+            let version = browser.versions[browser.selection]
+            let older = browser.versions.indices.contains(browser.selection + 1) ? browser.versions[browser.selection + 1].post : nil
+            var body: [(String, Role)] = []
+            if older?.title != version.post.title { body.append(("title: \(version.post.title)", .heading)) }
+            if older?.tags != version.post.tags, !version.post.tags.isEmpty { body.append(("tags: \(version.post.tags.joined(separator: ", "))", .dim)) }
+            for line in DiffLine.lines(from: older?.content ?? "", to: version.post.content) {
+                switch line {
+                case .same(let text): body.append(("  " + text, .dim))
+                case .added(let text): body.append(("+ " + text, .pending))
+                case .removed(let text): body.append(("- " + text, .conflict))
+                }
+            }
+            return ScreenModel.Browser(title: "History of \"\(browser.post.title)\" · r restores · Esc closes", rows: rows,
+                                       selection: browser.selection, body: body)
+        case .trash(let browser):
+            let rows = browser.deleted.map {
+                "\($0.post.title.isEmpty ? "(untitled)" : $0.post.title) · \($0.post.zone.name) · deleted \(RelativeTime.text($0.deletedAt, now: now)) by \(context.names($0.deletedBy))"
+            }
+            let post = browser.deleted[browser.selection].post
+            let body = [("title: \(post.title)", Role.heading)] + post.content.split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), Role.normal) }
+            return ScreenModel.Browser(title: "Recently deleted · r brings back · Esc closes", rows: rows, selection: browser.selection, body: body)
+        default:
+            return nil
+        }
+    }
+}
