@@ -115,6 +115,33 @@ extension AppSimulation {
         removed.formUnion(Self.tags(in: Post(id: "", zone: post.zone, title: line)))
     }
 
+    /// Someone brings back an earlier version of a post from a history view they opened a while ago (on
+    /// what their screen showed then): an edit, merged like any. The words the version lacks that they saw
+    /// go on purpose; words that arrived or were typed since must stay.
+    func restoreVersion(on device: Device, step: Int, now: Date) throws {
+        let current = try writable(device)
+        let ids = Set(current.map(\.recordID))
+        let shown = (screens[device.index] ?? [:]).values.filter { step - $0.step <= Self.staleness && ids.contains($0.post.recordID) }
+            .sorted { $0.post.id < $1.post.id }
+        guard let seen = pick(shown)?.post ?? pick(current) else { return }
+        let history = PostHistory(store: device.store, cloud: cloud, account: device.account)
+        guard let versions = try? history.versions(of: seen), let version = pick(versions.filter { !$0.isCurrent }) else { return }
+        _ = try history.restore(seen, to: version, by: device.editor, now: now)
+        removed.formUnion(Self.tags(in: seen).subtracting(Self.tags(in: version.post)))
+        counts["restoredVersion", default: 0] += 1
+    }
+
+    /// Someone brings a deleted post back from the trash, as the cloud last held it; from then on its words count again.
+    func restoreDeleted(on device: Device, now: Date) throws {
+        let history = PostHistory(store: device.store, cloud: cloud, account: device.account)
+        let provider = StoreSharingProvider(store: device.store, account: device.account) { $0 }
+        guard let trash = try? history.trash(), let deleted = pick(trash.filter { provider.canEdit($0.post) }) else { return }
+        let post = try history.restoreDeleted(deleted, by: device.editor, now: now)
+        deletedPosts.remove(post.id)
+        typed[post.id] = Self.tags(in: post)
+        counts["restoredDeleted", default: 0] += 1
+    }
+
     func share(from device: Device, notebook: Bool) throws {
         let db = cloud.database(.private, as: device.account)
         let others = accounts.filter { $0.id != device.account.id } + (intruder.map { [$0.account] } ?? [])

@@ -115,6 +115,7 @@ public final class AppSimulation {
             (18, "new"), (14, "edit"), (8, "staleEdit"), (4, "concurrentEdit"), (3, "openEditor"), (5, "typeInEditor"),
             (3, "saveEditor"), (0.5, "leaveEditor"), (2, "resolve"), (1, "trim"), (3, "delete"), (4, "comment"), (1, "notebook"),
             (3, "sharePost"), (1, "shareNotebook"), (4, "accept"), (1, "remove"), (1, "leave"), (24, "sync"), (4, "look"),
+            (2, "restoreVersion"), (1, "restoreDeleted"),
             (intruder == nil ? 0 : 3, "intrude"), (intruder == nil ? 0 : 0.5, "evict"),
             (15 * harsh, "secondProcess"), (10 * harsh, "brokenStore"),
             (3 * harsh, "snapshotCloud"), (0.5 * harsh, "emptyCloud"), (0.5 * harsh, "restoreCloud"),
@@ -169,6 +170,8 @@ public final class AppSimulation {
             log?.note("step \(step) eve\(note)")
             violations += (found + (try checkIntruder())).map { "step \(step): \($0)" }
         case "evict": try evict(by: device)
+        case "restoreVersion": try restoreVersion(on: device, step: step, now: now)
+        case "restoreDeleted": try restoreDeleted(on: device, now: now)
         case "secondProcess": try syncWithSecondProcess(device, step: step, now: now)
         case "brokenStore": try syncWithBrokenStore(device)
         case "snapshotCloud": snapshots = Array((snapshots + [try tampering.snapshot()]).suffix(3))

@@ -37,7 +37,7 @@ extension FrontEnd {
             if version.isCurrent { return flash("version \(version.number) is the current one", .warning) }
             if let reason = context.sharing.readOnlyReason(for: browser.post) { return flash(reason, .warning) }
             return confirm("Bring back version \(version.number) of \"\(browser.post.title)\" as a new edit? What changed since stays where it does not clash.",
-                           "Restore", .restoreVersion(browser.post, version.number))
+                           "Restore", .restoreVersion(browser.post, version))
         default: break
         }
         state.mode = .history(browser)
@@ -59,12 +59,12 @@ extension FrontEnd {
         state.mode = .trash(browser)
     }
 
-    func restore(_ post: Post, version number: Int) {
+    func restore(_ post: Post, version: PostHistory.Version) {
         guard let history = context.history else { return }
         do {
-            let saved = try history.restore(post, version: number, by: context.editor, now: context.now())
+            let saved = try history.restore(post, to: version, by: context.editor, now: context.now())
             changed()
-            flash("brought back version \(number) of \"\(saved.post.title)\"" + (saved.conflicted ? "; it also changed since: both texts are kept" : ""))
+            flash("brought back version \(version.number) of \"\(saved.post.title)\"" + (saved.conflicted ? "; it also changed since: both texts are kept" : ""))
         } catch {
             flash("not restored: \(error)", .error)
         }

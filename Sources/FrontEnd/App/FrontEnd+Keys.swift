@@ -289,8 +289,8 @@ extension FrontEnd {
             }
         case .discard:
             flash("left without saving")
-        case .restoreVersion(let post, let number):
-            restore(post, version: number)
+        case .restoreVersion(let post, let version):
+            restore(post, version: version)
         case .restoreDeleted(let deleted):
             restore(deleted)
         case .emptyTrash:

@@ -34,7 +34,7 @@ public struct Confirmation: Equatable, Sendable {
         case stopSharing(Post)
         case leave(Post)
         case deleteComment(Comment)
-        case restoreVersion(Post, Int)
+        case restoreVersion(Post, PostHistory.Version)
         case restoreDeleted(PostHistory.Deleted)
         case emptyTrash
         case discard(PostForm)

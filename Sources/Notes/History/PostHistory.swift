@@ -43,11 +43,17 @@ public struct PostHistory: Sendable {
         guard let version = try versions(of: post).first(where: { $0.number == number }) else {
             throw StoreError.invalid("\"\(post.title)\" has no version \(number) (cloudnotes history lists them)")
         }
-        guard let current = try store.post(id: post.id, zone: post.zone, scope: post.scope) else { throw StoreError.unknownPost(post.id) }
-        var restored = current
+        return try restore(post, to: version, by: editor, now: now)
+    }
+
+    /// Restores a version read before (no cloud call: only this device's store is written). `post` is the
+    /// copy the person saw when they chose the version, the base of the edit: what changed in the post since
+    /// (a live edit that arrived while the history was open) merges in, as with any edit from an older copy.
+    public func restore(_ post: Post, to version: Version, by editor: Editor, now: Date) throws -> SavedEdit {
+        var restored = post
         restored.fields = version.post.fields
-        if version.post.locationLocked { restored.location = current.location }  // a location this device cannot open stays as it is
-        return try store.saveEdit(restored, from: current.fields, by: editor, now: now)
+        if version.post.locationLocked { restored.location = post.location }  // a location this device cannot open stays as it is
+        return try store.saveEdit(restored, from: post.fields, by: editor, now: now)
     }
 
     /// A post deleted less than the trash's time ago, as it was last.
@@ -70,7 +76,7 @@ public struct PostHistory: Sendable {
     public func restoreDeleted(_ deleted: Deleted, by editor: Editor, now: Date) throws -> Post {
         var post = deleted.post
         (post.createdAt, post.createdBy) = (nil, nil)
-        post.sealedLocation = nil
+        if post.location != nil { post.sealedLocation = nil }  // sealed again when sent; one this device cannot open stays sealed
         try store.save(post, by: editor.accountID, on: editor.device, now: now)
         return post
     }
