@@ -7,6 +7,7 @@ struct Bench: ParsableCommand {
         commandName: "cloudnotes-bench",
         abstract: "CloudNotes benchmarks (build with -c release).",
         subcommands: [AllBenchmarks.self, FrontEndBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, CommandLineBenchmark.self,
+                      HistoryBenchmark.self,
                       FetchProbe.self],
         defaultSubcommand: AllBenchmarks.self)
 }
@@ -18,7 +19,7 @@ struct AllBenchmarks: ParsableCommand {
 
     func run() throws {
         var figures: [Figure] = []
-        for arguments in [["frontend"], ["sync"], ["live"], ["cli"]] {
+        for arguments in [["frontend"], ["sync"], ["live"], ["cli"], ["history"]] {
             let data = try runSelf(arguments + ["--json"])
             figures += try JSONDecoder().decode([Figure].self, from: data)
         }
