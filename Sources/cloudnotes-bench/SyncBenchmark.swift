@@ -75,16 +75,20 @@ struct SyncBenchmark: ParsableCommand {
         let now = Date().timeIntervalSince1970
         let insertPost = { (db: Database, post: Post) in
             try db.cachedStatement(sql: """
-                INSERT INTO posts(id, zone_name, zone_owner, title, content, tags, created_at, created_by, modified_at, modified_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO posts(id, zone_name, zone_owner, title, content, tags, created_at, created_by, modified_at, modified_by,
+                    saved_at, saved_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [post.id, post.zone.name, post.zone.owner, post.title, post.content,
-                                         "[\"" + post.tags.joined(separator: "\",\"") + "\"]", now, account.id, now, account.id])
+                                         "[\"" + post.tags.joined(separator: "\",\"") + "\"]", now, account.id, now, account.id,
+                                         now, account.id])
         }
         let insertRecord = { (db: Database, post: Post, seq: Int) in
             var record = Record(type: Post.recordType, id: RecordID(name: post.id, zone: zone))
             record["title"] = .string(post.title)
             record["content"] = .string(post.content)
             record["tags"] = .list(post.tags.map { .string($0) })
+            record["edited"] = .date(Date(timeIntervalSince1970: now))  // who changed the content, and when (as the app writes them)
+            record["editor"] = .string(account.id)
             try db.cachedStatement(sql: """
                 INSERT INTO records(zone, name, type, body, change_tag, created_at, created_by, modified_at, modified_by, seq)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
