@@ -1,3 +1,4 @@
+import Cloud
 import Foundation
 import Testing
 import TestSupport
@@ -110,6 +111,24 @@ import TestSupport
         let expired = try cli.run("cloud", "changes", "--account", "heather", "--zone", "Notes", "--token", token)
         #expect(expired.isOneLineRefusal && expired.stderr.contains("change token expired"))
         #expect(try cli.ok("cloud", "check") == "ok\n")
+    }
+
+    @Test func retentionIsShownSetAndBoundsHistory() throws {
+        #expect(try cli.ok("cloud", "retention") == "history: 100 versions, 90 days; trash: 30 days\n")
+        let refused = try cli.run("cloud", "retention", "--trash-days", "0")
+        #expect(refused.isOneLineRefusal)
+        _ = try cli.ok("cloud", "retention", "--history-versions", "2")
+        _ = try cli.ok("cloud", "save-record", "--account", "heather", "--zone", "Notes", "--type", "Post", "--name", "r", "--field", "title=one")
+        for title in ["two", "three"] {
+            _ = try cli.ok("cloud", "save-record", "--account", "heather", "--zone", "Notes", "--type", "Post", "--name", "r",
+                           "--field", "title=\(title)", "--policy", "changedKeys")
+        }
+        let retention = try cli.json("cloud", "retention") as? [String: Any]
+        #expect(retention?["historyVersions"] as? Int == 2 && retention?["trashDays"] as? Double == 30)
+        let cloud = try Cloud(directory: URL(fileURLWithPath: cli.cloudPath), environment: [:])
+        let heather = try cloud.accountCreatingIfNeeded(name: "heather")
+        let history = try cloud.database(.private, as: heather).history(of: RecordID(name: "r", zone: ZoneID(name: "Notes")))
+        #expect(history.map { $0.record.string("title") } == ["three", "two"])
     }
 
     @Test func theCloudDirectoryComesFromTheEnvironmentOrXDG() throws {

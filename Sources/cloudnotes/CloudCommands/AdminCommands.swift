@@ -105,3 +105,28 @@ struct Check: ParsableCommand {
         Output.line("ok")
     }
 }
+
+struct RetentionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retention",
+        abstract: "Show or set how long the cloud keeps history (versions of each record) and trash (deleted records).")
+
+    @OptionGroup var cloud: CloudOptions
+    @Option(help: "Versions kept of each record, the current one included.") var historyVersions: Int?
+    @Option(help: "Earlier versions older than this many days go.") var historyDays: Double?
+    @Option(help: "Deleted records stay restorable this many days.") var trashDays: Double?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let opened = try cloud.open()
+        var retention = try opened.retention()
+        if historyVersions != nil || historyDays != nil || trashDays != nil {
+            retention.historyVersions = historyVersions ?? retention.historyVersions
+            retention.historyDays = historyDays ?? retention.historyDays
+            retention.trashDays = trashDays ?? retention.trashDays
+            try opened.setRetention(retention)
+        }
+        if json { return try Output.json(retention) }
+        Output.line("history: \(retention.historyVersions) versions, \(retention.historyDays.formatted()) days; trash: \(retention.trashDays.formatted()) days")
+    }
+}
