@@ -146,9 +146,9 @@ extension FrontEnd {
             flash("a post needs a title", .warning)
             return state.mode = .edit(form)
         }
-        if !form.isNew, let reason = context.sharing.readOnlyReason(for: post) {
-            flash("\(reason); copy your text elsewhere (E opens $EDITOR)", .error)
-            return state.mode = .edit(form)
+        if !form.isNew, let reason = lostReason(form.post) {
+            // The text stays: the person may keep it as a post of their own (or go back to the editor).
+            return confirm("\(reason). Save your text as a post of your own?", "Save as mine", .saveAsOwn(form))
         }
         if !markersConfirmed, post.fields != form.post.fields,
            ConflictBlock.hasMarkers(post.content) || post.location.map(ConflictBlock.hasMarkers) == true {
@@ -172,6 +172,34 @@ extension FrontEnd {
         changed()
         select(post)
         flash(savedNotice(saved, new: form.isNew), saved.conflicted ? .warning : .info, seconds: saved.conflicted ? 8 : 4)
+    }
+
+    /// Why an open editor's post can no longer take its edit here: gone from this device (the share ended,
+    /// or its owner removed this account) or read-only now; nil when it can.
+    func lostReason(_ post: Post) -> String? {
+        let title = post.title.isEmpty ? "(untitled)" : post.title
+        // (A post of one's own deleted meanwhile is not lost: the edit brings it back.)
+        if post.scope == .shared, (try? context.store.post(id: post.id, zone: post.zone, scope: post.scope)) == nil {
+            return "\"\(title)\" is no longer shared with you"
+        }
+        return context.sharing.readOnlyReason(for: post).map { "\"\(title)\" is \($0)" }
+    }
+
+    /// Keeps an editor's text as a new post in the account's own default notebook.
+    func saveAsOwn(_ form: PostForm) {
+        do {
+            let notes = try context.store.ensureDefaultNotebook(owner: context.account.id)
+            var copy = Post(id: context.newID("p"), zone: notes.zone, title: form.edited.title, content: form.edited.content,
+                            tags: form.edited.tags, location: form.edited.location)
+            copy.modifiedOn = context.device
+            try context.store.save(copy, by: context.account.id, on: context.device, now: context.now())
+            changed()
+            select(copy)
+            flash("saved \"\(copy.title)\" as a post of your own in \(notes.title)")
+        } catch {
+            flash("not saved: \(error)", .error)
+            state.mode = .edit(form)
+        }
     }
 
     /// What a save says: written or saved, and whose edit it met.
@@ -269,7 +297,7 @@ extension FrontEnd {
     /// Cancel on a question: a form goes back to its editor, so nothing typed is lost.
     func cancel(_ action: Confirmation.Action) {
         switch action {
-        case .discard(let form), .saveWithMarkers(let form): state.mode = .edit(form)
+        case .discard(let form), .saveWithMarkers(let form), .saveAsOwn(let form): state.mode = .edit(form)
         default: state.mode = .browse
         }
     }
@@ -279,6 +307,8 @@ extension FrontEnd {
         switch action {
         case .saveWithMarkers(let form):
             save(form, markersConfirmed: true)
+        case .saveAsOwn(let form):
+            saveAsOwn(form)
         case .delete(let post):
             do {
                 try context.store.delete(post)

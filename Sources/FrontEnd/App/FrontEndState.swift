@@ -40,6 +40,8 @@ public struct Confirmation: Equatable, Sendable {
         case discard(PostForm)
         /// Saving a form whose text still holds conflict markers.
         case saveWithMarkers(PostForm)
+        /// Saving, as a new post of the account's own, a form whose post can no longer be edited here.
+        case saveAsOwn(PostForm)
     }
 
     public var question: String
