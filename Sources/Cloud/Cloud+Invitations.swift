@@ -142,20 +142,20 @@ extension Cloud {
                 existing.role = .privateUser
                 existing.permission = slot.permission
                 existing.status = .accepted
-                try ShareTable.update(db, existing, seq: seq)
+                try ShareTable.update(db, existing, seq: seq, by: caller.id)
                 slot.status = .removed
             } else {
                 slot.account = caller.id
                 slot.status = .accepted
             }
-            try ShareTable.update(db, slot, seq: seq)
+            try ShareTable.update(db, slot, seq: seq, by: caller.id)
         } else if var existing {
             if existing.status == .removed {
                 existing.role = .publicUser
                 existing.permission = share.publicPermission
             }
             existing.status = .accepted
-            try ShareTable.update(db, existing, seq: seq)
+            try ShareTable.update(db, existing, seq: seq, by: caller.id)
         } else {
             try ShareTable.insertParticipant(db, share: share.id, account: caller.id, role: .publicUser,
                                              permission: standing.permission, status: .accepted, seq: seq)

@@ -59,7 +59,7 @@ extension CloudDatabase {
                     existing.role = .privateUser
                     existing.permission = permission
                     existing.status = .accepted
-                    try ShareTable.update(db, existing, seq: seq)
+                    try ShareTable.update(db, existing, seq: seq, by: caller.id)
                 } else {
                     try ShareTable.insertParticipant(db, share: row.id, account: userRecordID, role: .privateUser,
                                                      permission: permission, status: .accepted, seq: seq)

@@ -190,7 +190,7 @@ extension CloudDatabase {
               participant.status != .removed, participant.role != .owner
         else { throw CloudError.permissionFailure("only a participant leaves a share") }
         participant.status = .removed
-        try ShareTable.update(request.db, participant, seq: request.nextSequence())
+        try ShareTable.update(request.db, participant, seq: request.nextSequence(), by: caller.id)
         request.topics.insert(.database(.shared, of: caller.id))
         let current = try ShareStore.load(request.db, row, zoneID: access.zoneID)
         _ = try ShareStore.writeRecord(title: current.title, type: current.type, row: row, access: access, actor: caller.id, &request)

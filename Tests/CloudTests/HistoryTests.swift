@@ -86,3 +86,32 @@ import TestSupport
         #expect(try f.owner.history(of: f.otherPost.id).isEmpty)
     }
 }
+
+/// A participant whose part in a share ended is told how, and by whom; nobody else learns anything.
+@Suite struct EndedShareTests {
+    @Test func removedEndedAndLeftAreToldApart() throws {
+        let f = try SharingFixture()
+        let post = try f.sharePost(inviting: [(f.heather, .readWrite), (f.mary, .readWrite)])
+        try f.cloud.acceptShare(post.url!, as: f.heather)
+        try f.cloud.acceptShare(post.url!, as: f.mary)
+        #expect(try f.shared(f.heather).endedShares(in: f.notes).isEmpty)
+
+        _ = try f.owner.removeParticipant(f.heather.id, from: post.share.id)
+        try f.shared(f.mary).deleteShare(post.share.id)
+        let heathers = try f.shared(f.heather).endedShares(in: f.notes)
+        #expect(heathers.map(\.reason) == [.removed] && heathers.first?.by == f.jermaine.id)
+        #expect(try f.shared(f.mary).endedShares(in: f.notes).map(\.reason) == [.left])
+
+        let trip = try f.owner.save(zone: ZoneID(name: "Trip"))
+        var whole = Share(zoneWide: trip, title: "Trip", type: "Notebook")
+        whole.addParticipant(try f.owner.lookUpParticipant(accountName: "heather"), permission: .readOnly)
+        let notebook = try f.owner.saveShare(whole)
+        try f.cloud.acceptShare(notebook.url!, as: f.heather)
+        try f.owner.deleteShare(notebook.share.id)
+        let after = try f.shared(f.heather).endedShares(in: trip)
+        #expect(after.map(\.reason) == [.ended] && after.first?.by == f.jermaine.id)
+        // Jermaine's own view of his zone and a stranger's tell nothing.
+        let stranger = try f.cloud.createAccount(name: "zoe")
+        #expect(try f.cloud.database(.shared, as: stranger).endedShares(in: f.notes).isEmpty)
+    }
+}

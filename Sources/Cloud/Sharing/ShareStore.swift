@@ -42,7 +42,7 @@ enum ShareStore {
                 existing.role = participant.role
                 existing.permission = participant.permission
                 existing.status = participant.status
-                try ShareTable.update(db, existing, seq: seq)
+                try ShareTable.update(db, existing, seq: seq, by: actor)
                 if let account = existing.account { request.topics.insert(.database(.shared, of: account)) }
             } else {
                 guard let id = participant.userRecordID, try Cloud.fetchAccount(db, column: "id", value: id) != nil else {

@@ -120,11 +120,11 @@ enum ShareTable {
     }
 
     /// Writes a participant's changed row, stamping it with `seq`.
-    static func update(_ db: Database, _ participant: ParticipantRow, seq: Int64) throws {
+    static func update(_ db: Database, _ participant: ParticipantRow, seq: Int64, by actor: String) throws {
         try db.execute(sql: """
-            UPDATE participants SET account = ?, role = ?, permission = ?, status = ?, seq = ? WHERE id = ?
+            UPDATE participants SET account = ?, role = ?, permission = ?, status = ?, seq = ?, changed_by = ? WHERE id = ?
             """, arguments: [participant.account, participant.role.rawValue, participant.permission.rawValue,
-                             participant.status.rawValue, seq, participant.id])
+                             participant.status.rawValue, seq, actor, participant.id])
     }
 
     /// The caller's live grants in a zone: accepted, with some permission, on a live share.

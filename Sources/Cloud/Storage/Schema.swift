@@ -104,7 +104,8 @@ enum Schema {
             created_at REAL NOT NULL);
         """,
         // v6: earlier versions of each record (kept when a save replaces it or a deletion tombstones it),
-        // and how long the cloud keeps them and what was deleted (see `Retention`).
+        // how long the cloud keeps them and what was deleted (see `Retention`), and who last changed each
+        // participant (so one taken off a share is told by whom; see `endedShares`).
         """
         CREATE TABLE versions(
             zone INTEGER NOT NULL REFERENCES zones(id),
@@ -124,6 +125,7 @@ enum Schema {
             history_versions INTEGER NOT NULL,
             history_days REAL NOT NULL,
             trash_days REAL NOT NULL);
+        ALTER TABLE participants ADD COLUMN changed_by TEXT;
         """,
     ]
 

@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+
+/// How a participant's part in a share ended, told to that participant only (they took part; nothing of
+/// anyone else's is revealed), so their devices can say in words why posts went away.
+public struct EndedShare: Equatable, Sendable {
+    public enum Reason: String, Sendable {
+        /// The owner (or an administrator) took the participant off the share.
+        case removed
+        /// The owner stopped sharing, or deleted what was shared.
+        case ended
+        /// The participant left it (from another of their devices, say).
+        case left
+    }
+
+    /// The share's record name (its title is in the share record the device last fetched).
+    public var shareName: String
+    public var reason: Reason
+    /// Who did it, and when.
+    public var by: String
+    public var at: Date
+}
+
+extension CloudDatabase {
+    /// The shares of a zone in the caller's shared database that they took part in and no longer do.
+    public func endedShares(in zone: ZoneID) throws(CloudError) -> [EndedShare] {
+        guard scope == .shared else { return [] }
+        let zoneID = try normalize(zone)
+        return try cloud.performRead { db in
+            guard let database = try databaseID(db, owner: zoneID.owner, create: false),
+                  let zoneRow = try Int64.fetchOne(db, sql: "SELECT id FROM zones WHERE database = ? AND name = ?",
+                                                   arguments: [database, zoneID.name]) else { return [] }
+            // Who ended a share is who last saved its record (a tombstone when it ended); who took a participant
+            // off is who last changed their row.
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT s.name, s.deleted, p.status, p.changed_by, r.modified_by, r.modified_at
+                FROM shares s JOIN participants p ON p.share = s.id
+                LEFT JOIN records r ON r.zone = s.zone AND r.name = s.name
+                WHERE s.zone = ? AND p.account = ? AND p.role != 'owner'
+                ORDER BY s.id
+                """), arguments: [zoneRow, caller.id])
+            return rows.compactMap { row -> EndedShare? in
+                let name: String = row[0], deleted: Bool = row[1], status: String = row[2]
+                let changedBy: String? = row[3], savedBy: String? = row[4]
+                let at = Date(timeIntervalSince1970: row[5] ?? 0)
+                if deleted { return EndedShare(shareName: name, reason: .ended, by: savedBy ?? zoneID.owner, at: at) }
+                guard status == AcceptanceStatus.removed.rawValue else { return nil }
+                let by = changedBy ?? savedBy ?? zoneID.owner
+                return EndedShare(shareName: name, reason: by == caller.id ? .left : .removed, by: by, at: at)
+            }
+        }
+    }
+}
