@@ -315,3 +315,19 @@ struct App {
         #expect(try app.ok("show", "Trip", "--json", as: "jermaine").contains("\"content\" : \"tickets\""))
     }
 }
+
+@Suite struct NoticeCommandTests {
+    @Test func noticesListWhatOthersDidInWords() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        #expect(try app.ok("notices", as: "jermaine") == "no notices yet\n")
+        _ = try app.ok("new", "Trip", as: "jermaine")
+        let url = try app.ok("share", "Trip", "--invite", "heather", "--read-write", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        #expect(try app.ok("notices", as: "jermaine").contains("heather accepted your invitation to 'Trip'"))
+        _ = try app.ok("set-permission", "Trip", "heather@example.com", "read-only", as: "jermaine")
+        let json = try JSONSerialization.jsonObject(with: Data(try app.ok("notices", "--json", as: "heather").utf8)) as? [[String: Any]]
+        #expect(json?.map { $0["text"] as? String } == ["your permission on 'Trip' is now read-only"])
+        #expect(json?.first?["kind"] as? String == "permission" && json?.first?["by"] as? String == "jermaine")
+    }
+}

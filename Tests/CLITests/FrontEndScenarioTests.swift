@@ -120,4 +120,46 @@ import TestSupport
         try tmux.press("heather", "q")
         #expect(try tmux.waitFor("heather") { $0.contains("[exited]") }.ok)
     }
+
+    /// Working together, seen on screen: heather is told she was removed, in words, while her front end is
+    /// open; jermaine brings back an old version (h) and a deleted post (T) from his.
+    @Test func noticesHistoryAndTrashOnScreen() throws {
+        defer { tmux.end() }
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new", "Plans", "--body", "first", as: "jermaine")
+        let url = try app.ok("share", "Plans", "--invite", "heather", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("edit", "Plans", "--body", "second", as: "jermaine")
+        try openFrontEnd("heather")
+        try acceptInThirdTerminal(url, as: "heather")
+        #expect(try tmux.waitFor("heather") { self.row("Plans", in: $0) != nil }.ok)
+
+        _ = try app.ok("remove-participant", "Plans", "heather@example.com", as: "jermaine")
+        let told = try tmux.waitFor("heather") { $0.contains("jermaine removed you from 'Plans'") }
+        #expect(told.ok, "\(told.screen)")
+        #expect(self.row("Plans", in: told.screen) == nil)
+        try tmux.type("heather", ":notices")
+        try tmux.press("heather", "Enter")
+        #expect(try tmux.waitFor("heather") { $0.contains("Notices") && $0.contains("jermaine removed you from 'Plans'") }.ok)
+        try tmux.press("heather", "Escape")
+
+        try openFrontEnd("jermaine")
+        try tmux.press("jermaine", "h")
+        #expect(try tmux.waitFor("jermaine") { $0.contains("History of \"Plans\"") && $0.contains("+ second") }.ok)
+        try tmux.press("jermaine", "j", "r", "y")
+        #expect(try tmux.waitFor("jermaine") { $0.contains("brought back version") }.ok)
+        #expect(try app.post("Plans", as: "jermaine")["content"] as? String == "first")
+
+        try tmux.press("jermaine", "d", "y")
+        #expect(try tmux.waitFor("jermaine") { self.row("Plans", in: $0) == nil }.ok)
+        // The trash is the cloud's: the deletion is there once sent (a moment later; until then T says it is empty).
+        var trash = (ok: false, screen: "")
+        for _ in 0..<20 where !trash.ok {
+            try tmux.press("jermaine", "T")
+            trash = try tmux.waitFor("jermaine", timeout: 1) { $0.contains("Recently deleted") }
+        }
+        #expect(trash.ok && trash.screen.contains("Plans · Notes · deleted"), "\(trash.screen)")
+        try tmux.press("jermaine", "r", "y")
+        #expect(try tmux.waitFor("jermaine") { $0.contains("brought back \"Plans\"") && self.row("Plans", in: $0) != nil }.ok)
+    }
 }

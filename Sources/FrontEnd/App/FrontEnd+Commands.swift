@@ -87,6 +87,9 @@ extension FrontEnd {
             confirm("Delete \"\(post.title)\"? It goes from your devices and from everyone it is shared with.", "Delete", .delete(post))
         case .comment: state.mode = .prompt(Prompt(purpose: .comment, label: "Comment: "))
         case .history: openHistory()
+        case .notices:
+            let notices = (try? context.store.notices()) ?? []
+            if notices.isEmpty { flash("no notices yet") } else { state.mode = .notices(notices) }
         case .trash: openTrash()
         case .emptyTrash:
             confirm("Empty the trash of your notebooks? Posts deleted from them can no longer be brought back.", "Empty", .emptyTrash)

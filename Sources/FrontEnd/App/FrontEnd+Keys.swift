@@ -60,6 +60,8 @@ extension FrontEnd {
             historyKey(&browser, key)
         case .trash(var browser):
             trashKey(&browser, key)
+        case .notices:
+            if [.escape, .char("q"), .enter].contains(key) { state.mode = .browse }
         }
     }
 

@@ -126,6 +126,7 @@ extension FrontEnd {
         case .pickComment: return fixed([("j/k", "choose"), ("e", "edit yours"), ("d", "delete yours"), ("Esc", "close")])
         case .history: return fixed([("j/k", "choose"), ("r", "restore this version"), ("Esc", "close")])
         case .trash: return fixed([("j/k", "choose"), ("r", "bring back"), ("Esc", "close")])
+        case .notices: return fixed([("Esc", "close")])
         }
     }
 

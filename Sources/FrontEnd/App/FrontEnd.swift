@@ -36,6 +36,8 @@ public final class FrontEnd: @unchecked Sendable {
     var selected: SelectedDetail?
     /// The post the selection was on when the rows were last read, and the selection then.
     var anchor: (post: Post, selection: Int)?
+    /// Notices gathered while no front end ran are said at the first frame.
+    private var noticesSaid = false
     var status: (text: String, level: Flash.Level)?
     var listRows = 20
     private var detailShown: String?
@@ -89,11 +91,13 @@ public final class FrontEnd: @unchecked Sendable {
             state.mode = picker.comments.isEmpty ? .browse : .pickComment(picker)
         }
         guard let update else {
+            if let said = sayNotices() { return flash(said, .warning, seconds: 8) }
             if let gone { flash(gone, .warning) }
             return
         }
         let mine = context.account.id
         let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names) }
+        if let said = sayNotices() { return flash(said, .warning, seconds: 8) }
         if let refusal = update.refusals.first {
             flash("\(refusal)", .error)
         } else if let error = update.error, !wasFailing {
@@ -103,6 +107,13 @@ public final class FrontEnd: @unchecked Sendable {
         } else if let first = notices.first {
             flash(notices.count == 1 ? first : "\(first) (and \(notices.count - 1) more changes)", .info)
         }
+    }
+
+    /// What others did that touches this account and no front end has said yet: said once, here.
+    func sayNotices() -> String? {
+        guard let news = try? context.store.takeUnshownNotices(), let first = news.first else { return nil }
+        let text = first.text(names: context.names)
+        return news.count == 1 ? text : "\(text) (and \(news.count - 1) more: :notices)"
     }
 
     func invalidate() {
@@ -121,6 +132,10 @@ public final class FrontEnd: @unchecked Sendable {
 
     public func model(width: Int, height: Int) -> ScreenModel {
         drainInbox()
+        if !noticesSaid {
+            noticesSaid = true
+            if let said = sayNotices() { flash(said, .warning, seconds: 8) }
+        }
         size = (width, height)
         if let flash = state.flash, flash.until < context.now() { state.flash = nil }
         listRows = Layout(width: width, height: height, participants: nil).listRows

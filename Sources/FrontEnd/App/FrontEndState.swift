@@ -155,6 +155,7 @@ public enum Mode: Equatable, Sendable {
     case pickComment(CommentPicker)
     case history(HistoryBrowser)
     case trash(TrashBrowser)
+    case notices([Notice])
 }
 
 /// A post's versions, newest first, to read and restore one.

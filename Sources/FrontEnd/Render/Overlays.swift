@@ -7,7 +7,7 @@ enum Overlays {
         case .share(let dialog): share(dialog, into: &grid)
         case .pickNotebook(let picker): notebooks(picker, into: &grid)
         case .pickComment: comments(model, into: &grid)
-        case .history, .trash: browser(model, into: &grid)
+        case .history, .trash, .notices: browser(model, into: &grid)
         case .browse, .prompt, .edit: break
         }
     }
@@ -112,7 +112,8 @@ extension Overlays {
     static func browser(_ model: ScreenModel, into grid: inout Grid) {
         guard let browser = model.browser else { return }
         let inner = dialog(browser.title, width: grid.width - 6, height: grid.height - 6, into: &grid)  // the message line shows
-        let listHeight = min(browser.rows.count, max(1, inner.height / 3))
+        // A list with nothing below it (notices) takes the whole box.
+        let listHeight = browser.body.isEmpty ? min(browser.rows.count, inner.height) : min(browser.rows.count, max(1, inner.height / 3))
         let top = max(0, browser.selection - listHeight + 1)
         for (index, row) in browser.rows.enumerated().dropFirst(top).prefix(listHeight) {
             let y = inner.y + index - top

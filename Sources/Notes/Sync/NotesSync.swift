@@ -164,18 +164,23 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             if case .signIn = change { return }
             try store.reset()
         case .fetchedDatabaseChanges(let modifications, let deletions):
+            if scope == .shared { try noteEndedShares(deletions.map(\.zone)) }
             tellRescued(try store.dropZones(scope, deletions.map(\.zone)), because: { .zoneNotFound($0.zone) })
             try store.noteNotebooks(scope, modifications)
         case .fetchedRecordZoneChanges(let modifications, let deletions):
             lock.withLock { for r in modifications { arrived[r.id.zone]?.insert(r.id.name) } }
+            let shares = modifications.filter { $0.type == Share.recordType }
+            let before = try store.knownShares(scope, shares.map(\.id))
             let applied = try store.applyFetched(scope, modifications: modifications, deletions: deletions)
             lock.withLock { arrivals += applied }
+            try noteShareChanges(shares, before: before, scope: scope)
         case .willFetchRecordZoneChanges(let zone, let fromScratch):
             lock.withLock { arrived[zone] = fromScratch ? [] : nil }
         case .didFetchRecordZoneChanges(let zone, let error):
             let seen = lock.withLock { arrived.removeValue(forKey: zone) }
             if let error = error as? CloudError, error == .zoneNotFound(zone) || (scope == .shared && error.code == "permissionFailure") {
                 // Access to the zone ended, or (private) it was deleted.
+                if scope == .shared { try noteEndedShares([zone]) }
                 tellRescued(try store.dropZones(scope, [zone]), because: { _ in error })
             } else if error == nil, let seen {
                 try store.prune(scope, zone: zone, keeping: seen)
@@ -197,6 +202,28 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
 }
 
 extension NotesSync {
+    /// Notices of what changed in shares just fetched: who accepted or left (as their owner), a new permission.
+    private func noteShareChanges(_ records: [Record], before: [RecordID: Share], scope: DatabaseScope) throws {
+        guard let me = account.currentAccount()?.id else { return }
+        let notices = records.flatMap { record -> [Notice] in
+            guard let share = try? Share(record: record) else { return [] }
+            return Notice.changes(from: before[record.id], to: share, savedBy: record.system?.modifiedBy, scope: scope, me: me,
+                                  at: record.system?.modifiedAt ?? .distantPast)
+        }
+        try store.addNotices(notices)
+    }
+
+    /// Notices of shares this account no longer takes part in, before their zones are dropped: the cloud says how
+    /// each ended (removed, stopped) and by whom. A cloud that cannot say now costs only the notice.
+    private func noteEndedShares(_ zones: [ZoneID]) throws {
+        guard let me = account.currentAccount() else { return }
+        for zone in zones {
+            let known = try store.knownShares(.shared, zone: zone)
+            guard !known.isEmpty, let ended = try? cloud.database(.shared, as: me).endedShares(in: zone) else { continue }
+            try store.addNotices(Notice.ended(ended, known: known, me: me.id))
+        }
+    }
+
     /// Edits of shared posts kept as posts of this account's own when the share went away: the person hears
     /// of each, as of an edit the cloud refused.
     private func tellRescued(_ ids: [RecordID], because error: (RecordID) -> CloudError) {
