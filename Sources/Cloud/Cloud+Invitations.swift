@@ -34,19 +34,22 @@ extension Cloud {
     @discardableResult
     public func acceptShare(_ url: ShareURL, as caller: Account) throws(CloudError) -> ShareMetadata {
         try perform { request in
-            let db = request.db
-            let invitation = try resolve(db, url)
-            let standing = try standing(db, invitation, caller: caller)
-            if standing.role != .owner && standing.status != .accepted {
-                try join(invitation, standing: standing, caller: caller, &request)
-                request.topics.insert(.database(.shared, of: caller.id))
-                let current = try ShareStore.load(db, invitation.share, zoneID: invitation.access.zoneID)
-                _ = try ShareStore.writeRecord(title: current.title, type: current.type, row: invitation.share,
-                                               access: invitation.access, actor: caller.id, &request)
-            }
-            let now = try resolve(db, url)  // the one-time slot may have just been claimed
-            return try metadata(db, now, standing: try self.standing(db, now, caller: caller))
+            try accept(try resolve(request.db, url), as: caller, &request)
+            let now = try resolve(request.db, url)  // the one-time slot may have just been claimed
+            return try metadata(request.db, now, standing: try self.standing(request.db, now, caller: caller))
         }
+    }
+
+    /// Makes the caller a participant as their standing allows (nothing for the owner or one already in), and
+    /// saves the share's record again so its owner's devices hear of it.
+    func accept(_ invitation: Invitation, as caller: Account, _ request: inout Request) throws {
+        let standing = try standing(request.db, invitation, caller: caller)
+        guard standing.role != .owner && standing.status != .accepted else { return }
+        try join(invitation, standing: standing, caller: caller, &request)
+        request.topics.insert(.database(.shared, of: caller.id))
+        let current = try ShareStore.load(request.db, invitation.share, zoneID: invitation.access.zoneID)
+        _ = try ShareStore.writeRecord(title: current.title, type: current.type, row: invitation.share,
+                                       access: invitation.access, actor: caller.id, &request)
     }
 
     /// Asks the owner of a private share to let the caller in.
@@ -86,7 +89,13 @@ extension Cloud {
             slot = oneTime
             share = try ShareTable.find(db, id: oneTime.share)
         }
-        guard let share, let zone = try ZoneTable.find(db, id: share.zone), zone.isLive,
+        guard let share else { throw CloudError.unknownShare }
+        return try invitation(db, share, slot: slot)
+    }
+
+    /// A share as an invitation to it, with its owner's access to its zone (for writing its record).
+    func invitation(_ db: Database, _ share: ShareRow, slot: ParticipantRow? = nil) throws -> Invitation {
+        guard let zone = try ZoneTable.find(db, id: share.zone), zone.isLive,
               let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT owner FROM databases WHERE id = ?"),
                                               arguments: [zone.database])
         else { throw CloudError.unknownShare }
@@ -116,7 +125,7 @@ extension Cloud {
         return Standing(role: .publicUser, permission: share.publicPermission, status: .unknown)
     }
 
-    private func metadata(_ db: Database, _ invitation: Invitation, standing: Standing) throws -> ShareMetadata {
+    func metadata(_ db: Database, _ invitation: Invitation, standing: Standing) throws -> ShareMetadata {
         let zoneID = invitation.access.zoneID
         let share = try ShareStore.load(db, invitation.share, zoneID: zoneID)
         let owner = try Self.fetchAccount(db, column: "id", value: invitation.access.ownerID)

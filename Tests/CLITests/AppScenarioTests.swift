@@ -331,3 +331,28 @@ struct App {
         #expect(json?.first?["kind"] as? String == "permission" && json?.first?["by"] as? String == "jermaine")
     }
 }
+
+@Suite struct InvitationInboxTests {
+    @Test func anInvitationIsSeenAndAcceptedOrDeclinedWithoutAURL() throws {
+        let app = App()
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new", "Trip", as: "jermaine")
+        _ = try app.ok("new", "Budget", as: "jermaine")
+        _ = try app.ok("share", "Trip", "--invite", "heather,mary", "--read-write", as: "jermaine")
+        _ = try app.ok("share", "Budget", "--invite", "heather", as: "jermaine")
+        #expect(try app.ok("invitations", as: "heather").contains("\"Trip\"    jermaine  read-write"))
+
+        let inbox = try JSONSerialization.jsonObject(with: Data(try app.ok("invitations", "--json", as: "heather").utf8)) as? [[String: Any]]
+        let ids = Dictionary(uniqueKeysWithValues: (inbox ?? []).map { ($0["title"] as! String, $0["id"] as! String) })
+        #expect(ids.keys.sorted() == ["Budget", "Trip"])
+        let stolen = try app.run("accept", "--invitation", ids["Budget"]!, as: "mary")  // not hers
+        #expect(stolen.isOneLineRefusal && stolen.stderr.contains("no invitation"))
+
+        _ = try app.ok("accept", "--invitation", ids["Trip"]!, as: "heather")
+        #expect(try app.titles("heather") == ["Trip"])
+        #expect(try app.ok("decline", ids["Budget"]!, as: "heather").contains("declined the invitation to \"Budget\""))
+        #expect(try app.ok("invitations", as: "heather") == "no invitations wait for you\n")
+        #expect(try app.ok("notices", as: "jermaine").contains("heather declined your invitation to 'Budget'"))
+        #expect(try app.run("accept", as: "heather").isOneLineRefusal)
+    }
+}

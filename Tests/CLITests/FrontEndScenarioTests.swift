@@ -162,4 +162,20 @@ import TestSupport
         try tmux.press("jermaine", "r", "y")
         #expect(try tmux.waitFor("jermaine") { $0.contains("brought back \"Plans\"") && self.row("Plans", in: $0) != nil }.ok)
     }
+
+    /// An invitation reaches heather's open front end without a URL: the top line counts it, I lists it, a accepts it.
+    @Test func theInboxOnScreen() throws {
+        defer { tmux.end() }
+        _ = try app.ok("status", as: "heather")
+        try openFrontEnd("heather")
+        _ = try app.ok("new", "Plans", "--body", "first", as: "jermaine")
+        _ = try app.ok("share", "Plans", "--invite", "heather", "--read-write", as: "jermaine")
+        let counted = try tmux.waitFor("heather") { $0.contains("✉ 1 invitation (I)") }
+        #expect(counted.ok, "\(counted.screen)")
+        try tmux.press("heather", "I")
+        #expect(try tmux.waitFor("heather") { $0.contains("Invitations") && $0.contains("'Plans' from jermaine · you may read-write") }.ok)
+        try tmux.press("heather", "a")
+        let accepted = try tmux.waitFor("heather") { self.row("Plans", in: $0) != nil && !$0.contains("✉") }
+        #expect(accepted.ok, "\(accepted.screen)")
+    }
 }

@@ -115,3 +115,32 @@ import TestSupport
         #expect(try f.cloud.database(.shared, as: stranger).endedShares(in: f.notes).isEmpty)
     }
 }
+
+/// Invitations wait in the invited account's inbox, to accept or decline without a URL; nobody else sees or takes them.
+@Suite struct InboxTests {
+    @Test func anInvitationIsListedAcceptedOrDeclinedOnlyByItsInvitee() throws {
+        let f = try SharingFixture()
+        _ = try f.sharePost(inviting: [(f.heather, .readWrite)])
+        let inbox = try f.cloud.invitations(for: f.heather)
+        #expect(inbox.map(\.metadata.title) == ["Sharing demo is great"] && inbox.first?.metadata.ownerName == "jermaine")
+        #expect(try f.cloud.invitations(for: f.mary).isEmpty)
+        let id = try #require(inbox.first?.id)
+        #expect(throws: CloudError.self) { try f.cloud.acceptInvitation(id, as: f.mary) }
+        #expect(throws: CloudError.self) { try f.cloud.acceptInvitation("inv-999", as: f.heather) }
+
+        try f.cloud.acceptInvitation(id, as: f.heather)
+        #expect(try f.visible(to: f.heather).contains("p1"))
+        #expect(try f.cloud.invitations(for: f.heather).isEmpty)
+        #expect(throws: CloudError.self) { try f.cloud.acceptInvitation(id, as: f.heather) }  // answered
+
+        let trip = try f.owner.save(zone: ZoneID(name: "Trip"))
+        var whole = Share(zoneWide: trip, title: "Trip", type: "Notebook")
+        whole.addParticipant(try f.owner.lookUpParticipant(accountName: "mary"), permission: .readOnly)
+        let saved = try f.owner.saveShare(whole)
+        let marys = try #require(try f.cloud.invitations(for: f.mary).first)
+        try f.cloud.declineInvitation(marys.id, as: f.mary)
+        #expect(try f.cloud.invitations(for: f.mary).isEmpty)
+        #expect(try f.owner.fetchShare(saved.share.id).participant(f.mary.id)?.status == .removed)
+        #expect(throws: CloudError.self) { try f.shared(f.mary).zoneChanges(in: trip, since: nil) }
+    }
+}

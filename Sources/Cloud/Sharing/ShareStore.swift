@@ -51,6 +51,7 @@ enum ShareStore {
                 guard id != access.ownerID else { continue }
                 try ShareTable.insertParticipant(db, share: row.id, account: id, role: participant.role,
                                                  permission: participant.permission, status: participant.status, seq: seq)
+                request.topics.insert(.database(.shared, of: id))  // an invitation in their inbox: their devices look
             }
         }
         if share.publicPermission != row.publicPermission {

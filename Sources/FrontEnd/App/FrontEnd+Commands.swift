@@ -40,6 +40,8 @@ extension FrontEnd {
             return context.history == nil ? "history is kept by the cloud, and there is none" : nil
         case .trash, .emptyTrash:
             return context.history == nil ? "the trash is kept by the cloud, and there is none" : nil
+        case .inbox:
+            return context.postSharing == nil ? "invitations come through the cloud, and there is none" : nil
         case .comments:
             guard let post else { return "no post selected" }
             return (try? context.store.comments(on: post).isEmpty) == false ? nil : "\"\(post.title)\" has no comments"
@@ -87,6 +89,7 @@ extension FrontEnd {
             confirm("Delete \"\(post.title)\"? It goes from your devices and from everyone it is shared with.", "Delete", .delete(post))
         case .comment: state.mode = .prompt(Prompt(purpose: .comment, label: "Comment: "))
         case .history: openHistory()
+        case .inbox: openInbox()
         case .notices:
             let notices = (try? context.store.notices()) ?? []
             if notices.isEmpty { flash("no notices yet") } else { state.mode = .notices(notices) }

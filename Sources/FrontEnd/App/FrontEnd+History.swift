@@ -122,6 +122,13 @@ extension FrontEnd {
             let post = browser.deleted[browser.selection].post
             let body = [("title: \(post.title)", Role.heading)] + post.content.split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), Role.normal) }
             return ScreenModel.Browser(title: "Recently deleted · r brings back · Esc closes", rows: rows, selection: browser.selection, body: body)
+        case .inbox(let browser):
+            let rows = browser.invitations.map { invitation -> String in
+                let what = invitation.metadata.rootRecord == nil ? "notebook \(invitation.metadata.title)" : "'\(invitation.metadata.title)'"
+                return "\(what) from \(invitation.metadata.ownerName) · you may \(invitation.metadata.permission.text)"
+            }
+            return ScreenModel.Browser(title: "Invitations · a accepts · x declines · Esc closes", rows: rows,
+                                       selection: browser.selection, body: [])
         case .notices(let notices):
             let rows = notices.map { "\(RelativeTime.text($0.at, now: now).padding(toLength: 6, withPad: " ", startingAt: 0)) \($0.text(names: context.names))" }
             return ScreenModel.Browser(title: "Notices · Esc closes", rows: rows, selection: -1, body: [])

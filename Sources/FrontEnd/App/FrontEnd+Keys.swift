@@ -62,6 +62,8 @@ extension FrontEnd {
             trashKey(&browser, key)
         case .notices:
             if [.escape, .char("q"), .enter].contains(key) { state.mode = .browse }
+        case .inbox(var browser):
+            inboxKey(&browser, key)
         }
     }
 

@@ -64,7 +64,7 @@ extension FrontEnd {
             state.mode = .share(dialog)
         case .success(.invited(let people)):
             state.mode = .browse
-            flash("invited \(people.joined(separator: ", ")); send them the URL you got when you first shared it")
+            flash("invited \(people.joined(separator: ", ")); it waits in their invitations")
         case .failure(let error):
             state.mode = .share(dialog)
             flash("not shared: \(error)", .error)
@@ -127,6 +127,7 @@ extension FrontEnd {
         case .history: return fixed([("j/k", "choose"), ("r", "restore this version"), ("Esc", "close")])
         case .trash: return fixed([("j/k", "choose"), ("r", "bring back"), ("Esc", "close")])
         case .notices: return fixed([("Esc", "close")])
+        case .inbox: return fixed([("j/k", "choose"), ("a", "accept"), ("x", "decline"), ("Esc", "close")])
         }
     }
 

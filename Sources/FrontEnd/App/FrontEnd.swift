@@ -38,6 +38,8 @@ public final class FrontEnd: @unchecked Sendable {
     var anchor: (post: Post, selection: Int)?
     /// Notices gathered while no front end ran are said at the first frame.
     private var noticesSaid = false
+    /// Invitations waiting in the inbox, as last counted (see `countInvitations`).
+    var invitationCount = 0
     var status: (text: String, level: Flash.Level)?
     var listRows = 20
     private var detailShown: String?
@@ -69,6 +71,7 @@ public final class FrontEnd: @unchecked Sendable {
         let keep = window != nil ? selectedPost : anchor.flatMap { $0.selection == state.selection ? $0.post : nil }
         let wasFailing = status.map { $0.level != .info } ?? false  // the status line already says so
         invalidate()
+        countInvitations()
         var gone: String?
         if let keep {
             if let position = try? context.store.position(of: keep, state.filter) {
@@ -134,6 +137,7 @@ public final class FrontEnd: @unchecked Sendable {
         drainInbox()
         if !noticesSaid {
             noticesSaid = true
+            countInvitations()
             if let said = sayNotices() { flash(said, .warning, seconds: 8) }
         }
         size = (width, height)
@@ -149,6 +153,7 @@ public final class FrontEnd: @unchecked Sendable {
         let rows = visibleRows()
         var model = ScreenModel()
         model.account = context.account.name
+        model.invitations = invitationCount
         model.device = context.device
         let status = syncStatus()
         model.status = status.text

@@ -156,6 +156,13 @@ public enum Mode: Equatable, Sendable {
     case history(HistoryBrowser)
     case trash(TrashBrowser)
     case notices([Notice])
+    case inbox(InboxBrowser)
+}
+
+/// Invitations waiting for the account, to accept or decline.
+public struct InboxBrowser: Equatable, Sendable {
+    public var invitations: [InboxInvitation]
+    public var selection = 0
 }
 
 /// A post's versions, newest first, to read and restore one.

@@ -5,7 +5,7 @@
 public enum CommandID: String, CaseIterable, Sendable {
     case quit, help, commandLine
     case down, up, top, bottom, pageDown, pageUp, nextPane, previousPane, open
-    case newPost, edit, editExternal, delete, comment, comments, history, trash, emptyTrash, notices
+    case newPost, edit, editExternal, delete, comment, comments, history, trash, emptyTrash, notices, inbox
     case search, searchNext, searchPrevious, filter, newNotebook
     case refresh, send
     case share, shareNotebook, removeParticipant, togglePermission, stopSharing, leave, accept
@@ -55,6 +55,7 @@ public enum Commands {
         c(.comments, [.char("C")], "comments", "comments", "The post's comments: edit or delete yours", [.list, .detail], footer: false),
         c(.history, [.char("h")], "history", "history", "The post's versions: who changed which lines, when; bring one back", [.list, .detail], footer: false),
         c(.trash, [.char("T")], "trash", "trash", "Recently deleted posts: bring one back", [], footer: false),
+        c(.inbox, [.char("I")], "invitations", "invitations", "Invitations waiting for you: accept or decline them", [], footer: false),
         c(.notices, [], "notices", "notices", "What others did lately that touches you (removed you, accepted, left...)", [], footer: false),
         c(.emptyTrash, [], "empty-trash", "empty trash", "Empty the trash of your notebooks (asks first)", [], footer: false),
         c(.accept, [.char("A")], "accept", "accept", "Accept a share URL", [], footer: false, argument: true),

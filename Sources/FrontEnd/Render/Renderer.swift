@@ -27,7 +27,10 @@ public enum Renderer {
 
     static func topLine(_ model: ScreenModel, into grid: inout Grid) {
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, role: .heading)
-        let used = grid.put(" CloudNotes · \(model.account) on \(model.device)", x: 0, y: 0, role: .heading)
+        var used = grid.put(" CloudNotes · \(model.account) on \(model.device)", x: 0, y: 0, role: .heading)
+        if model.invitations > 0 {  // waiting in the inbox (I opens it)
+            used += grid.put(" · ✉ \(model.invitations) \(model.invitations == 1 ? "invitation" : "invitations") (I)", x: used, y: 0, role: .warning)
+        }
         let role: Role = switch model.statusLevel {
         case .info: .heading
         case .warning: .warning

@@ -54,6 +54,8 @@ public struct ScreenModel: Sendable {
     public var account = ""
     public var device = ""
     public var status = ""
+    /// Invitations waiting in the account's inbox.
+    public var invitations = 0
     public var statusLevel: Flash.Level = .info
     public var listTitle = "Posts"
     public var rows: [Row] = []

@@ -5,7 +5,7 @@ import Foundation
 /// 'Standup notes'") and kept for a while to be listed again (`cloudnotes notices`, `:notices`).
 public struct Notice: Equatable, Sendable {
     public enum Kind: String, Sendable {
-        case removed, shareEnded, left, accepted, permission
+        case removed, shareEnded, left, accepted, declined, permission
     }
 
     /// Its place in the device's list (0 until stored).
@@ -34,6 +34,7 @@ public struct Notice: Equatable, Sendable {
         case .shareEnded: "\(names(by)) stopped sharing \(subject)"
         case .left: "\(names(by)) left \(subject)"
         case .accepted: "\(names(by)) accepted your invitation to \(subject)"
+        case .declined: "\(names(by)) declined your invitation to \(subject)"
         case .permission: "your permission on \(subject) is now \(detail ?? "changed")"
         }
     }
@@ -56,8 +57,8 @@ public struct Notice: Equatable, Sendable {
                 if person.status == .accepted, before.map({ $0.status != .accepted }) ?? true {
                     return Notice(at: at, kind: .accepted, by: id, subject: subject)
                 }
-                if person.status == .removed, before.map({ $0.status != .removed }) == true, savedBy == id {
-                    return Notice(at: at, kind: .left, by: id, subject: subject)
+                if person.status == .removed, let before, before.status != .removed, savedBy == id {
+                    return Notice(at: at, kind: before.status == .pending ? .declined : .left, by: id, subject: subject)
                 }
                 return nil
             }

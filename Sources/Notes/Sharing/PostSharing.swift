@@ -87,6 +87,19 @@ public struct PostSharing: Sendable {
         try cloud.acceptShare(try ShareURL(parsing: url), as: account)
     }
 
+    /// Invitations waiting for this account, to accept or decline without a URL.
+    public func invitations() throws -> [InboxInvitation] {
+        try cloud.invitations(for: account)
+    }
+
+    public func acceptInvitation(_ id: String) throws -> ShareMetadata {
+        try cloud.acceptInvitation(id, as: account)
+    }
+
+    public func declineInvitation(_ id: String) throws {
+        try cloud.declineInvitation(id, as: account)
+    }
+
     // MARK: Helpers
 
     private func database(_ post: Post) -> CloudDatabase { cloud.database(post.scope, as: account) }

@@ -37,21 +37,28 @@ struct SharePost: ParsableCommand {
         case .shared(let url):
             Output.line(url.absoluteString)
         case .invited(let people):
-            Output.line("invited \(people.joined(separator: ", ")) to \"\(found.title)\"; send them the URL you got when you first shared it")
+            Output.line("invited \(people.joined(separator: ", ")) to \"\(found.title)\"; it waits in their invitations (cloudnotes invitations)")
         }
     }
 }
 
 struct AcceptShare: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "accept", abstract: "Accept a share URL: its posts appear in this account's shared store.")
+    static let configuration = CommandConfiguration(
+        commandName: "accept",
+        abstract: "Accept a share URL, or an invitation from your inbox: its posts appear in this account's shared store.")
 
     @OptionGroup var device: DeviceOptions
-    @Argument(help: "The URL.") var url: String
+    @Argument(help: "The URL.") var url: String?
+    @Option(help: "The ID of an invitation waiting for you (cloudnotes invitations lists them).") var invitation: String?
+
+    func validate() throws {
+        if (url == nil) == (invitation == nil) { throw ValidationError("give a URL or --invitation ID") }
+    }
 
     func run() throws {
-        _ = try ShareURL(parsing: url)  // a malformed URL is refused before the device is touched
+        if let url { _ = try ShareURL(parsing: url) }  // a malformed URL is refused before the device is touched
         let session = try device.open()
-        let metadata = try session.postSharing.accept(url)
+        let metadata = try url.map { try session.postSharing.accept($0) } ?? session.postSharing.acceptInvitation(invitation!)
         if let note = session.sync() { Output.line(note) }
         Output.line("accepted \"\(metadata.title)\" from \(metadata.ownerName) (\(metadata.permission.text))")
     }

@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+
+/// An invitation waiting in an account's inbox: a share its owner invited the account to by name or
+/// email, which the account has neither accepted nor declined. No URL is needed to see or accept it.
+public struct InboxInvitation: Equatable, Sendable {
+    /// Stable while the invitation waits; meaningful only to the account invited.
+    public var id: String
+    public var metadata: ShareMetadata
+}
+
+extension Cloud {
+    /// The invitations waiting for `caller`, oldest first.
+    public func invitations(for caller: Account) throws(CloudError) -> [InboxInvitation] {
+        try performRead { db in
+            try pendingShares(db, caller).compactMap { share in
+                guard let invitation = try? invitation(db, share) else { return nil }  // its zone went
+                let metadata = try metadata(db, invitation, standing: try standing(db, invitation, caller: caller))
+                return InboxInvitation(id: Self.invitationID(share), metadata: metadata)
+            }
+        }
+    }
+
+    /// Accepts an invitation from the inbox, as `acceptShare` does with its URL.
+    @discardableResult
+    public func acceptInvitation(_ id: String, as caller: Account) throws(CloudError) -> ShareMetadata {
+        try perform { request in
+            let invitation = try invitation(request.db, try pendingShare(request.db, id, caller))
+            try accept(invitation, as: caller, &request)
+            return try metadata(request.db, invitation, standing: try standing(request.db, invitation, caller: caller))
+        }
+    }
+
+    /// Declines an invitation: the caller leaves the share before joining it, and its owner sees so.
+    public func declineInvitation(_ id: String, as caller: Account) throws(CloudError) {
+        try perform { request in
+            let share = try pendingShare(request.db, id, caller)
+            guard var participant = try ShareTable.participant(request.db, share: share.id, account: caller.id) else {
+                throw CloudError.participantNotInvited("no invitation \(id) waits for you")
+            }
+            participant.status = .removed
+            try ShareTable.update(request.db, participant, seq: request.nextSequence(), by: caller.id)
+            let invitation = try invitation(request.db, share)
+            let current = try ShareStore.load(request.db, share, zoneID: invitation.access.zoneID)
+            _ = try ShareStore.writeRecord(title: current.title, type: current.type, row: share,
+                                           access: invitation.access, actor: caller.id, &request)
+        }
+    }
+
+    private static func invitationID(_ share: ShareRow) -> String { "inv-\(share.id)" }
+
+    /// Live shares on which the caller is invited and has not answered.
+    private func pendingShares(_ db: Database, _ caller: Account) throws -> [ShareRow] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT s.* FROM shares s JOIN participants p ON p.share = s.id
+            WHERE p.account = ? AND p.status = 'pending' AND s.deleted = 0 ORDER BY p.seq, s.id
+            """), arguments: [caller.id]).map(ShareRow.init)
+    }
+
+    /// The share of invitation `id`, if it waits for the caller; otherwise they are told only that it does not.
+    private func pendingShare(_ db: Database, _ id: String, _ caller: Account) throws -> ShareRow {
+        guard let share = try pendingShares(db, caller).first(where: { Self.invitationID($0) == id }) else {
+            throw CloudError.participantNotInvited("no invitation \(id) waits for you (cloudnotes invitations lists them)")
+        }
+        return share
+    }
+}
