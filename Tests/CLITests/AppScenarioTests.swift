@@ -275,8 +275,7 @@ struct App {
 
         #expect(try app.post("Plans", as: "mary")["location"] as? String == "Hue", "the newcomer can open the location too")
         #expect(try app.ok("participants", "Plans", as: "jermaine").contains("mary"))
-        let nobody = try app.run("share", "Plans", as: "jermaine")
-        #expect(nobody.isOneLineRefusal && nobody.stderr.contains("shared already"))
+        #expect(try app.ok("share", "Plans", as: "jermaine") == url + "\n")  // nobody named: its URL again
     }
 }
 
@@ -354,5 +353,24 @@ struct App {
         #expect(try app.ok("invitations", as: "heather") == "no invitations wait for you\n")
         #expect(try app.ok("notices", as: "jermaine").contains("heather declined your invitation to 'Budget'"))
         #expect(try app.run("accept", as: "heather").isOneLineRefusal)
+    }
+}
+
+@Suite struct ShareURLAgainTests {
+    /// The URL is shown once by the cloud, but kept sealed in the share's zone: the owner's devices and accepted
+    /// participants show it again; an account not in the share reads nothing of it.
+    @Test func theOwnersDevicesAndParticipantsShowTheURLAgain() throws {
+        let app = App()
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new", "Trip", as: "jermaine")
+        let url = try app.ok("share", "Trip", "--invite", "heather", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try app.ok("share", "Trip", as: "jermaine") == url + "\n")
+        #expect(try app.ok("share", "Trip", as: "jermaine", device: "laptop") == url + "\n")  // another device of his
+        _ = try app.ok("accept", url, as: "heather")
+        let hers = try JSONSerialization.jsonObject(with: Data(try app.ok("participants", "Trip", "--json", as: "heather").utf8)) as? [String: Any]
+        #expect(hers?["url"] as? String == url)
+        #expect(try app.ok("participants", "Trip", as: "jermaine").contains("URL: \(url)"))
+        let dump = try CloudNotesBinary.run(["cloud", "dump", "--json"], environment: app.environment).stdout
+        #expect(!dump.contains(String(url.split(separator: "/").last!)))  // the token is nowhere in the cloud in clear
     }
 }

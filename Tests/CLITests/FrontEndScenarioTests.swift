@@ -39,7 +39,7 @@ import TestSupport
         try tmux.type(session, people)
         if readOnly { try tmux.press(session, "Tab", "Space") }
         try tmux.press(session, "Enter")
-        let shown = try tmux.waitFor(session) { $0.contains("Send this URL") }
+        let shown = try tmux.waitFor(session) { $0.contains("this URL") }
         try #require(shown.ok, "no URL shown:\n\(shown.screen)")
         let url = try #require(shown.screen.firstMatch(of: /cloudnotes:\/\/share\/\S+/).map { String($0.0) })
         try tmux.press(session, "Enter")

@@ -40,9 +40,14 @@ struct Device {
     let sync: ImmediateSync
     let frontEnd: FrontEnd
 
-    init(_ name: String, cloud: Cloud, directory: TemporaryDirectory) throws {
+    /// `keys`: the device has its account's keychain, as the app's devices do (locations and share links are sealed).
+    init(_ name: String, cloud: Cloud, directory: TemporaryDirectory, keys: Bool = false) throws {
         account = try cloud.accountCreatingIfNeeded(name: name)
         store = try DeviceStore(directory: directory.path(name))
+        if keys {
+            store.keyring = try Keyring(directory: directory.path(name + "-keychain"), account: account, cloud: cloud)
+            try store.keyring?.publish()
+        }
         _ = try store.ensureDefaultNotebook(owner: account.id)
         sync = ImmediateSync(try NotesSync(store: store, cloud: cloud, account: FixedAccount(account)))
         let names = try AccountNames(cloud)
@@ -80,7 +85,7 @@ struct Device {
         let url = try #require(jermaine.frontEnd.clipboard, "\(shown)")
         #expect(url.hasPrefix("cloudnotes://share/"))
         let dialog = jermaine.screen
-        #expect(dialog.contains("Send this URL") && dialog.contains(url))
+        #expect(dialog.contains("send them this URL") && dialog.contains(url), "\(dialog)")
         jermaine.frontEnd.press(.enter)
         #expect(jermaine.screen.contains("┌─ Participants ─"))
 

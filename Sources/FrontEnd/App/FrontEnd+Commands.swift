@@ -21,7 +21,7 @@ extension FrontEnd {
         case .share, .shareNotebook:
             guard let post else { return "no post selected" }
             guard context.postSharing != nil else { return "sharing needs the cloud" }
-            if post.scope == .shared { return "shared with you by \(context.names(post.zone.owner)): only the owner shares it" }
+            if post.scope == .shared, chosen?.share == nil { return "shared with you by \(context.names(post.zone.owner)): only the owner shares it" }
             return nil
         case .stopSharing:
             guard let post else { return "no post selected" }
@@ -114,9 +114,12 @@ extension FrontEnd {
             context.sync?.changesAdded()
             flash("sending \(((try? context.store.pendingCount()) ?? 0)) waiting changes…")
         case .share:
-            if let post = selectedPost { state.mode = .share(ShareDialog(target: .post(post))) }
+            guard let post = selectedPost else { return }
+            if selectedDetail()?.share != nil { return openShareScreen(post) }
+            state.mode = .share(ShareDialog(target: .post(post)))
         case .shareNotebook:
             guard let post = selectedPost else { return }
+            if selectedDetail()?.share?.isZoneWide == true { return openShareScreen(post) }
             guard let book = try? context.store.notebooks().first(where: { $0.zone == post.zone && $0.scope == .private }) else { return }
             state.mode = .share(ShareDialog(target: .notebook(book)))
         case .removeParticipant:

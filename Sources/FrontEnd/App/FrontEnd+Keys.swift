@@ -64,6 +64,8 @@ extension FrontEnd {
             if [.escape, .char("q"), .enter].contains(key) { state.mode = .browse }
         case .inbox(var browser):
             inboxKey(&browser, key)
+        case .shareScreen(var screen):
+            shareScreenKey(&screen, key)
         }
     }
 
@@ -94,6 +96,7 @@ extension FrontEnd {
         case .search: search(text)
         case .comment: addComment(text)
         case .editComment(let comment): editComment(comment, text)
+        case .invite(let post): invite(text, to: post)
         case .accept: accept(text)
         case .newNotebook: createNotebook(text)
         case .command: runCommandLine(text)

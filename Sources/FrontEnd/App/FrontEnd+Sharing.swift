@@ -59,8 +59,17 @@ extension FrontEnd {
         dialog.working = false
         switch outcome {
         case .success(.shared(let url)):
-            dialog.url = url.absoluteString
+            // The share screen, where the URL stands on lines of its own (a mouse copy picks up no border).
             clipboard = url.absoluteString
+            if let post = selectedPost {
+                state.mode = .shareScreen(ShareScreen(post: post, url: url.absoluteString, fresh: true))
+            } else {
+                dialog.url = url.absoluteString
+                state.mode = .share(dialog)
+            }
+        case .success(.existing(let url)):
+            dialog.url = url
+            clipboard = url
             state.mode = .share(dialog)
         case .success(.invited(let people)):
             state.mode = .browse
@@ -128,6 +137,10 @@ extension FrontEnd {
         case .trash: return fixed([("j/k", "choose"), ("r", "bring back"), ("Esc", "close")])
         case .notices: return fixed([("Esc", "close")])
         case .inbox: return fixed([("j/k", "choose"), ("a", "accept"), ("x", "decline"), ("Esc", "close")])
+        case .shareScreen(let screen):
+            let owner = screen.post.scope == .private
+            return fixed((owner ? [("i", "invite"), ("p", "permission"), ("x", "remove"), ("P", "anyone with the URL")] : [])
+                         + [("y", "copy URL"), ("Enter/Esc", "back")])
         }
     }
 

@@ -187,6 +187,7 @@ public final class FrontEnd: @unchecked Sendable {
         model.flash = state.flash
         model.footer = footer()
         model.browser = browserModel()
+        model.sharePage = shareScreenModel()
         if state.mode == .help {
             model.help = helpLines()
             model.helpScroll = state.helpScroll

@@ -20,6 +20,7 @@ public struct Prompt: Equatable, Sendable {
     public enum Purpose: Equatable, Sendable {
         case command, search, comment, accept, newNotebook
         case editComment(Comment)
+        case invite(Post)
     }
     public var purpose: Purpose
     public var label: String
@@ -157,6 +158,19 @@ public enum Mode: Equatable, Sendable {
     case trash(TrashBrowser)
     case notices([Notice])
     case inbox(InboxBrowser)
+    case shareScreen(ShareScreen)
+}
+
+/// A share as it is (`s` on a shared post, `b` on a shared notebook): its URL again, its people, and what
+/// its owner changes there.
+public struct ShareScreen: Equatable, Sendable {
+    /// The post it was opened on (a notebook share's: any post of the notebook).
+    public var post: Post
+    /// The URL, opened from the share's sealed link; nil where this device cannot open it (yet).
+    public var url: String?
+    public var selection = 0
+    /// Just shared: the screen says so, and where invitees find it.
+    public var fresh = false
 }
 
 /// Invitations waiting for the account, to accept or decline.

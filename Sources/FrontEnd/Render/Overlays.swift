@@ -8,6 +8,7 @@ enum Overlays {
         case .pickNotebook(let picker): notebooks(picker, into: &grid)
         case .pickComment: comments(model, into: &grid)
         case .history, .trash, .notices, .inbox: browser(model, into: &grid)
+        case .shareScreen: sharePage(model, into: &grid)
         case .browse, .prompt, .edit: break
         }
     }
@@ -124,6 +125,50 @@ extension Overlays {
         grid.put(String(repeating: "─", count: inner.width), x: inner.x, y: rule, role: .border)
         for (offset, line) in browser.body.prefix(max(0, inner.height - listHeight - 1)).enumerated() {
             grid.put(line.text.truncated(to: inner.width), x: inner.x, y: rule + 1 + offset, role: line.role)
+        }
+    }
+}
+
+extension Overlays {
+    /// The share screen over the body, with no box: the URL on lines of its own, nothing beside it.
+    static func sharePage(_ model: ScreenModel, into grid: inout Grid) {
+        guard let page = model.sharePage else { return }
+        let bottom = grid.height - 3  // the message line and the footer stay
+        grid.fill(x: 0, y: 1, width: grid.width, height: max(0, bottom))
+        var y = 2
+        func line(_ text: String, _ role: Role = .normal, x: Int = 1) {
+            guard y <= bottom else { return }
+            grid.put(text.truncated(to: max(0, grid.width - x)), x: x, y: y, role: role)
+            y += 1
+        }
+        line(page.title, .heading)
+        y += 1
+        if let url = page.url {
+            line(page.urlLabel, .dim)
+            var rest = Substring(url)  // at the left edge, cut at the width: nothing but the URL on these lines
+            while !rest.isEmpty, y <= bottom {
+                let piece = rest.prefix(grid.width)
+                grid.put(piece, x: 0, y: y, role: .key)
+                rest = rest.dropFirst(piece.count)
+                y += 1
+            }
+        } else {
+            line("URL: this device cannot open it yet (its key comes with the next sync)", .dim)
+        }
+        y += 1
+        line("Anyone with the URL: \(page.anyone)")
+        y += 1
+        let nameWidth = max(6, min(24, page.people.map(\.name.columns).max() ?? 0))
+        let header = "NAME".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  ROLE          PERMISSION  STATUS"
+        line(header, .heading)
+        for (index, person) in page.people.enumerated() {
+            let name = person.name.truncated(to: nameWidth)
+            let text = name + String(repeating: " ", count: nameWidth - name.columns)
+                + "  " + person.role.padding(toLength: 12, withPad: " ", startingAt: 0) + "  "
+                + person.permission.padding(toLength: 10, withPad: " ", startingAt: 0) + "  " + person.status
+            let row = y
+            line(text)
+            if index == page.selection, row <= bottom { grid.paint(y: row, x: 0, width: grid.width, role: .selected) }
         }
     }
 }

@@ -37,6 +37,18 @@ public struct ScreenModel: Sendable {
         public var status: String
     }
 
+    /// The share screen: drawn over the panes without a border, so its URL can be selected whole.
+    public struct SharePage: Sendable {
+        public var title: String
+        /// Above the URL: what it is for.
+        public var urlLabel: String
+        public var url: String?
+        /// What anyone with the URL gets.
+        public var anyone: String
+        public var people: [Participant]
+        public var selection: Int
+    }
+
     /// A list to choose from over the panes (history, trash), and what the chosen one holds.
     public struct Browser: Sendable {
         public var title: String
@@ -74,6 +86,7 @@ public struct ScreenModel: Sendable {
     public var help: [(keys: String, text: String)] = []
     public var helpScroll = 0
     public var browser: Browser?
+    public var sharePage: SharePage?
 }
 
 /// Where the panes go at a size. The list takes two fifths of a wide screen;

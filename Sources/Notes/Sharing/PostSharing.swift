@@ -19,6 +19,8 @@ public struct PostSharing: Sendable {
     public enum Outcome: Equatable, Sendable {
         case shared(ShareURL)
         case invited([String])
+        /// Shared already, nobody named: its URL, shown again.
+        case existing(String)
     }
 
     /// Shares a post (its comments follow), or adds invitees to the share it already has.
@@ -29,7 +31,12 @@ public struct PostSharing: Sendable {
             guard !existing.isZoneWide else {
                 throw StoreError.invalid("\"\(post.title)\" is in notebook \(post.zone.name), which is shared as a whole; share the notebook instead")
             }
-            guard !invitees.isEmpty else { throw StoreError.invalid("\"\(post.title)\" is shared already; name people to invite") }
+            guard !invitees.isEmpty else {
+                guard let url = try store.shareURL(of: existing, scope: post.scope) else {
+                    throw StoreError.invalid("\"\(post.title)\" is shared already, and its URL is not on this device yet: sync, or name people to invite")
+                }
+                return .existing(url)
+            }
             return .invited(try invite(invitees, permission: permission, to: existing))
         }
         var share = Share(rootRecord: post.recordID, title: post.title, type: "Post")
@@ -46,6 +53,13 @@ public struct PostSharing: Sendable {
         var share = Share(zoneWide: book.zone, title: title, type: "Notebook")
         share.publicPermission = publicPermission
         return try save(share, root: nil, inviting: invitees, permission: permission)
+    }
+
+    /// The URL of the share a post belongs to, shown again from its sealed link (the owner's devices and the
+    /// share's participants hold the key); nil where this device cannot open it (yet).
+    public func url(of post: Post) throws -> String? {
+        guard let share = try store.share(for: post) else { throw StoreError.invalid("\"\(post.title)\" is not shared") }
+        return try store.shareURL(of: share, scope: post.scope)
     }
 
     /// The share a post belongs to, as the cloud has it now.
@@ -68,6 +82,12 @@ public struct PostSharing: Sendable {
     public func setPermission(_ permission: SharePermission, email: String, on post: Post) throws {
         let share = try currentShare(of: post)
         try database(post).setPermission(permission, for: try participantID(email: email, in: share, post: post), on: share.id)
+    }
+
+    /// What anyone holding the share's URL gets (none, read-only, read-write).
+    public func setPublicPermission(_ permission: SharePermission, on post: Post) throws {
+        let share = try currentShare(of: post)
+        _ = try database(post).setPublicPermission(permission, on: share.id)
     }
 
     /// The owner ends the share: every participant loses it.
@@ -121,6 +141,8 @@ public struct PostSharing: Sendable {
         case .success(let saved):
             let ids = saved.share.invitees.compactMap(\.userRecordID)
             try store.grantKeys(zone: saved.share.id.zone, root: saved.share.rootRecord, to: ids)
+            // Kept sealed to be shown again; the share stands without it (the URL is shown now whatever happens).
+            try? store.keepShareLink(saved.url!, of: saved.share)
             return saved.url!
         case .failure(.serverRecordChanged):
             throw StoreError.invalid("\"\(share.title)\" changed in the cloud meanwhile; sync and share again")

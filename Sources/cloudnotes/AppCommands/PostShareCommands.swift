@@ -36,6 +36,8 @@ struct SharePost: ParsableCommand {
         switch try sharing.share(found, inviting: emails, permission: permission, publicPermission: publicPermission) {
         case .shared(let url):
             Output.line(url.absoluteString)
+        case .existing(let url):
+            Output.line(url)
         case .invited(let people):
             Output.line("invited \(people.joined(separator: ", ")) to \"\(found.title)\"; it waits in their invitations (cloudnotes invitations)")
         }
@@ -73,9 +75,13 @@ struct PostParticipants: ParsableCommand {
 
     func run() throws {
         let session = try device.open(syncFirst: true)
-        let share = try session.postSharing.currentShare(of: try session.store.post(post))
-        let view = ShareView(share, names: try AccountNames(session.cloud))
-        if json { try Output.json(view) } else { view.printParticipants() }
+        let found = try session.store.post(post)
+        let share = try session.postSharing.currentShare(of: found)
+        var view = ShareView(share, names: try AccountNames(session.cloud))
+        view.url = try session.postSharing.url(of: found)
+        guard !json else { return try Output.json(view) }
+        view.printParticipants()
+        Output.line(view.url.map { "URL: \($0)" } ?? "URL: not on this device yet (sync, or ask the owner)")
     }
 }
 

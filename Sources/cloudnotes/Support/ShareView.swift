@@ -21,7 +21,7 @@ struct ShareView: Encodable {
     var type: String?
     var publicPermission: SharePermission
     var participants: [Participant]
-    /// Only when the share was just created: the cloud keeps no copy.
+    /// When the share was just created, or (the app) where this device opens the share's sealed link.
     var url: String?
 
     init(_ share: Share, url: ShareURL? = nil, names: AccountNames) {

@@ -1,0 +1,50 @@
+import Cloud
+import Foundation
+@testable import FrontEnd
+import Notes
+import Testing
+import TestSupport
+
+/// `s` on a shared post opens its share as it is: the URL again (from its sealed link), on lines of its own,
+/// for the owner on any device and for an accepted participant; the people; the owner's changes.
+@Suite struct ShareScreenTests {
+    @Test func theURLShowsAgainOnLinesOfItsOwnForTheOwnerAndAParticipant() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory, keys: true)
+        let heather = try Device("heather", cloud: cloud.cloud, directory: directory, keys: true)
+        jermaine.frontEnd.press(.char("a"))
+        jermaine.frontEnd.type("Sharing demo is great")
+        jermaine.frontEnd.press(.ctrl("s"), .char("s"))
+        jermaine.frontEnd.type("heather")
+        jermaine.frontEnd.press(.enter)
+        _ = jermaine.screen
+        let url = try #require(jermaine.frontEnd.clipboard)
+
+        for (width, height) in [(80, 24), (200, 60)] {
+            let page = jermaine.frontEnd.frame(width: width, height: height).lines
+            #expect(page.contains { $0.contains("Share of 'Sharing demo is great' · yours") })
+            // The URL alone on its lines, from the left edge: joined back, it is the URL, with no border in it.
+            let start = try #require(page.firstIndex { $0.hasPrefix("cloudnotes://share/") }, "\(page.joined(separator: "\n"))")
+            let urlLines = page[start...].prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            #expect(urlLines.map { $0.trimmingCharacters(in: .whitespaces) }.joined() == url)
+            #expect(urlLines.allSatisfy { !$0.contains("│") })
+            #expect(page.contains { $0.contains("heather") && $0.contains("read-write") && $0.contains("pending") })
+        }
+        jermaine.frontEnd.press(.escape)
+        jermaine.frontEnd.clipboard = nil
+        jermaine.frontEnd.press(.char("s"), .char("y"))  // opened again later: the URL from the sealed link
+        #expect(jermaine.frontEnd.clipboard == url)
+        jermaine.frontEnd.press(.char("P"))
+        _ = jermaine.screen
+        #expect(jermaine.screen.contains("Anyone with the URL: read-only"))
+
+        heather.frontEnd.runCommandLine("accept \(url)")
+        heather.sync.now()
+        heather.frontEnd.press(.char("s"))
+        let hers = heather.screen
+        #expect(hers.contains("shared with you by jermaine") && hers.contains(String(url.prefix(60))), "\(hers)")
+        heather.frontEnd.press(.char("i"))
+        #expect(heather.screen.contains("only the owner changes the share"))
+    }
+}
