@@ -9,6 +9,7 @@ struct CloudNotes: ParsableCommand {
             NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, ResolveConflict.self, DeletePost.self, CommentOnPost.self,
             ShowHistory.self, RestoreVersion.self, ShowTrash.self, RestoreDeleted.self, ShowNotices.self,
             ShowInvitations.self, DeclineInvitation.self,
+            AskForAccess.self, ListAccessRequests.self, ApproveRequest.self, DenyRequest.self, BlockRequest.self,
             Notebooks.self, NewNotebook.self, SharePost.self, AcceptShare.self, PostParticipants.self,
             RemovePostParticipant.self, SetPostPermission.self, StopSharingPost.self, LeaveShare.self,
             SyncNow.self, Status.self, SignIn.self,

@@ -374,3 +374,36 @@ struct App {
         #expect(!dump.contains(String(url.split(separator: "/").last!)))  // the token is nowhere in the cloud in clear
     }
 }
+
+@Suite struct AccessRequestCommandTests {
+    /// Mary holds a URL she was not invited to: she asks, jermaine sees it and approves; zoe asks and is
+    /// blocked, and may not ask again; a one-time link admits one person and nobody after.
+    @Test func requestApproveBlockAndOneTimeLinks() throws {
+        let app = App()
+        for name in ["heather", "mary", "zoe"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new", "Trip", "--body", "plans", as: "jermaine")
+        let url = try app.ok("share", "Trip", "--invite", "heather", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try app.run("accept", url, as: "mary").isOneLineRefusal)
+        #expect(try app.ok("request-access", url, as: "mary").contains("asked the owner"))
+        _ = try app.ok("request-access", url, as: "zoe")
+        let listed = try app.ok("requests", as: "jermaine")
+        #expect(listed.contains("\"Trip\"  mary") && listed.contains("pending"))
+
+        #expect(try app.run("approve", "nobody", as: "jermaine").isOneLineRefusal)
+        _ = try app.ok("approve", "mary", as: "jermaine")
+        _ = try app.ok("accept", url, as: "mary")
+        #expect(try app.post("Trip", as: "mary")["content"] as? String == "plans")
+        _ = try app.ok("block", "zoe", as: "jermaine")
+        let again = try app.run("request-access", url, as: "zoe")
+        #expect(again.isOneLineRefusal && again.stderr.contains("may not join"))
+        #expect(try app.ok("requests", "--json", as: "jermaine").contains("\"status\" : \"blocked\""))
+
+        let once = try app.ok("share", "Trip", "--one-time", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(once.hasPrefix("cloudnotes://share/") && once != url)
+        _ = try app.ok("status", as: "ann")
+        _ = try app.ok("accept", once, as: "ann")
+        #expect(try app.titles("ann") == ["Trip"])
+        _ = try app.ok("status", as: "bob")
+        #expect(try app.run("accept", once, as: "bob").isOneLineRefusal)
+    }
+}

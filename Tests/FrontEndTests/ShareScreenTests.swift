@@ -48,3 +48,47 @@ import TestSupport
         #expect(heather.screen.contains("only the owner changes the share"))
     }
 }
+
+/// Asking for access from the accept prompt, answering from the inbox, and a one-time link from the share screen.
+@Suite struct AccessRequestScreenTests {
+    @Test func aStrangerAsksTheOwnerLetsThemInAndAOneTimeLinkAdmitsOne() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        for name in ["heather", "mary", "ann"] { _ = try cloud.cloud.accountCreatingIfNeeded(name: name) }  // known to every front end
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory, keys: true)
+        let mary = try Device("mary", cloud: cloud.cloud, directory: directory, keys: true)
+        let ann = try Device("ann", cloud: cloud.cloud, directory: directory, keys: true)
+        jermaine.frontEnd.press(.char("a"))
+        jermaine.frontEnd.type("Trip")
+        jermaine.frontEnd.press(.ctrl("s"), .char("s"))
+        jermaine.frontEnd.type("heather")
+        jermaine.frontEnd.press(.enter)
+        _ = jermaine.screen
+        let url = try #require(jermaine.frontEnd.clipboard)
+        jermaine.frontEnd.press(.escape)
+
+        mary.frontEnd.runCommandLine("accept \(url)")
+        let asked = mary.screen
+        #expect(asked.contains("You are not invited to this share.") && asked.contains("[ Ask for access ]"), "\(asked)")
+        mary.frontEnd.press(.char("y"))
+        #expect(mary.screen.contains("asked the owner to let you in"))
+
+        jermaine.sync.now()
+        #expect(jermaine.screen.contains("✉ 1 request (I)"))
+        jermaine.frontEnd.press(.char("I"))
+        #expect(jermaine.screen.contains("mary asks to join 'Trip'"))
+        jermaine.frontEnd.press(.char("a"))
+        #expect(jermaine.screen.contains("let in mary for 'Trip'"))
+        mary.frontEnd.runCommandLine("accept \(url)")
+        mary.sync.now()
+        #expect(mary.screen.contains("Trip"))
+
+        jermaine.frontEnd.press(.char("s"), .char("o"))
+        let page = jermaine.screen
+        let once = try #require(jermaine.frontEnd.clipboard)
+        #expect(once != url && page.contains("One-time link"), "\(page)")
+        ann.frontEnd.runCommandLine("accept \(once)")
+        ann.sync.now()
+        #expect(try ann.store.postCount() == 1)
+    }
+}

@@ -127,7 +127,8 @@ extension FrontEnd {
                 let what = invitation.metadata.rootRecord == nil ? "notebook \(invitation.metadata.title)" : "'\(invitation.metadata.title)'"
                 return "\(what) from \(invitation.metadata.ownerName) · you may \(invitation.metadata.permission.text)"
             }
-            return ScreenModel.Browser(title: "Invitations · a accepts · x declines · Esc closes", rows: rows,
+            let asked = browser.requests.map { "\($0.request.name) asks to join '\($0.share.title)' · a lets in · x denies · b blocks" }
+            return ScreenModel.Browser(title: "Invitations · a accepts · x declines · Esc closes", rows: rows + asked,
                                        selection: browser.selection, body: [])
         case .notices(let notices):
             let rows = notices.map { "\(RelativeTime.text($0.at, now: now).padding(toLength: 6, withPad: " ", startingAt: 0)) \($0.text(names: context.names))" }

@@ -7,16 +7,19 @@ import Notes
 extension FrontEnd {
     /// How many invitations wait, asked of the cloud when the store changed (not every frame).
     func countInvitations() {
-        invitationCount = (try? context.postSharing?.invitations().count) ?? 0
+        guard let sharing = context.postSharing else { return }
+        invitationCount = (try? sharing.invitations().count) ?? 0
+        requestCount = (try? sharing.accessRequests().filter { $0.request.status == .pending }.count) ?? 0
     }
 
     func openInbox() {
         guard let sharing = context.postSharing else { return }
         do {
             let invitations = try sharing.invitations()
-            invitationCount = invitations.count
-            guard !invitations.isEmpty else { return flash("no invitations wait for you") }
-            state.mode = .inbox(InboxBrowser(invitations: invitations))
+            let requests = try sharing.accessRequests().filter { $0.request.status == .pending }
+            (invitationCount, requestCount) = (invitations.count, requests.count)
+            guard !invitations.isEmpty || !requests.isEmpty else { return flash("no invitations wait for you, and nobody asked to join your shares") }
+            state.mode = .inbox(InboxBrowser(invitations: invitations, requests: requests))
         } catch {
             flash("no invitations: \(error)", .error)
         }
@@ -27,18 +30,32 @@ extension FrontEnd {
         case .escape, .char("q"):
             state.mode = .browse
             return
-        case .down, .char("j"): browser.selection = min(browser.invitations.count - 1, browser.selection + 1)
+        case .down, .char("j"): browser.selection = min(browser.invitations.count + browser.requests.count - 1, browser.selection + 1)
         case .up, .char("k"): browser.selection = max(0, browser.selection - 1)
-        case .char("a"), .enter, .char("x"):
-            let invitation = browser.invitations[browser.selection]
-            let title = invitation.metadata.title
+        case .char("a"), .enter, .char("x"), .char("b"):
+            guard browser.selection >= browser.invitations.count else { return answerInvitation(browser, key) }
+            let asked = browser.requests[browser.selection - browser.invitations.count]
+            let whom = "\(asked.request.name) for '\(asked.share.title)'"
             state.mode = .browse
-            if key == .char("x") {
-                return cloudWork("declined the invitation to \"\(title)\"") { try $0.declineInvitation(invitation.id) }
+            let (response, said): (AccessResponse, String) = switch key {
+            case .char("x"): (.deny, "denied \(whom)")
+            case .char("b"): (.block, "blocked \(whom)")
+            default: (.approve(.readOnly), "let in \(whom), read-only (p in the share screen changes it)")
             }
-            return cloudWork("accepted \"\(title)\" from \(invitation.metadata.ownerName)") { _ = try $0.acceptInvitation(invitation.id) }
+            return cloudWork(said) { try $0.respond(to: asked, with: response) }
         default: break
         }
         state.mode = .inbox(browser)
+    }
+
+    private func answerInvitation(_ browser: InboxBrowser, _ key: Key) {
+        guard key != .char("b") else { return }
+        let invitation = browser.invitations[browser.selection]
+        let title = invitation.metadata.title
+        state.mode = .browse
+        if key == .char("x") {
+            return cloudWork("declined the invitation to \"\(title)\"") { try $0.declineInvitation(invitation.id) }
+        }
+        cloudWork("accepted \"\(title)\" from \(invitation.metadata.ownerName)") { _ = try $0.acceptInvitation(invitation.id) }
     }
 }

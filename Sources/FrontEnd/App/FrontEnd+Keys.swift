@@ -326,6 +326,8 @@ extension FrontEnd {
             }
         case .discard:
             flash("left without saving")
+        case .requestAccess(let url):
+            cloudWork("asked the owner to let you in; accept the URL again once they approve") { try $0.requestAccess(url) }
         case .restoreVersion(let post, let version):
             restore(post, version: version)
         case .restoreDeleted(let deleted):

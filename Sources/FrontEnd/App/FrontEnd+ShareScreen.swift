@@ -41,7 +41,23 @@ extension FrontEnd {
         case .char("P") where owner:
             let next: SharePermission = [.none: .readOnly, .readOnly: .readWrite, .readWrite: .none][share?.publicPermission ?? .none]!
             cloudWork("anyone with the URL: \(next == .none ? "nobody more" : next.text)") { try $0.setPublicPermission(next, on: post) }
-        case .char("i"), .char("p"), .char("x"), .char("P"):
+        case .char("o") where owner:
+            guard let sharing = context.postSharing else { break }
+            flash("asking the cloud…")
+            context.background { [self] in
+                let made = Result { try sharing.oneTimeLink(for: post, permission: .readOnly) }
+                self.post { fe in
+                    switch made {
+                    case .success(let url):
+                        fe.clipboard = url.absoluteString
+                        fe.state.mode = .shareScreen(ShareScreen(post: post, url: url.absoluteString, oneTime: true))
+                        fe.flash("a one-time link: it admits the first person to accept it, read-only, and nobody after")
+                    case .failure(let error):
+                        fe.flash("\(error)", .error)
+                    }
+                }
+            }
+        case .char("i"), .char("p"), .char("x"), .char("P"), .char("o"):
             flash("shared with you by \(context.names(post.zone.owner)): only the owner changes the share", .warning)
         default: break
         }
@@ -65,7 +81,7 @@ extension FrontEnd {
         let title = share?.isZoneWide == true ? "notebook \(share?.title ?? screen.post.zone.name)" : "'\(share?.title ?? screen.post.title)'"
         let whose = screen.post.scope == .private ? "yours" : "shared with you by \(context.names(screen.post.zone.owner))"
         let anyone = share.map { $0.publicPermission == .none ? "nobody more" : $0.publicPermission.text } ?? "?"
-        let label = screen.fresh
+        let label = screen.oneTime ? "One-time link: it admits one person, read-only (copied; y copies it again):" : screen.fresh
             ? (share?.invitees.isEmpty == false
                 ? "Shared. Those you invited find it in their invitations; or send them this URL (y copies it, and it is copied):"
                 : "Shared. Send this URL to whoever should join (y copies it, and it is copied):")

@@ -92,6 +92,10 @@ extension FrontEnd {
                     fe.flash("accepted \"\(metadata.title)\" from \(metadata.ownerName) (\(metadata.permission.text)); fetching it…")
                     fe.context.sync?.refresh()
                 case .failure(let error):
+                    if let refused = error as? CloudError, case .participantNotInvited(let why) = refused, why.contains("request access") {
+                        // Holding a URL one was not invited to: the owner may be asked.
+                        return fe.confirm("You are not invited to this share. Ask its owner to let you in?", "Ask for access", .requestAccess(url))
+                    }
                     fe.flash("not accepted: \(error)", .error)
                 }
             }
@@ -136,10 +140,10 @@ extension FrontEnd {
         case .history: return fixed([("j/k", "choose"), ("r", "restore this version"), ("Esc", "close")])
         case .trash: return fixed([("j/k", "choose"), ("r", "bring back"), ("Esc", "close")])
         case .notices: return fixed([("Esc", "close")])
-        case .inbox: return fixed([("j/k", "choose"), ("a", "accept"), ("x", "decline"), ("Esc", "close")])
+        case .inbox: return fixed([("j/k", "choose"), ("a", "accept / let in"), ("x", "decline / deny"), ("b", "block"), ("Esc", "close")])
         case .shareScreen(let screen):
             let owner = screen.post.scope == .private
-            return fixed((owner ? [("i", "invite"), ("p", "permission"), ("x", "remove"), ("P", "anyone with the URL")] : [])
+            return fixed((owner ? [("i", "invite"), ("p", "permission"), ("x", "remove"), ("P", "anyone with the URL"), ("o", "one-time link")] : [])
                          + [("y", "copy URL"), ("Enter/Esc", "back")])
         }
     }

@@ -40,6 +40,8 @@ public final class FrontEnd: @unchecked Sendable {
     private var noticesSaid = false
     /// Invitations waiting in the inbox, as last counted (see `countInvitations`).
     var invitationCount = 0
+    /// Requests to join this account's shares, waiting for an answer.
+    var requestCount = 0
     var status: (text: String, level: Flash.Level)?
     var listRows = 20
     private var detailShown: String?
@@ -154,6 +156,7 @@ public final class FrontEnd: @unchecked Sendable {
         var model = ScreenModel()
         model.account = context.account.name
         model.invitations = invitationCount
+        model.requests = requestCount
         model.device = context.device
         let status = syncStatus()
         model.status = status.text

@@ -36,6 +36,7 @@ public struct Confirmation: Equatable, Sendable {
         case leave(Post)
         case deleteComment(Comment)
         case restoreVersion(Post, PostHistory.Version)
+        case requestAccess(String)
         case restoreDeleted(PostHistory.Deleted)
         case emptyTrash
         case discard(PostForm)
@@ -171,11 +172,15 @@ public struct ShareScreen: Equatable, Sendable {
     public var selection = 0
     /// Just shared: the screen says so, and where invitees find it.
     public var fresh = false
+    /// A one-time link just made: the URL shown admits one person.
+    public var oneTime = false
 }
 
 /// Invitations waiting for the account, to accept or decline.
 public struct InboxBrowser: Equatable, Sendable {
     public var invitations: [InboxInvitation]
+    /// Requests to join the account's shares, after the invitations.
+    public var requests: [PostSharing.Request] = []
     public var selection = 0
 }
 

@@ -28,8 +28,10 @@ public enum Renderer {
     static func topLine(_ model: ScreenModel, into grid: inout Grid) {
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, role: .heading)
         var used = grid.put(" CloudNotes · \(model.account) on \(model.device)", x: 0, y: 0, role: .heading)
-        if model.invitations > 0 {  // waiting in the inbox (I opens it)
-            used += grid.put(" · ✉ \(model.invitations) \(model.invitations == 1 ? "invitation" : "invitations") (I)", x: used, y: 0, role: .warning)
+        let waiting = [(model.invitations, "invitation"), (model.requests, "request")].filter { $0.0 > 0 }
+            .map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }
+        if !waiting.isEmpty {  // in the inbox (I opens it)
+            used += grid.put(" · ✉ \(waiting.joined(separator: ", ")) (I)", x: used, y: 0, role: .warning)
         }
         let role: Role = switch model.statusLevel {
         case .info: .heading

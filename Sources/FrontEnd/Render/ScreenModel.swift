@@ -68,6 +68,8 @@ public struct ScreenModel: Sendable {
     public var status = ""
     /// Invitations waiting in the account's inbox.
     public var invitations = 0
+    /// Requests to join the account's shares.
+    public var requests = 0
     public var statusLevel: Flash.Level = .info
     public var listTitle = "Posts"
     public var rows: [Row] = []

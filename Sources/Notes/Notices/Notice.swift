@@ -48,7 +48,7 @@ public struct Notice: Equatable, Sendable {
     /// and who left; as a participant, a new permission. `savedBy` saved the new one. Nothing on a first
     /// sight (nothing to compare).
     static func changes(from old: Share?, to new: Share, savedBy: String?, scope: DatabaseScope, me: String, at: Date) -> [Notice] {
-        guard let old else { return [] }
+        guard let old, savedBy != me else { return [] }  // nothing to compare, or this account's own change
         let subject = subject(of: new)
         if scope == .private {
             return new.participants.compactMap { person in

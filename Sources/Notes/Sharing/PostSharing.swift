@@ -107,6 +107,39 @@ public struct PostSharing: Sendable {
         try cloud.acceptShare(try ShareURL(parsing: url), as: account)
     }
 
+    /// Asks the owner of the share behind `url` to let this account in (a URL it was not invited to).
+    public func requestAccess(_ url: String) throws {
+        try cloud.requestAccess(try ShareURL(parsing: url), as: account)
+    }
+
+    /// A request to join one of this account's shares.
+    public struct Request: Equatable, Sendable {
+        public var share: Share
+        public var request: AccessRequest
+    }
+
+    /// The requests to join this account's shares (as this device knows the shares), blocked ones too.
+    public func accessRequests() throws -> [Request] {
+        try store.ownShares().flatMap { share in
+            ((try? cloud.database(.private, as: account).accessRequests(for: share.id)) ?? []).map { Request(share: share, request: $0) }
+        }
+    }
+
+    /// Approves (with a permission), denies or blocks a request; an approved participant gets the notebook's key.
+    public func respond(to request: Request, with response: AccessResponse) throws {
+        let db = cloud.database(.private, as: account)
+        let share = try db.respond(to: request.request.userRecordID, requestingAccessTo: request.share.id, with: response)
+        if case .approve = response {
+            try store.grantKeys(zone: share.id.zone, root: share.rootRecord, to: share.invitees.compactMap(\.userRecordID))
+        }
+    }
+
+    /// A link that admits exactly one person, the first to accept it, to the share the post belongs to.
+    public func oneTimeLink(for post: Post, permission: SharePermission) throws -> ShareURL {
+        let share = try currentShare(of: post)
+        return try cloud.database(.private, as: account).makeOneTimeInvitation(for: share.id, permission: permission).url
+    }
+
     /// Invitations waiting for this account, to accept or decline without a URL.
     public func invitations() throws -> [InboxInvitation] {
         try cloud.invitations(for: account)

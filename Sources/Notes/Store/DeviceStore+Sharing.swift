@@ -21,6 +21,14 @@ extension DeviceStore {
         return ("notebook \(book.title) (\(count == 1 ? "1 post" : "\(count) posts"))", true)
     }
 
+    /// The shares of this account's own notebooks and posts this device knows.
+    public func ownShares() throws -> [Share] {
+        try read { db in
+            Self.shares(fromStored: try Data.fetchAll(db.cachedStatement(sql: "SELECT record FROM main.server_records WHERE name LIKE 'share-%' OR name = ?"),
+                                                      arguments: [Share.zoneWideRecordName]))
+        }
+    }
+
     /// The shares of many posts in one read (a screenful of the list).
     public func shares(for posts: [Post]) throws -> [Share?] {
         try read { db in try posts.map { try Self.share(db, for: $0) } }

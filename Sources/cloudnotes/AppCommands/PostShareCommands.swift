@@ -16,6 +16,7 @@ struct SharePost: ParsableCommand {
     @Flag(help: "Invitees may edit.") var readWrite = false
     @Option(name: .customLong("public"), help: "What anyone with the URL gets: none, read-only, read-write.")
     var publicPermission: SharePermission = .none
+    @Flag(help: "Print a link that admits exactly one person, the first to accept it (the post must be shared).") var oneTime = false
 
     func validate() throws {
         if (post == nil) == (notebook == nil) { throw ValidationError("name a post, or --notebook, not both") }
@@ -33,6 +34,9 @@ struct SharePost: ParsableCommand {
             return
         }
         let found = try session.store.post(post!)
+        if oneTime {
+            return Output.line(try sharing.oneTimeLink(for: found, permission: permission).absoluteString)
+        }
         switch try sharing.share(found, inviting: emails, permission: permission, publicPermission: publicPermission) {
         case .shared(let url):
             Output.line(url.absoluteString)
