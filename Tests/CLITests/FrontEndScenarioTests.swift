@@ -178,4 +178,22 @@ import TestSupport
         let accepted = try tmux.waitFor("heather") { self.row("Plans", in: $0) != nil && !$0.contains("✉") }
         #expect(accepted.ok, "\(accepted.screen)")
     }
+
+    /// Presence across processes: heather's open editor shows on jermaine's screen, and goes when she leaves it.
+    @Test func presenceOnScreen() throws {
+        defer { tmux.end() }
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new", "Meeting", "--body", "agenda", as: "jermaine")
+        let url = try app.ok("share", "Meeting", "--invite", "heather", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        try openFrontEnd("jermaine")
+        try openFrontEnd("heather")
+        try tmux.press("heather", "e")
+        let seen = try tmux.waitFor("jermaine") { $0.contains("Editing   heather now") }
+        #expect(seen.ok, "\(seen.screen)")
+        try tmux.press("heather", "Escape")
+        let gone = try tmux.waitFor("jermaine") { !$0.contains("Editing   heather now") }
+        #expect(gone.ok, "\(gone.screen)")
+    }
 }

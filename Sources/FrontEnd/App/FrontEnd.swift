@@ -42,6 +42,11 @@ public final class FrontEnd: @unchecked Sendable {
     var invitationCount = 0
     /// Requests to join this account's shares, waiting for an answer.
     var requestCount = 0
+    /// This front end's editor, as announced to the post's other readers, and when.
+    var presenceAnnounced: (post: Post, at: Date)?
+    var presenceCheckedFor: RecordID?
+    /// Who else has an editor open on a post this device holds.
+    var presences: [Presence] = []
     var status: (text: String, level: Flash.Level)?
     var listRows = 20
     private var detailShown: String?
@@ -74,6 +79,7 @@ public final class FrontEnd: @unchecked Sendable {
         let wasFailing = status.map { $0.level != .info } ?? false  // the status line already says so
         invalidate()
         countInvitations()
+        let editingNow = readPresences()
         var gone: String?
         if let keep {
             if let position = try? context.store.position(of: keep, state.filter) {
@@ -97,6 +103,7 @@ public final class FrontEnd: @unchecked Sendable {
         }
         guard let update else {
             if let said = sayNotices() { return flash(said, .warning, seconds: 8) }
+            if let editingNow { return flash(editingNow) }
             if let gone { flash(gone, .warning) }
             return
         }
@@ -109,6 +116,8 @@ public final class FrontEnd: @unchecked Sendable {
             flash("sync: \(error)", .warning)
         } else if let gone {
             flash(gone, .warning)
+        } else if let editingNow {
+            flash(editingNow)
         } else if let first = notices.first {
             flash(notices.count == 1 ? first : "\(first) (and \(notices.count - 1) more changes)", .info)
         }
@@ -137,6 +146,7 @@ public final class FrontEnd: @unchecked Sendable {
 
     public func model(width: Int, height: Int) -> ScreenModel {
         drainInbox()
+        updatePresence()
         if !noticesSaid {
             noticesSaid = true
             countInvitations()
@@ -232,8 +242,10 @@ public final class FrontEnd: @unchecked Sendable {
         guard let post = try? context.store.post(id: listed.id, zone: listed.zone, scope: listed.scope) else { return nil }
         let share = context.sharing.share(for: post)
         let readOnly = context.sharing.readOnlyReason(for: post)
-        let detail = DetailView.make(post, comments: (try? context.store.comments(on: post)) ?? [], share: share,
+        var detail = DetailView.make(post, comments: (try? context.store.comments(on: post)) ?? [], share: share,
                                      readOnly: readOnly, names: context.names, now: context.now())
+        let editors = editors(of: post)
+        if !editors.isEmpty { detail.facts.insert(("Editing", editors.joined(separator: ", ") + " now"), at: 0) }
         let chosen = SelectedDetail(post: post, detail: detail, share: share, isShared: context.sharing.isShared(post),
                                     readOnlyReason: readOnly, canDelete: context.sharing.canDelete(post))
         if detailShown != post.id { state.detailScroll = 0 }
