@@ -64,3 +64,29 @@ import Testing
         #expect(mine.frame(width: 200, height: 60).lines[2].hasPrefix("│ «  ↑ Heather's plan"))  // his own edit is not news to him
     }
 }
+
+/// Notices as the front end says them: once, on the message line, and listed by :notices, at both sizes.
+@Suite struct NoticeRenderTests {
+    @Test func aNoticeIsSaidOnceAndListedAtEitherSize() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", minute: 1)
+        try fixture.store.addNotices([
+            Notice(at: Fixture.moment, kind: .removed, by: "_heather", subject: "'Standup notes'"),
+            Notice(at: Fixture.moment.addingTimeInterval(1_800), kind: .permission, by: "_heather", subject: "'Meeting'", detail: "read-only"),
+        ])
+        let frontEnd = fixture.frontEnd()
+        for (width, height) in [(80, 24), (200, 60)] {
+            let said = frontEnd.frame(width: width, height: height)
+            #expect(said.lines[height - 2].hasPrefix("heather removed you from 'Standup notes' (and 1 more: :notices)"))
+        }
+        #expect(try fixture.store.takeUnshownNotices().isEmpty)  // said once: no other front end says it again
+
+        frontEnd.runCommandLine("notices")
+        for (width, height) in [(80, 24), (200, 60)] {
+            let listed = frontEnd.frame(width: width, height: height).text
+            #expect(listed.contains("Notices · Esc closes"))
+            #expect(listed.contains("30m    your permission on 'Meeting' is now read-only"))
+            #expect(listed.contains("1h     heather removed you from 'Standup notes'"))
+        }
+    }
+}

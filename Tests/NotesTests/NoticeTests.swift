@@ -80,3 +80,71 @@ import TestSupport
         #expect(try said(h) == ["jermaine stopped sharing notebook Notes"])
     }
 }
+
+/// A share's URL, kept sealed, opens for whoever joins later, after the notebook's key rotated too.
+@Suite struct ShareLinkTests {
+    @Test func aParticipantWhoJoinsAfterARotationReadsTheURL() throws {
+        let test = try TestCloud()
+        let dir = TemporaryDirectory("links")
+        let names = ["jermaine", "heather", "mary"]
+        let accounts = try names.map { try test.cloud.createAccount(name: $0) }
+        let devices = try accounts.enumerated().map { index, account -> NotesSync in
+            let store = try DeviceStore(directory: dir.path(names[index]))
+            store.keyring = try Keyring(directory: dir.path(names[index] + "-keys"), account: account, cloud: test.cloud)
+            try store.keyring?.publish()
+            return try NotesSync(store: store, cloud: test.cloud, account: FixedAccount(account))
+        }
+        let (j, h, m) = (devices[0], devices[1], devices[2])
+        let notes = try j.store.ensureDefaultNotebook(owner: accounts[0].id)
+        try j.store.save(Post(id: "p1", zone: notes.zone, title: "Trip", location: "Hà Nội"), by: accounts[0].id, now: Date())
+        try j.syncNow()
+        let sharing = PostSharing(store: j.store, cloud: test.cloud, account: accounts[0])
+        guard case .shared(let url) = try sharing.share(try j.store.post("p1"), inviting: ["heather"], permission: .readOnly) else {
+            Issue.record("not shared")
+            return
+        }
+        _ = try test.cloud.acceptShare(url, as: accounts[1])
+        try h.syncNow()
+        #expect(try PostSharing(store: h.store, cloud: test.cloud, account: accounts[1]).url(of: try h.store.posts()[0]) == url.absoluteString)
+
+        try sharing.removeParticipant(email: accounts[1].email, from: try j.store.post("p1"))  // the key rotates
+        try j.syncNow()
+        _ = try sharing.share(try j.store.post("p1"), inviting: ["mary"], permission: .readOnly)
+        _ = try test.cloud.acceptShare(url, as: accounts[2])
+        try m.syncNow()
+        let marys = try m.store.posts()
+        #expect(marys.first?.location == "Hà Nội")
+        #expect(try PostSharing(store: m.store, cloud: test.cloud, account: accounts[2]).url(of: marys[0]) == url.absoluteString)
+    }
+}
+
+extension ShareLinkTests {
+    /// A post share's link hangs below its post: a participant of another post's share in the same notebook
+    /// cannot read it, even raw from the cloud, and its URL is nowhere in clear.
+    @Test func aLinkIsReadOnlyByItsOwnShare() throws {
+        let test = try TestCloud()
+        let jermaine = try test.cloud.createAccount(name: "jermaine"), mary = try test.cloud.createAccount(name: "mary")
+        let dir = TemporaryDirectory("links")
+        let store = try DeviceStore(directory: dir.path("j"))
+        store.keyring = try Keyring(directory: dir.path("jk"), account: jermaine, cloud: test.cloud)
+        let j = try NotesSync(store: store, cloud: test.cloud, account: FixedAccount(jermaine))
+        let notes = try store.ensureDefaultNotebook(owner: jermaine.id)
+        try store.save([Post(id: "p1", zone: notes.zone, title: "Trip"), Post(id: "p2", zone: notes.zone, title: "Other")], by: jermaine.id, now: Date())
+        try j.syncNow()
+        let sharing = PostSharing(store: store, cloud: test.cloud, account: jermaine)
+        guard case .shared(let trip) = try sharing.share(try store.post("p1"), inviting: [], permission: .readOnly),
+              case .shared(let other) = try sharing.share(try store.post("p2"), inviting: ["mary"], permission: .readOnly) else {
+            Issue.record("not shared")
+            return
+        }
+        _ = try test.cloud.acceptShare(other, as: mary)
+        let hers = test.cloud.database(.shared, as: mary)
+        let visible = try hers.zoneChanges(in: notes.zone, since: nil).modified.map(\.id.name)
+        #expect(visible.contains("link-share-p2") && !visible.contains("link-share-p1"))
+        #expect(throws: CloudError.self) { try hers.record(RecordID(name: "link-share-p1", zone: notes.zone)) }
+        let sealed = try test.cloud.database(.private, as: jermaine).record(RecordID(name: "link-share-p1", zone: notes.zone))
+        #expect(sealed.fields.isEmpty && sealed.encryptedFields["url"] != nil)
+        #expect(sealed.encrypted("url").map { Data(trip.absoluteString.utf8).count < $0.count } == true)
+        #expect(sealed.encrypted("url").map { $0.range(of: Data(trip.absoluteString.suffix(20).utf8)) == nil } == true)
+    }
+}
