@@ -148,3 +148,52 @@ extension ShareLinkTests {
         #expect(sealed.encrypted("url").map { $0.range(of: Data(trip.absoluteString.suffix(20).utf8)) == nil } == true)
     }
 }
+
+/// What a participant who sends raw requests can plant about sharing and presence, and what the app makes of it.
+@Suite struct PlantedSharingTests {
+    @Test func aLinkOrAPresenceAParticipantPlantsIsNotBelieved() throws {
+        let test = try TestCloud()
+        let dir = TemporaryDirectory("planted")
+        let accounts = try ["jermaine", "heather"].map { try test.cloud.createAccount(name: $0) }
+        let devices = try accounts.map { account -> NotesSync in
+            let store = try DeviceStore(directory: dir.path(account.name))
+            store.keyring = try Keyring(directory: dir.path(account.name + "-keys"), account: account, cloud: test.cloud)
+            try store.keyring?.publish()
+            return try NotesSync(store: store, cloud: test.cloud, account: FixedAccount(account))
+        }
+        let (j, h) = (devices[0], devices[1])
+        let notes = try j.store.ensureDefaultNotebook(owner: accounts[0].id)
+        try j.store.save(Post(id: "p1", zone: notes.zone, title: "Trip"), by: accounts[0].id, now: Date())
+        try j.syncNow()
+        let sharing = PostSharing(store: j.store, cloud: test.cloud, account: accounts[0])
+        let url = try sharing.share(notebook: "Notes", inviting: ["heather"], permission: .readWrite)
+        _ = try test.cloud.acceptShare(url, as: accounts[1])
+        try h.syncNow()
+        try j.syncNow()
+        #expect(try sharing.url(of: try j.store.post("p1")) == url.absoluteString)
+
+        // Heather holds the notebook's key: she seals a link of her own over his, and a presence meant to last.
+        let zone = notes.zone
+        let keys = try h.store.read { db in try DeviceStore.openingKeyRecords(db, .shared, zone: zone) }
+        let key = try #require(h.store.keyring?.openZoneKeys(from: keys, zone: zone).last)
+        let raw = test.cloud.database(.shared, as: accounts[1])
+        var link = try raw.record(RecordID(name: "link-cloudkit.zoneshare", zone: zone))
+        link.setEncrypted("url", try Sealing.seal("cloudnotes://share/iCloud.cloudnotes/hers", key: key, record: link.id))
+        _ = try raw.save(link)
+        var presence = Record(type: "Presence", id: RecordID(name: "presence-\(accounts[1].id)", zone: zone))
+        presence["post"] = .string("p1")
+        presence["until"] = .date(test.clock.now().addingTimeInterval(365 * 86_400))
+        _ = try raw.save(presence)
+        var posing = presence
+        posing = Record(type: "Presence", id: RecordID(name: "presence-\(accounts[0].id)", zone: zone))  // as if he were editing
+        posing["post"] = .string("p1")
+        posing["until"] = .date(test.clock.now().addingTimeInterval(60))
+        _ = try raw.save(posing)
+        try j.syncNow()
+
+        #expect(try sharing.url(of: try j.store.post("p1")) == nil)  // not his link any more: nothing shown, never hers
+        let seen = try j.store.presences(besides: "nobody", now: test.clock.now())
+        #expect(seen.map(\.account) == [accounts[1].id])
+        #expect(try j.store.presences(besides: "nobody", now: test.clock.now().addingTimeInterval(Presence.longest + 1)).isEmpty)
+    }
+}

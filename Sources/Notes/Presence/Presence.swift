@@ -14,12 +14,17 @@ public struct Presence: Equatable, Sendable {
     public var zone: ZoneID
     public var until: Date
 
+    /// The most an announcement may claim past its save (the front end renews every two minutes for five).
+    static let longest: TimeInterval = 600
+
     static func recordID(account: String, zone: ZoneID) -> RecordID { RecordID(name: "presence-" + account, zone: zone) }
 
     init?(record: Record) {
         guard record.type == Self.recordType, case .string(let post)? = record["post"], case .date(let until)? = record["until"],
-              let account = record.system?.modifiedBy, record.id.name == "presence-" + account else { return nil }
-        (self.account, postID, zone, self.until) = (account, post, record.id.zone, until)
+              let system = record.system, record.id.name == "presence-" + system.modifiedBy else { return nil }
+        // Whoever saved it is the one editing; and no longer than an editor's announcement lasts past its save.
+        (account, postID, zone) = (system.modifiedBy, post, record.id.zone)
+        self.until = min(until, system.modifiedAt.addingTimeInterval(Self.longest))
     }
 }
 
@@ -37,7 +42,7 @@ extension PostSharing {
     public func doneEditing(_ post: Post) throws {
         do {
             try cloud.database(post.scope, as: account).delete(Presence.recordID(account: account.id, zone: post.zone))
-        } catch let error as CloudError {
+        } catch {
             if case .unknownItem = error { return }  // gone already
             throw error
         }

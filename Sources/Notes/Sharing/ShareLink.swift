@@ -31,7 +31,10 @@ extension DeviceStore {
     public func shareURL(of share: Share, scope: DatabaseScope) throws -> String? {
         guard let keyring else { return nil }
         return try read { db in
+            // Only the zone's owner writes a share's link: one planted by a participant (who holds the key too)
+            // could send people to a share of theirs.
             guard let record = try Self.lastKnown(db, scope, [ShareLink.recordID(of: share)]).values.first,
+                  record.system?.modifiedBy == share.id.zone.owner,
                   let sealed = record.encrypted(ShareLink.field) else { return nil }
             let keys = keyring.openZoneKeys(from: try Self.openingKeyRecords(db, scope, zone: share.id.zone), zone: share.id.zone)
             return Self.open(sealed, keys, record.id)
