@@ -54,5 +54,13 @@ import TestSupport
         jermaine.frontEnd.press(.char("r"), .char("y"))
         #expect(jermaine.screen.contains("brought back \"Keep me\""))
         #expect(try jermaine.store.post("p1").content == "words")
+
+        // Deleted here and not sent yet: the trash says where it is.
+        try jermaine.store.save(Post(id: "p2", zone: zone, title: "Not yet"), by: jermaine.account.id, now: Date())
+        jermaine.sync.now()
+        try jermaine.store.delete(try jermaine.store.post("p2"))
+        try jermaine.store.delete(try jermaine.store.post("p1"))
+        jermaine.frontEnd.press(.char("T"))
+        #expect(jermaine.screen.contains("the trash is empty for now: 2 deletions are still on the way to the cloud"))
     }
 }

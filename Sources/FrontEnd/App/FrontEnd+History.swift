@@ -18,7 +18,11 @@ extension FrontEnd {
         guard let history = context.history else { return }
         do {
             let deleted = try history.trash()
-            guard !deleted.isEmpty else { return flash("the trash is empty") }
+            let waiting = (try? context.store.pendingDeletionCount()) ?? 0
+            guard !deleted.isEmpty else {
+                return flash(waiting == 0 ? "the trash is empty"
+                             : "the trash is empty for now: \(waiting) \(waiting == 1 ? "deletion is" : "deletions are") still on the way to the cloud")
+            }
             state.mode = .trash(TrashBrowser(deleted: deleted))
         } catch {
             flash("no trash: \(error)", .error)

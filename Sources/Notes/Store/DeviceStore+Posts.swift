@@ -76,6 +76,16 @@ extension DeviceStore {
         }
     }
 
+    /// Deletions made here and not sent yet (the cloud's trash holds them once they are).
+    public func pendingDeletionCount() throws -> Int {
+        try read { db in
+            try ["main", "shared"].reduce(0) { total, schema in
+                total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema).pending WHERE kind = ?",
+                                          arguments: [PendingKind.deleteRecord.rawValue]) ?? 0)
+            }
+        }
+    }
+
     // MARK: Writing
 
     /// Creates a notebook (its zone is created in the cloud on the next send).
