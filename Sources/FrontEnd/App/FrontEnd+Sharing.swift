@@ -143,8 +143,10 @@ extension FrontEnd {
         case .inbox: return fixed([("j/k", "choose"), ("a", "accept / let in"), ("x", "decline / deny"), ("b", "block"), ("Esc", "close")])
         case .shareScreen(let screen):
             let owner = screen.post.scope == .private
-            return fixed((owner ? [("i", "invite"), ("p", "permission"), ("x", "remove"), ("P", "anyone with the URL"), ("o", "one-time link")] : [])
-                         + [("y", "copy URL"), ("Enter/Esc", "back")])
+            // Copying the URL first: at 80 columns the last keys give way.
+            return fixed([("y", "copy URL")]
+                         + (owner ? [("i", "invite"), ("p", "permission"), ("x", "remove"), ("P", "anyone"), ("o", "one-time link")] : [])
+                         + [("Esc", "back")])
         }
     }
 

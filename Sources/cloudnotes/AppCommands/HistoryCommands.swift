@@ -93,6 +93,7 @@ struct ShowTrash: ParsableCommand {
         let session = try device.open(syncFirst: true)
         if empty {
             let count = try session.postHistory.emptyTrash()
+            if json { return try Output.json(["emptied": count]) }
             return Output.line("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be restored")
         }
         let names = try AccountNames(session.cloud)

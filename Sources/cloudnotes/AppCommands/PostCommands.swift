@@ -142,9 +142,9 @@ struct CommentOnPost: ParsableCommand {
     @Option(help: "Delete your comment with this ID.") var delete: String?
 
     func validate() throws {
-        if edit != nil && delete != nil { throw CLIError.usage("give --edit or --delete, not both") }
-        if delete != nil, text != nil { throw CLIError.usage("--delete takes no text") }
-        if delete == nil, text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true { throw CLIError.usage("the comment is empty") }
+        if edit != nil && delete != nil { throw ValidationError("give --edit or --delete, not both") }
+        if delete != nil, text != nil { throw ValidationError("--delete takes no text") }
+        if delete == nil, text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true { throw ValidationError("the comment is empty") }
     }
 
     func run() throws {
