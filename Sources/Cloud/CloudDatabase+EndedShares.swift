@@ -26,6 +26,7 @@ extension CloudDatabase {
     public func endedShares(in zone: ZoneID) throws(CloudError) -> [EndedShare] {
         guard scope == .shared else { return [] }
         let zoneID = try normalize(zone)
+        let now = cloud.clock.now()
         return try cloud.performRead { db in
             guard let database = try databaseID(db, owner: zoneID.owner, create: false),
                   let zoneRow = try Int64.fetchOne(db, sql: "SELECT id FROM zones WHERE database = ? AND name = ?",
@@ -42,7 +43,7 @@ extension CloudDatabase {
             return rows.compactMap { row -> EndedShare? in
                 let name: String = row[0], deleted: Bool = row[1], status: String = row[2]
                 let changedBy: String? = row[3], savedBy: String? = row[4]
-                let at = Date(timeIntervalSince1970: row[5] ?? 0)
+                let at = (row[5] as Double?).map(Date.init(timeIntervalSince1970:)) ?? now  // its record went with its zone
                 if deleted { return EndedShare(shareName: name, reason: .ended, by: savedBy ?? zoneID.owner, at: at) }
                 guard status == AcceptanceStatus.removed.rawValue else { return nil }
                 let by = changedBy ?? savedBy ?? zoneID.owner

@@ -180,15 +180,22 @@ extension ShareLinkTests {
         var link = try raw.record(RecordID(name: "link-cloudkit.zoneshare", zone: zone))
         link.setEncrypted("url", try Sealing.seal("cloudnotes://share/iCloud.cloudnotes/hers", key: key, record: link.id))
         _ = try raw.save(link)
-        var presence = Record(type: "Presence", id: RecordID(name: "presence-\(accounts[1].id)", zone: zone))
+        var presence = Record(type: "Presence", id: RecordID(name: "presence-\(accounts[1].id)-p1", zone: zone))
+        presence.setParent("p1")
         presence["post"] = .string("p1")
         presence["until"] = .date(test.clock.now().addingTimeInterval(365 * 86_400))
         _ = try raw.save(presence)
         var posing = presence
-        posing = Record(type: "Presence", id: RecordID(name: "presence-\(accounts[0].id)", zone: zone))  // as if he were editing
+        posing = Record(type: "Presence", id: RecordID(name: "presence-\(accounts[0].id)-p1", zone: zone))  // as if he were editing
+        posing.setParent("p1")
         posing["post"] = .string("p1")
         posing["until"] = .date(test.clock.now().addingTimeInterval(60))
         _ = try raw.save(posing)
+        var elsewhere = Record(type: "Presence", id: RecordID(name: "presence-\(accounts[1].id)-p2", zone: zone))  // names a post it is not below
+        elsewhere.setParent("p1")
+        elsewhere["post"] = .string("p2")
+        elsewhere["until"] = .date(test.clock.now().addingTimeInterval(60))
+        _ = try raw.save(elsewhere)
         try j.syncNow()
 
         #expect(try sharing.url(of: try j.store.post("p1")) == nil)  // not his link any more: nothing shown, never hers

@@ -8,7 +8,9 @@ extension FrontEnd {
     func openHistory() {
         guard let history = context.history, let post = selectedPost else { return }
         do {
-            state.mode = .history(HistoryBrowser(post: post, versions: try history.versions(of: post)))
+            let versions = try history.versions(of: post)
+            guard !versions.isEmpty else { return flash("\"\(post.title)\" has no history in the cloud (deleted there, and its trash emptied)", .warning) }
+            state.mode = .history(HistoryBrowser(post: post, versions: versions))
         } catch {
             flash("no history: \(error)", .error)
         }

@@ -19,7 +19,7 @@ extension FrontEnd {
         if let announced = presenceAnnounced, announced.post.recordID != editing?.recordID {
             let post = announced.post
             presenceAnnounced = nil
-            context.background { try? sharing.doneEditing(post) }
+            inOrder(sharing) { try? $0.doneEditing(post) }
         }
         guard let editing else { return presenceCheckedFor = nil }
         if presenceCheckedFor != editing.recordID {
@@ -29,7 +29,26 @@ extension FrontEnd {
             return
         }
         presenceAnnounced = (editing, now)
-        context.background { try? sharing.announceEditing(editing, until: now.addingTimeInterval(Self.presenceLasts)) }
+        inOrder(sharing) { try? $0.announceEditing(editing, until: now.addingTimeInterval(Self.presenceLasts)) }
+    }
+
+    /// Runs presence calls off the loop one after another, in the order made (a goodbye must not overtake
+    /// the hello it ends, or the others would see someone editing for minutes after they left).
+    private func inOrder(_ sharing: PostSharing, _ call: @escaping @Sendable (PostSharing) -> Void) {
+        let start = presenceCalls.withLock { calls -> Bool in
+            calls.queue.append(call)
+            defer { calls.running = true }
+            return !calls.running
+        }
+        guard start else { return }
+        context.background { [presenceCalls] in
+            while let next = presenceCalls.withLock({ calls -> (@Sendable (PostSharing) -> Void)? in
+                guard !calls.queue.isEmpty else { calls.running = false; return nil }
+                return calls.queue.removeFirst()
+            }) {
+                next(sharing)
+            }
+        }
     }
 
     /// Who else is editing a post this device holds now; a newcomer is said once.
@@ -46,6 +65,20 @@ extension FrontEnd {
 
     /// Who else is editing `post`, by name, for its detail.
     func editors(of post: Post) -> [String] {
-        presences.filter { $0.postID == post.id && $0.zone == post.zone }.map { context.names($0.account) }
+        let now = context.now()
+        return presences.filter { $0.postID == post.id && $0.zone == post.zone && $0.until > now }.map { context.names($0.account) }
     }
+}
+
+/// The presence calls of a front end, run in order by one background job at a time.
+final class PresenceCalls: @unchecked Sendable {
+    struct State {
+        var queue: [@Sendable (PostSharing) -> Void] = []
+        var running = false
+    }
+
+    private let lock = NSLock()
+    private var state = State()
+
+    func withLock<T>(_ body: (inout State) -> T) -> T { lock.withLock { body(&state) } }
 }

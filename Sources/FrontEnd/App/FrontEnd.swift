@@ -47,6 +47,8 @@ public final class FrontEnd: @unchecked Sendable {
     var presenceCheckedFor: RecordID?
     /// Who else has an editor open on a post this device holds.
     var presences: [Presence] = []
+    /// Presence calls waiting to run, one at a time (see `inOrder`).
+    let presenceCalls = PresenceCalls()
     var status: (text: String, level: Flash.Level)?
     var listRows = 20
     private var detailShown: String?
@@ -109,9 +111,12 @@ public final class FrontEnd: @unchecked Sendable {
         }
         let mine = context.account.id
         let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names) }
-        if let said = sayNotices() { return flash(said, .warning, seconds: 8) }
+        let said = sayNotices()
         if let refusal = update.refusals.first {
-            flash("\(refusal)", .error)
+            // What became of an edit comes first; the notice of why (removed, say) is kept in :notices.
+            flash("\(refusal)" + (said.map { " · \($0)" } ?? ""), .error, seconds: 8)
+        } else if let said {
+            flash(said, .warning, seconds: 8)
         } else if let error = update.error, !wasFailing {
             flash("sync: \(error)", .warning)
         } else if let gone {

@@ -17,11 +17,16 @@ public struct Presence: Equatable, Sendable {
     /// The most an announcement may claim past its save (the front end renews every two minutes for five).
     static let longest: TimeInterval = 600
 
-    static func recordID(account: String, zone: ZoneID) -> RecordID { RecordID(name: "presence-" + account, zone: zone) }
+    /// One record per account and post, always below that post (a record that changed parent would count as a
+    /// move in the zone, and make every participant of its post shares fetch the zone again).
+    static func recordID(account: String, post: String, zone: ZoneID) -> RecordID {
+        RecordID(name: "presence-\(account)-\(post)", zone: zone)
+    }
 
     init?(record: Record) {
         guard record.type == Self.recordType, case .string(let post)? = record["post"], case .date(let until)? = record["until"],
-              let system = record.system, record.id.name == "presence-" + system.modifiedBy else { return nil }
+              let system = record.system, record.parent == post, record.id.name == Self.recordID(account: system.modifiedBy, post: post, zone: record.id.zone).name
+        else { return nil }
         // Whoever saved it is the one editing; and no longer than an editor's announcement lasts past its save.
         (account, postID, zone) = (system.modifiedBy, post, record.id.zone)
         self.until = min(until, system.modifiedAt.addingTimeInterval(Self.longest))
@@ -31,7 +36,7 @@ public struct Presence: Equatable, Sendable {
 extension PostSharing {
     /// Tells the post's other readers this account is editing it, until `until` (or `doneEditing`).
     public func announceEditing(_ post: Post, until: Date) throws {
-        var record = Record(type: Presence.recordType, id: Presence.recordID(account: account.id, zone: post.zone))
+        var record = Record(type: Presence.recordType, id: Presence.recordID(account: account.id, post: post.id, zone: post.zone))
         record.setParent(post.id)
         record["post"] = .string(post.id)
         record["until"] = .date(until)
@@ -41,7 +46,7 @@ extension PostSharing {
     /// The editor closed: the others stop seeing this account at work on the post.
     public func doneEditing(_ post: Post) throws {
         do {
-            try cloud.database(post.scope, as: account).delete(Presence.recordID(account: account.id, zone: post.zone))
+            try cloud.database(post.scope, as: account).delete(Presence.recordID(account: account.id, post: post.id, zone: post.zone))
         } catch {
             if case .unknownItem = error { return }  // gone already
             throw error
