@@ -45,6 +45,19 @@ import Testing
     }
 }
 
+extension CommentPickerTests {
+    /// Someone with write access saved over heather's comment (raw): the detail does not pass their words off as hers.
+    @Test func aCommentSavedOverBySomeoneElseSaysWho() {
+        var comment = Comment(id: "c1", postID: "p1", zone: ZoneID(name: "Notes", owner: "_jermaine"), scope: .shared, text: "planted")
+        (comment.createdAt, comment.createdBy) = (Fixture.moment, "_heather")
+        (comment.modifiedAt, comment.modifiedBy) = (Fixture.moment.addingTimeInterval(60), "_mary")
+        let names = { (id: String) in Fixture.names[id] ?? id }
+        #expect(DetailView.byline(comment, names: names, now: Fixture.moment.addingTimeInterval(3_600)) == "heather · 1h · changed by mary")
+        comment.modifiedBy = "_heather"
+        #expect(DetailView.byline(comment, names: names, now: Fixture.moment.addingTimeInterval(3_600)) == "heather · 1h · edited")
+    }
+}
+
 extension Mode {
     var isConfirm: Bool { if case .confirm = self { true } else { false } }
 }

@@ -32,7 +32,10 @@ enum DetailView {
     static func byline(_ comment: Comment, names: (String) -> String, now: Date) -> String {
         let who = comment.createdBy.map(names) ?? "?"
         let when = comment.createdAt.map { " · " + RelativeTime.text($0, now: now) } ?? ""
-        return who + when + (comment.wasEdited ? " · edited" : "")
+        guard comment.wasEdited else { return who + when }
+        // Saved over by someone else (raw, with write access): said, so their words are not taken for the author's.
+        if let editor = comment.modifiedBy, editor != comment.createdBy { return who + when + " · changed by \(names(editor))" }
+        return who + when + " · edited"
     }
 
     /// "2026-11-22 05:57" in the local time zone (`localtime_r`: a DateFormatter costs a millisecond to make).

@@ -13,8 +13,10 @@ public struct Comment: Equatable, Sendable {
     public var text: String
     public var createdAt: Date?
     public var createdBy: String?
-    /// When its author last changed it (its creation until then).
+    /// When it was last changed (its creation until then), and by whom: its author, unless someone with
+    /// write access to the notebook saved over it (the cloud lets them; the app never does).
     public var modifiedAt: Date?
+    public var modifiedBy: String?
 
     /// Its author changed it after writing it.
     public var wasEdited: Bool {
@@ -37,6 +39,7 @@ public struct Comment: Equatable, Sendable {
         createdAt = record.system?.createdAt
         createdBy = record.system?.createdBy
         modifiedAt = record.system?.modifiedAt
+        modifiedBy = record.system?.modifiedBy
     }
 
     func apply(to record: inout Record) {

@@ -20,6 +20,7 @@ extension DeviceStore {
         comment.createdAt = now
         comment.createdBy = account
         comment.modifiedAt = now
+        comment.modifiedBy = account
         try save(comment)
     }
 
@@ -29,6 +30,7 @@ extension DeviceStore {
         var edited = comment
         edited.text = text
         edited.modifiedAt = now
+        edited.modifiedBy = account
         try save(edited)
     }
 
@@ -58,10 +60,11 @@ extension DeviceStore {
     static func upsert(_ db: Database, _ comment: Comment) throws {
         try db.execute(sql: """
             INSERT OR REPLACE INTO \(schema(comment.scope)).comments(id, zone_name, zone_owner, post_id, text, created_at, created_by,
-                modified_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                modified_at, modified_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [comment.id, comment.zone.name, comment.zone.owner, comment.postID, comment.text,
-                             comment.createdAt?.timeIntervalSince1970, comment.createdBy, comment.modifiedAt?.timeIntervalSince1970])
+                             comment.createdAt?.timeIntervalSince1970, comment.createdBy, comment.modifiedAt?.timeIntervalSince1970,
+                             comment.modifiedBy])
     }
 
     static func comment(from row: Row, scope: DatabaseScope) -> Comment {
@@ -70,6 +73,7 @@ extension DeviceStore {
         comment.createdAt = (row["created_at"] as Double?).map(Date.init(timeIntervalSince1970:))
         comment.createdBy = row["created_by"]
         comment.modifiedAt = (row["modified_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        comment.modifiedBy = row["modified_by"]
         return comment
     }
 

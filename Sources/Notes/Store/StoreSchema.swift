@@ -73,11 +73,13 @@ enum StoreSchema {
         CREATE INDEX IF NOT EXISTS SCHEMA.comments_by_post ON comments(zone_name, zone_owner, post_id);
         ALTER TABLE SCHEMA.comments ADD COLUMN modified_at REAL;
         """,
-        // v10: what others did that touches this account, to say once and list again (used in main only).
+        // v10: what others did that touches this account, to say once and list again (used in main only), and
+        // who last changed each comment.
         """
         CREATE TABLE IF NOT EXISTS SCHEMA.notices(
             id INTEGER PRIMARY KEY, at REAL NOT NULL, kind TEXT NOT NULL, by TEXT NOT NULL, subject TEXT NOT NULL,
             detail TEXT, shown INTEGER NOT NULL DEFAULT 0);
+        ALTER TABLE SCHEMA.comments ADD COLUMN modified_by TEXT;
         """,
     ]
 
