@@ -30,10 +30,13 @@ extension CloudDatabase {
             guard let access = try access(db, zoneID), try access.canRead(db, name: id.name),
                   let stored = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID), stored.type != Share.recordType
             else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
-            let earlier = try VersionTable.versions(db, zone: access.zone.id, name: id.name, zoneID: zoneID)
+            // A participant sees nothing saved before they joined (a password removed before sharing stays gone).
+            let joined = try access.joined(db, name: id.name) ?? 0
+            let kept = try VersionTable.versions(db, zone: access.zone.id, name: id.name, zoneID: zoneID)
+            let earlier = kept.filter { Int64($0.record.changeTag ?? "", radix: 36).map { $0 >= joined } ?? false }
                 .map { RecordVersion(number: $0.number, record: $0.record) }
             guard let current = stored.record else { return earlier }
-            return [RecordVersion(number: (earlier.first?.number ?? 0) + 1, record: current)] + earlier
+            return [RecordVersion(number: (kept.first?.number ?? 0) + 1, record: current)] + earlier
         }
     }
 
@@ -46,12 +49,13 @@ extension CloudDatabase {
             guard let access = try access(db, zoneID) else { return [] }
             let cutoff = now.timeIntervalSince1970 - (try VersionTable.retention(db)).trashAge
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT name, modified_at, modified_by FROM records
+                SELECT name, modified_at, modified_by, seq FROM records
                 WHERE zone = ? AND deleted = 1 AND type = ? AND modified_at >= ? ORDER BY modified_at DESC, name
                 """), arguments: [access.zone.id, type, cutoff])
             return try rows.compactMap { row -> DeletedRecord? in
-                let name: String = row[0]
-                guard try access.canRead(db, name: name),
+                let name: String = row[0], deletedSeq: Int64 = row[3]
+                // Deleted before the caller joined: never theirs to see.
+                guard try access.canRead(db, name: name), deletedSeq >= (try access.joined(db, name: name) ?? 0),
                       let last = try VersionTable.versions(db, zone: access.zone.id, name: name, zoneID: zoneID).first else { return nil }
                 return DeletedRecord(last: RecordVersion(number: last.number, record: last.record),
                                      deletedAt: Date(timeIntervalSince1970: row[1]), deletedBy: row[2])

@@ -29,6 +29,8 @@ struct ParticipantRow {
     var oneTimeID: String?
     /// When this row last changed: the shared database's history for `account`.
     let seq: Int64
+    /// When they last became an accepted participant (nil for rows from before the cloud kept it: no limit).
+    let joinedSeq: Int64?
 
     init(_ row: Row) {
         id = row["id"]
@@ -39,6 +41,7 @@ struct ParticipantRow {
         status = AcceptanceStatus(rawValue: row["status"]) ?? .unknown
         oneTimeID = row["one_time_id"]
         seq = row["seq"]
+        joinedSeq = row["joined_seq"]
     }
 
     var hasAccess: Bool { status == .accepted && permission != .none }
@@ -113,16 +116,18 @@ enum ShareTable {
                                   permission: SharePermission, status: AcceptanceStatus, seq: Int64,
                                   oneTime: (id: String, hash: Data)? = nil) throws {
         try db.execute(sql: """
-            INSERT INTO participants(share, account, role, permission, status, one_time_id, one_time_hash, seq)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO participants(share, account, role, permission, status, one_time_id, one_time_hash, seq, joined_seq)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [share, account, role.rawValue, permission.rawValue, status.rawValue,
-                             oneTime?.id, oneTime?.hash, seq])
+                             oneTime?.id, oneTime?.hash, seq, status == .accepted ? seq : nil])
     }
 
     /// Writes a participant's changed row, stamping it with `seq`.
     static func update(_ db: Database, _ participant: ParticipantRow, seq: Int64, by actor: String) throws {
         try db.execute(sql: """
-            UPDATE participants SET account = ?, role = ?, permission = ?, status = ?, seq = ?, changed_by = ? WHERE id = ?
+            UPDATE participants SET account = ?1, role = ?2, permission = ?3, status = ?4, seq = ?5, changed_by = ?6,
+                joined_seq = CASE WHEN ?4 = 'accepted' AND status != 'accepted' THEN ?5 ELSE joined_seq END
+            WHERE id = ?7
             """, arguments: [participant.account, participant.role.rawValue, participant.permission.rawValue,
                              participant.status.rawValue, seq, actor, participant.id])
     }

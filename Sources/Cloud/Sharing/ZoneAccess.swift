@@ -50,6 +50,20 @@ struct ZoneAccess {
         return covering(try RecordTable.chain(db, zone: zone.id, from: name), in: grants) != nil
     }
 
+    /// When the caller joined the share through which they read the record `name` (its earliest grant, if
+    /// several cover it): what the cloud kept from before, they never saw, and its history does not show them.
+    /// Nil where no limit holds (the owner, the public database, participants from before the cloud kept it).
+    func joined(_ db: Database, name: String) throws -> Int64? {
+        switch grant {
+        case .owner, .publicDatabase: return nil
+        case .zoneWide(_, let participant): return participant.joinedSeq
+        case .hierarchies(let grants):
+            let chain = try RecordTable.chain(db, zone: zone.id, from: name)
+            let covering = grants.filter { grant in grant.share.name == name || chain.contains { $0 == grant.share.root } }
+            return covering.map { $0.participant.joinedSeq ?? 0 }.min()
+        }
+    }
+
     /// The names a hierarchical participant sees, tombstones included; nil means everything.
     func visibleNames(_ db: Database) throws -> Set<String>? {
         guard case .hierarchies(let grants) = grant else { return nil }

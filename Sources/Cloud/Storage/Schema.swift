@@ -105,7 +105,8 @@ enum Schema {
         """,
         // v6: earlier versions of each record (kept when a save replaces it or a deletion tombstones it),
         // how long the cloud keeps them and what was deleted (see `Retention`), and who last changed each
-        // participant (so one taken off a share is told by whom; see `endedShares`).
+        // participant (so one taken off a share is told by whom; see `endedShares`) and when they joined (history
+        // from before is not theirs to read; see `ZoneAccess.joined`).
         """
         CREATE TABLE versions(
             zone INTEGER NOT NULL REFERENCES zones(id),
@@ -126,6 +127,7 @@ enum Schema {
             history_days REAL NOT NULL,
             trash_days REAL NOT NULL);
         ALTER TABLE participants ADD COLUMN changed_by TEXT;
+        ALTER TABLE participants ADD COLUMN joined_seq INTEGER;
         """,
     ]
 
