@@ -83,4 +83,24 @@ import TestSupport
         #expect(seen.content == "planted" && seen.modifiedBy == heather.id)
         #expect(try #require(seen.modifiedAt) < Date(timeIntervalSince1970: 4_000_000_000))
     }
+
+    /// Heather typed her edit offline an hour before it reached the cloud; jermaine looked in between. The
+    /// post is still new to him: what counts is when her change reached his device, not when she typed it.
+    @Test func anEditTypedLongAgoIsNewWhenItArrivesAfterYouLooked() throws {
+        try share()
+        var post = try #require(try participant.store.post(id: "p1", zone: notes.zone, scope: .shared))
+        let base = post.fields
+        post.content = "tickets, visas"
+        let typed = test.clock.now().addingTimeInterval(-3_600)
+        _ = try participant.store.saveEdit(post, from: base, by: Editor(account: heather, device: "laptop"), now: typed)
+        owner.store.now = { [clock = test.clock] in clock.now() }
+        try owner.store.markSeen(try owner.store.post("p1"), now: test.clock.now().addingTimeInterval(-60))  // he looked a minute ago
+        try participant.syncNow()
+        try owner.syncNow()
+
+        let listed = try #require(try owner.store.listedPosts(offset: 0, limit: 5).first { $0.post.id == "p1" })
+        #expect(listed.post.modifiedAt == typed && listed.isUnread(by: jermaine.id))
+        try owner.store.markSeen(listed.post, now: test.clock.now().addingTimeInterval(1))
+        #expect(try owner.store.listedPosts(offset: 0, limit: 5).first { $0.post.id == "p1" }?.isUnread(by: jermaine.id) == false)
+    }
 }

@@ -20,7 +20,7 @@ extension DeviceStore {
             let pendingKinds = try Self.pendingKinds(db, scope, ids), localPosts = try Self.localPosts(db, scope, ids)
             // Each record is remembered, shares and other types too (for reference): in its post's row where
             // the row holds it whole, else as a copy, written after the merges read the last ones.
-            var rows: [PostRow] = [], copies: [Record] = []
+            var rows: [PostRow] = [], copies: [Record] = [], changedHere: [RecordID] = []
             for record in news {
                 guard record.type == Post.recordType, pendingKinds[record.id] != .deleteRecord else {
                     copies.append(record)
@@ -29,6 +29,7 @@ extension DeviceStore {
                 var row = PostRow(record: record, scope: scope)
                 let known = localPosts[record.id]
                 if known?.modifiedAt != row.post.modifiedAt || known?.modifiedBy != row.post.modifiedBy {
+                    changedHere.append(record.id)
                     arrivals.append(Arrival(kind: known == nil ? .added : .edited, postID: row.post.id, title: row.post.title,
                                             by: row.post.modifiedBy))
                 }
@@ -45,6 +46,12 @@ extension DeviceStore {
                 if row.changeTag == nil { copies.append(record) }
             }
             try Self.upsert(db, scope, rows)
+            // When someone's change reached this device, by its own clock (what is new since you looked goes by it).
+            let arrivedAt = now().timeIntervalSince1970
+            for id in changedHere {
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(Self.schema(scope)).arrived(zone_name, zone_owner, id, arrived_at) VALUES (?, ?, ?, ?)")
+                    .execute(arguments: [id.zone.name, id.zone.owner, id.name, arrivedAt])
+            }
             // Comments after the posts, so a comment on a post of the same batch finds it.
             for record in news where record.type == Comment.recordType {
                 let comment = Comment(record: record, scope: scope)

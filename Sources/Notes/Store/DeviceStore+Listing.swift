@@ -11,11 +11,14 @@ public struct ListedPost: Equatable, Sendable {
     public var comments = 0
     /// When this device last showed it (`markSeen`); nil if never.
     public var seenAt: Date?
+    /// When someone's change of it last reached this device (its clock); nil for a change made here.
+    public var arrivedAt: Date?
 
-    /// Someone else changed it since this device last showed it.
+    /// Someone else changed it since this device last showed it: by when the change arrived here where it
+    /// did (an edit typed offline hours ago is still news), else by when it was made.
     public func isUnread(by account: String) -> Bool {
-        guard let modifiedAt = post.modifiedAt, post.modifiedBy != account else { return false }
-        return seenAt.map { $0 < modifiedAt } ?? true
+        guard let changed = arrivedAt ?? post.modifiedAt, post.modifiedBy != account else { return false }
+        return seenAt.map { $0 < changed } ?? true
     }
 }
 
@@ -55,14 +58,15 @@ extension DeviceStore {
             }
             return try rows.map {
                 let post = Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private, at: 1)
-                let (comments, seenAt) = try Self.commentsAndSeen(db, post)
-                return ListedPost(post: post, pending: $0["is_pending"], comments: comments, seenAt: seenAt)
+                let (comments, seenAt, arrivedAt) = try Self.commentsAndSeen(db, post)
+                return ListedPost(post: post, pending: $0["is_pending"], comments: comments, seenAt: seenAt, arrivedAt: arrivedAt)
             }
         }
     }
 
-    /// A post's comment count and when this device last showed it: read for the rows on screen only.
-    private static func commentsAndSeen(_ db: Database, _ post: Post) throws -> (Int, Date?) {
+    /// A post's comment count, when this device last showed it and when someone's change of it last arrived:
+    /// read for the rows on screen only.
+    private static func commentsAndSeen(_ db: Database, _ post: Post) throws -> (Int, Date?, Date?) {
         let arguments: StatementArguments = [post.zone.name, post.zone.owner, post.id]
         let schema = schema(post.scope)
         let comments = try Int.fetchOne(db.cachedStatement(sql: """
@@ -71,7 +75,10 @@ extension DeviceStore {
         let seen = try Double.fetchOne(db.cachedStatement(sql: """
             SELECT seen_at FROM \(schema).seen WHERE zone_name = ? AND zone_owner = ? AND id = ?
             """), arguments: arguments)
-        return (comments, seen.map(Date.init(timeIntervalSince1970:)))
+        let arrived = try Double.fetchOne(db.cachedStatement(sql: """
+            SELECT arrived_at FROM \(schema).arrived WHERE zone_name = ? AND zone_owner = ? AND id = ?
+            """), arguments: arguments)
+        return (comments, seen.map(Date.init(timeIntervalSince1970:)), arrived.map(Date.init(timeIntervalSince1970:)))
     }
 
     /// Remembers that this device showed the post at `now`, so it no longer reads as new.

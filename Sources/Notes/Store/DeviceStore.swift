@@ -27,6 +27,13 @@ public final class DeviceStore: @unchecked Sendable {
         set { keyringLock.withLock { _keyring = newValue } }
     }
 
+    /// This device's clock, for when a change arrived here (injected where a run must replay).
+    public var now: @Sendable () -> Date {
+        get { keyringLock.withLock { _now } }
+        set { keyringLock.withLock { _now = newValue } }
+    }
+    private var _now: @Sendable () -> Date = Date.init
+
     /// Turns user record IDs into the account names a conflict block shows; IDs as they are until set.
     public var names: @Sendable (String) -> String {
         get { keyringLock.withLock { _names } }

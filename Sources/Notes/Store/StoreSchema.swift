@@ -74,12 +74,16 @@ enum StoreSchema {
         ALTER TABLE SCHEMA.comments ADD COLUMN modified_at REAL;
         """,
         // v10: what others did that touches this account, to say once and list again (used in main only), and
-        // who last changed each comment.
+        // who last changed each comment, and when someone else's change of a post arrived here (what is new since
+        // you looked goes by this device's clock, not the editor's).
         """
         CREATE TABLE IF NOT EXISTS SCHEMA.notices(
             id INTEGER PRIMARY KEY, at REAL NOT NULL, kind TEXT NOT NULL, by TEXT NOT NULL, subject TEXT NOT NULL,
             detail TEXT, shown INTEGER NOT NULL DEFAULT 0);
         ALTER TABLE SCHEMA.comments ADD COLUMN modified_by TEXT;
+        CREATE TABLE IF NOT EXISTS SCHEMA.arrived(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL, arrived_at REAL NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner, id));
         """,
     ]
 
