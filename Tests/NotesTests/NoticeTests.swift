@@ -70,6 +70,19 @@ import TestSupport
         #expect(try h.store.notices().count == 2)  // and kept, to list again
     }
 
+    /// Heather accepts, then jermaine (elsewhere) invites mary before this device fetches: both changes come in one
+    /// fetch, the last saved by him, and heather's acceptance is still told.
+    @Test func anAcceptanceIsToldThoughTheOwnerSavedTheShareSince() throws {
+        let link = try url(try sharing.share(try j.store.post("p1"), inviting: ["heather"], permission: .readWrite))
+        try j.syncNow()
+        _ = try test.cloud.acceptShare(link, as: heather)
+        let share = try test.cloud.database(.private, as: jermaine).fetchShare(try #require(try j.store.share(for: try j.store.post("p1"))).id)
+        _ = try test.cloud.database(.private, as: jermaine).addParticipant(
+            try test.cloud.database(.private, as: jermaine).lookUpParticipant(accountName: "mary"), permission: .readOnly, to: share.id)
+        try j.syncNow()
+        #expect(try said(j) == ["heather accepted your invitation to 'Trip'"])
+    }
+
     @Test func stoppingANotebookShareIsToldToItsParticipants() throws {
         let link = try sharing.share(notebook: "Notes", inviting: ["heather"], permission: .readOnly)
         _ = try test.cloud.acceptShare(link, as: heather)

@@ -48,13 +48,15 @@ public struct Notice: Equatable, Sendable {
     /// and who left; as a participant, a new permission. `savedBy` saved the new one. Nothing on a first
     /// sight (nothing to compare).
     static func changes(from old: Share?, to new: Share, savedBy: String?, scope: DatabaseScope, me: String, at: Date) -> [Notice] {
-        guard let old, savedBy != me else { return [] }  // nothing to compare, or this account's own change
+        guard let old else { return [] }  // nothing to compare
         let subject = subject(of: new)
         if scope == .private {
             return new.participants.compactMap { person in
                 guard person.role != .owner, let id = person.userRecordID, id != me else { return nil }
                 let before = old.participant(id)
-                if person.status == .accepted, before.map({ $0.status != .accepted }) ?? true {
+                // Accepted an invitation (whoever saved the share last), or joined by a link; letting someone in
+                // oneself (approving a request) is not news.
+                if person.status == .accepted, before?.status != .accepted, before?.status == .pending || savedBy != me {
                     return Notice(at: at, kind: .accepted, by: id, subject: subject)
                 }
                 if person.status == .removed, let before, before.status != .removed, savedBy == id {
