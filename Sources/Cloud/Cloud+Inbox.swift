@@ -65,3 +65,30 @@ extension Cloud {
         return share
     }
 }
+
+/// A request to join one of an account's shares, with the share it is for.
+public struct OwnedShareRequest: Equatable, Sendable {
+    public var shareID: RecordID
+    public var request: AccessRequest
+}
+
+extension Cloud {
+    /// Every request to join a share `owner` owns, in one read (the inbox counts them after each sync).
+    public func accessRequests(ownedBy owner: Account) throws(CloudError) -> [OwnedShareRequest] {
+        try performRead { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT s.name AS share_name, z.name AS zone_name, r.account, r.status, r.requested_at, a.name, a.email
+                FROM access_requests r JOIN shares s ON s.id = r.share JOIN zones z ON z.id = s.zone
+                JOIN databases d ON d.id = z.database JOIN accounts a ON a.id = r.account
+                WHERE d.owner = ? AND s.deleted = 0 AND z.deleted_at IS NULL
+                ORDER BY r.requested_at, a.name
+                """), arguments: [owner.id]).map { row in
+                OwnedShareRequest(
+                    shareID: RecordID(name: row["share_name"], zone: ZoneID(name: row["zone_name"], owner: owner.id)),
+                    request: AccessRequest(userRecordID: row["account"], name: row["name"], email: row["email"],
+                                           requestedAt: Date(timeIntervalSince1970: row["requested_at"]),
+                                           status: AccessRequest.Status(rawValue: row["status"]) ?? .pending))
+            }
+        }
+    }
+}

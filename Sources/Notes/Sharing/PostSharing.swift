@@ -118,10 +118,11 @@ public struct PostSharing: Sendable {
         public var request: AccessRequest
     }
 
-    /// The requests to join this account's shares (as this device knows the shares), blocked ones too.
+    /// The requests to join this account's shares (those this device knows), blocked ones too: one cloud read.
     public func accessRequests() throws -> [Request] {
-        try store.ownShares().flatMap { share in
-            ((try? cloud.database(.private, as: account).accessRequests(for: share.id)) ?? []).map { Request(share: share, request: $0) }
+        let shares = Dictionary(try store.ownShares().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        return try cloud.accessRequests(ownedBy: account).compactMap { asked in
+            shares[asked.shareID].map { Request(share: $0, request: asked.request) }
         }
     }
 
