@@ -29,7 +29,8 @@ extension DeviceStore {
                 var row = PostRow(record: record, scope: scope)
                 let known = localPosts[record.id]
                 if known?.modifiedAt != row.post.modifiedAt || known?.modifiedBy != row.post.modifiedBy {
-                    changedHere.append(record.id)
+                    // A post new to this device is new however it is timed: only changes of known ones need the hour.
+                    if known != nil { changedHere.append(record.id) }
                     arrivals.append(Arrival(kind: known == nil ? .added : .edited, postID: row.post.id, title: row.post.title,
                                             by: row.post.modifiedBy))
                 }
