@@ -18,7 +18,7 @@ import TestSupport
         jermaine.sync.now()
         let sharing = PostSharing(store: jermaine.store, cloud: cloud.cloud, account: jermaine.account)
         guard case .shared(let url) = try sharing.share(try jermaine.store.post("p1"), inviting: ["heather"], permission: permission) else {
-            throw CLITestStop("not shared")
+            throw NotShared()
         }
         _ = try cloud.cloud.acceptShare(url, as: heather.account)
         heather.sync.now()
@@ -62,4 +62,5 @@ import TestSupport
     }
 }
 
-struct CLITestStop: Error { let message: String; init(_ m: String) { message = m } }
+/// The share call made no new share (the test cannot go on).
+struct NotShared: Error {}
