@@ -20,7 +20,7 @@ extension FrontEnd {
         guard let history = context.history else { return }
         do {
             let deleted = try history.trash()
-            let waiting = (try? context.store.pendingDeletionCount()) ?? 0
+            let waiting = (try? context.store.pendingCount(deletionsOnly: true)) ?? 0
             guard !deleted.isEmpty else {
                 return flash(waiting == 0 ? "the trash is empty"
                              : "the trash is empty for now: \(waiting) \(waiting == 1 ? "deletion is" : "deletions are") still on the way to the cloud")

@@ -70,18 +70,14 @@ extension DeviceStore {
     }
 
     /// How many changes wait to be sent.
-    public func pendingCount() throws -> Int {
-        try read { db in
-            try ["main", "shared"].reduce(0) { $0 + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \($1).pending") ?? 0) }
-        }
-    }
-
-    /// Deletions made here and not sent yet (the cloud's trash holds them once they are).
-    public func pendingDeletionCount() throws -> Int {
-        try read { db in
+    /// Changes made here and not sent yet; with `deletionsOnly`, the deletions among them (the cloud's trash
+    /// holds those once they are sent).
+    public func pendingCount(deletionsOnly: Bool = false) throws -> Int {
+        let kind = deletionsOnly ? PendingKind.deleteRecord.rawValue : nil
+        return try read { db in
             try ["main", "shared"].reduce(0) { total, schema in
-                total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema).pending WHERE kind = ?",
-                                          arguments: [PendingKind.deleteRecord.rawValue]) ?? 0)
+                total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema).pending WHERE ?1 IS NULL OR kind = ?1",
+                                          arguments: [kind]) ?? 0)
             }
         }
     }
