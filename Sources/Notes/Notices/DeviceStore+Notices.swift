@@ -30,9 +30,13 @@ extension DeviceStore {
         }
     }
 
-    /// Notices no front end has shown yet, oldest first, marked shown as they are taken.
+    /// Notices no front end has shown yet, oldest first, marked shown as they are taken. Asked after every
+    /// store change: a read answers the usual "none", and only notices to take need the write lock.
     public func takeUnshownNotices() throws -> [Notice] {
-        try write(.private) { db in
+        guard try read({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM main.notices WHERE shown = 0)") }) == true else {
+            return []
+        }
+        return try write(.private) { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM main.notices WHERE shown = 0 ORDER BY id")
             try db.execute(sql: "UPDATE main.notices SET shown = 1 WHERE shown = 0")
             return rows.compactMap(Self.notice(from:))
@@ -51,7 +55,7 @@ extension DeviceStore {
     func knownShares(_ scope: DatabaseScope, zone: ZoneID) throws -> [String: Share] {
         try read { db in
             let rows = try Data.fetchAll(db.cachedStatement(sql: """
-                SELECT record FROM \(Self.schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ?
+                SELECT record FROM \(Self.schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND \(Self.shareNames)
                 """), arguments: [zone.name, zone.owner])
             return Dictionary(Self.shares(fromStored: rows).map { ($0.id.name, $0) }, uniquingKeysWith: { a, _ in a })
         }

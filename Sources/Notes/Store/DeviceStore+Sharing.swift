@@ -24,10 +24,13 @@ extension DeviceStore {
     /// The shares of this account's own notebooks and posts this device knows.
     public func ownShares() throws -> [Share] {
         try read { db in
-            Self.shares(fromStored: try Data.fetchAll(db.cachedStatement(sql: "SELECT record FROM main.server_records WHERE name LIKE 'share-%' OR name = ?"),
-                                                      arguments: [Share.zoneWideRecordName]))
+            Self.shares(fromStored: try Data.fetchAll(db.cachedStatement(sql: "SELECT record FROM main.server_records WHERE \(Self.shareNames)")))
         }
     }
+
+    /// The names share records go by, as an SQL condition on `server_records.name` (a post's share is "share-" and
+    /// its post's ID; a notebook's has one fixed name), so the records read to find shares are only those.
+    static let shareNames = "(name LIKE 'share-%' OR name = '\(Share.zoneWideRecordName)')"
 
     /// The shares of many posts in one read (a screenful of the list).
     public func shares(for posts: [Post]) throws -> [Share?] {
