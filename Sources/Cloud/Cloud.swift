@@ -11,7 +11,7 @@ import GRDB
 ///     let heather = try cloud.createAccount(name: "heather")
 ///     let db = cloud.database(.private, as: heather)
 ///     try db.save(zone: ZoneID(name: "Notes"))
-public final class Cloud: Sendable {
+public final class Cloud: PushSource, Sendable {
     public static let defaultContainer = "iCloud.cloudnotes"
     static let fileName = "cloud.sqlite"
 
@@ -72,9 +72,7 @@ public final class Cloud: Sendable {
     }
 
     /// Calls `handler` shortly after any request changes what a topic covers.
-    public func subscribe(
-        to topics: Set<PushTopic>, handler: @escaping @Sendable (PushTopic) -> Void
-    ) -> PushSubscription {
+    public func subscribe(to topics: Set<PushTopic>, handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
         PushSubscription(directory: notifier.directory, topics: topics, handler: handler)
     }
 
@@ -98,6 +96,11 @@ public final class Cloud: Sendable {
     /// after the commit: the change is made but its response is lost, as on
     /// a real network, and a client must cope.
     func perform<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> T {
+        try performCommitting(body).result
+    }
+
+    /// `perform`, also returning what the commit posted to each topic (see `Committed`).
+    func performCommitting<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> (result: T, commit: Committed) {
         if let fault = faults.current.draw(random) {
             if fault == .networkFailure, random.below(2) == 0 { _ = try commit(body) }
             throw fault
@@ -111,23 +114,33 @@ public final class Cloud: Sendable {
         return try file.read(body)
     }
 
-    private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> T {
-        var topics: Set<PushTopic> = []
-        var sequence: Int64 = 0
+    private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> (result: T, commit: Committed) {
+        var committed = Committed(sequence: 0, previous: [:])
         let mark = highWater.read()
         let result = try file.write { db in
             // A file put back to an older state gets a new identity before anything is written over it.
             try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
             var request = try Request(db: db, now: clock.now())
             let result = try body(&request)
-            try request.finish()
-            topics = request.topics
-            sequence = request.sequence
+            committed = try request.finish()
             return result
         }
-        if sequence > (mark ?? 0) { highWater.raise(to: sequence) }
-        if !topics.isEmpty { notifier.post(topics, sequence: sequence) }
-        return result
+        if committed.sequence > (mark ?? 0) { highWater.raise(to: committed.sequence) }
+        if !committed.previous.isEmpty { notifier.post(Set(committed.previous.keys), sequence: committed.sequence) }
+        return (result, committed)
+    }
+}
+
+/// A write request as committed: its last sequence number, and for each topic it posted to, the commit posted
+/// there before it.
+struct Committed {
+    let sequence: Int64
+    let previous: [PushTopic: Int64]
+
+    /// What the caller of a database hears: the commit as its own database's topic saw it (nil when the
+    /// request did not change that database).
+    func seen(by database: CloudDatabase) -> Commit? {
+        previous[database.pushTopic].map { Commit(sequence: sequence, previous: $0) }
     }
 }
 
@@ -160,9 +173,12 @@ struct Request {
         return sequence
     }
 
-    func finish() throws {
+    /// Writes the sequence number reached and moves each topic told to it.
+    func finish() throws -> Committed {
         if sequence != startSequence {
             try db.execute(sql: "UPDATE sequence SET value = ? WHERE id = 1", arguments: [sequence])
         }
+        guard !topics.isEmpty else { return Committed(sequence: sequence, previous: [:]) }
+        return Committed(sequence: sequence, previous: try TopicTable.advance(db, topics, to: sequence, unknown: startSequence))
     }
 }

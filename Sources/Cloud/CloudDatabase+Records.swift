@@ -16,6 +16,8 @@ public enum SavePolicy: String, Codable, Sendable, CaseIterable {
 public struct ModifyResult: Sendable {
     public var saveResults: [RecordID: Result<Record, CloudError>] = [:]
     public var deleteResults: [RecordID: Result<Void, CloudError>] = [:]
+    /// The commit as this database saw it; nil when nothing in it changed.
+    public var commit: Commit?
 
     public init() {}
 
@@ -57,7 +59,7 @@ extension CloudDatabase {
         var zones: [ZoneID] = []
         for zone in saving.map(\.id.zone) + deleting.map(\.zone) where !zones.contains(zone) { zones.append(zone) }
 
-        return try cloud.perform { request in
+        let (result, committed) = try cloud.performCommitting { request in
             var result = ModifyResult()
             for zone in zones {
                 try request.db.execute(sql: "SAVEPOINT zone")
@@ -104,6 +106,9 @@ extension CloudDatabase {
             }
             return result
         }
+        var told = result
+        told.commit = committed.seen(by: self)
+        return told
     }
 
     /// Saves one record and returns it as the server now has it.

@@ -5,6 +5,8 @@ import GRDB
 public struct ZoneModifyResult: Sendable {
     public var saveResults: [ZoneID: Result<ZoneID, CloudError>] = [:]
     public var deleteResults: [ZoneID: Result<ZoneDeletionReason, CloudError>] = [:]
+    /// The commit as this database saw it; nil when nothing in it changed.
+    public var commit: Commit?
 
     /// Throws a partial failure naming every zone that failed.
     public func throwIfFailed() throws(CloudError) {
@@ -21,7 +23,7 @@ extension CloudDatabase {
     public func modifyZones(
         saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason = .deleted
     ) throws(CloudError) -> ZoneModifyResult {
-        try cloud.perform { request in
+        let (result, committed) = try cloud.performCommitting { request in
             var result = ZoneModifyResult()
             for zone in saving {
                 result.saveResults[zone] = Result { () throws(CloudError) in try save(zone, &request) }
@@ -34,6 +36,9 @@ extension CloudDatabase {
             }
             return result
         }
+        var told = result
+        told.commit = committed.seen(by: self)
+        return told
     }
 
     /// Creates a zone; idempotent.

@@ -19,7 +19,7 @@ public struct CloudDatabase: Sendable {
     public var pushTopic: PushTopic { .database(scope, of: caller.id) }
 
     /// Calls `handler` shortly after any change to this database.
-    public func subscribe(_ handler: @escaping @Sendable (PushTopic) -> Void) -> PushSubscription {
+    public func subscribe(_ handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
         cloud.subscribe(to: [pushTopic], handler: handler)
     }
 

@@ -29,6 +29,7 @@ extension SyncEngine {
         let result = try request("modifyZones", "save=\(saves) delete=\(deletes)") {
             try database.modifyZones(saving: saves, deleting: deletes)
         }
+        noteOwn(result.commit)
         var sent = SentDatabaseChanges()
         for id in saves {
             switch result.saveResults[id]! {
@@ -127,6 +128,7 @@ extension SyncEngine {
             let part = try request("modifyRecords", "save=\(saves.map { "\($0.id)#\($0.changeTag ?? "new")" }) delete=\(deletes)") {
                 try database.modifyRecords(saving: saves, deleting: deletes, policy: .ifServerRecordUnchanged, atomically: atomically)
             }
+            noteOwn(part.commit)
             result.merge(part)
         } catch CloudError.limitExceeded(let why) {
             let count = saves.count + deletes.count

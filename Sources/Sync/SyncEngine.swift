@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import Synchronization
 
 /// Keeps one database of one device in step with the cloud, with the
 /// semantics of CloudKit's CKSyncEngine: the app tells the engine what
@@ -65,8 +66,11 @@ public final class SyncEngine: @unchecked Sendable {
     /// leaves them out instead of sending the app its own saves back.
     /// Touched only with `syncLock` held.
     var ownSaves: [ZoneID: [String: String]] = [:]
+    /// The last commit of this engine's that followed everything it had seen (see `Commit`): pushes up to it
+    /// bring nothing new.
+    private let ownCommitsSeen = Mutex<Int64>(0)
     private var events: EventQueue<SyncEvent>!
-    private var driver: SyncDriver?
+    private var loop: SyncLoop?
 
     /// - Throws: `SyncError.malformedState` when the saved state cannot be read.
     public init(_ configuration: Configuration) throws(SyncError) {
@@ -85,17 +89,42 @@ public final class SyncEngine: @unchecked Sendable {
         })
         state.onChange = { [weak self] in self?.pendingChangesChanged() }
         if configuration.automaticallySync {
-            driver = SyncDriver(engine: self, timing: configuration.timing, random: configuration.random)
-            driver?.start()
+            loop = SyncLoop(engines: [self], pushes: configuration.cloud, timing: configuration.timing, random: configuration.random)
+            loop?.start()
         }
     }
 
-    deinit { driver?.stop() }
+    deinit { loop?.stop() }
 
     /// Stops automatic sync; a sync under way finishes first.
     public func stop() {
-        driver?.stop()
-        driver = nil
+        loop?.stop()
+        loop = nil
+    }
+
+    /// The topic the cloud posts this engine's database's changes to, for the account signed in now.
+    public var pushTopic: PushTopic? { accountSource.currentAccount().map { .database(scope, of: $0.id) } }
+
+    /// Whether a push brings nothing this engine has not seen: its last fetch covered the commit, or the commit
+    /// is its own and followed only what it had seen. A push from before the engine's first fetch is new.
+    public func hasSeen(_ push: Push) -> Bool {
+        if state.withLock({ $0.databaseToken })?.covers(push.sequence) == true { return true }
+        return push.sequence <= ownCommitsSeen.withLock { $0 }
+    }
+
+    /// Notes a commit of this engine's sends: when it followed only what the engine had seen, its push is no news.
+    func noteOwn(_ commit: Commit?) {
+        guard let commit else { return }
+        let token = state.withLock { $0.databaseToken }
+        ownCommitsSeen.withLock { seen in
+            if commit.previous <= seen || token?.covers(commit.previous) == true { seen = max(seen, commit.sequence) }
+        }
+    }
+
+    /// Forgets what this engine saw of a cloud or an account it no longer syncs with.
+    private func forgetSeen() {
+        ownSaves = [:]
+        ownCommitsSeen.withLock { $0 = 0 }
     }
 
     /// Whether a fetch or send is running now.
@@ -125,7 +154,7 @@ public final class SyncEngine: @unchecked Sendable {
 
     private func pendingChangesChanged() {
         postStateUpdate()
-        driver?.changesAdded()
+        loop?.changesAdded([scope])
     }
 
     func batch(_ context: SendChangesContext) -> RecordZoneChangeBatch? {
@@ -147,7 +176,7 @@ public final class SyncEngine: @unchecked Sendable {
     public func adopt(_ identity: CloudIdentity) {
         syncLock.withLock {
             state.adopt(cloud: identity.id)
-            ownSaves = [:]
+            forgetSeen()
         }
         postStateUpdate()
     }
@@ -167,20 +196,18 @@ public final class SyncEngine: @unchecked Sendable {
             state.withLock { $0.accountID = account.id }  // first sign-in keeps what the app already added
             try deliver(.accountChange(.signIn(current: account)))
             postStateUpdate()
-            driver?.accountChanged(to: account)
         case (let previous?, nil):
             // The app forgets the previous account's data first; if it cannot, nothing here changes either.
             try deliver(.accountChange(.signOut(previous: previous)))
             state.reset(accountID: nil)
-            ownSaves = [:]
+            forgetSeen()
             postStateUpdate()
             throw SyncError.signedOut
         case (let previous?, let account?) where previous != account.id:
             try deliver(.accountChange(.switchAccounts(previous: previous, current: account)))
             state.reset(accountID: account.id)
-            ownSaves = [:]
+            forgetSeen()
             postStateUpdate()
-            driver?.accountChanged(to: account)
         default:
             break
         }

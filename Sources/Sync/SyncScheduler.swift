@@ -1,3 +1,4 @@
+import Cloud
 import Foundation
 
 /// How quickly automatic sync reacts, and how it backs off.
@@ -15,16 +16,42 @@ public struct SyncTiming: Sendable, Equatable {
     public init() {}
 }
 
-/// When to fetch and send, as a state machine: inputs in, actions out; the
-/// caller owns the timer and does the work (STYLE: "state machines return
-/// actions"). It coalesces bursts, runs one sync at a time, and after a
-/// transient error waits at least the cloud's retry-after, doubling the wait
-/// while errors continue, so it never spins.
+/// Which of a device's databases a sync round fetches and which it sends.
+public struct SyncRound: Equatable, Sendable {
+    public var fetch: Set<DatabaseScope>
+    public var send: Set<DatabaseScope>
+
+    public init(fetch: Set<DatabaseScope> = [], send: Set<DatabaseScope> = []) {
+        self.fetch = fetch
+        self.send = send
+    }
+
+    /// Fetch and send every one of `scopes`.
+    public static func everything(_ scopes: Set<DatabaseScope>) -> SyncRound { SyncRound(fetch: scopes, send: scopes) }
+
+    public var isEmpty: Bool { fetch.isEmpty && send.isEmpty }
+
+    /// The scopes the round touches at all.
+    public var scopes: Set<DatabaseScope> { fetch.union(send) }
+
+    public mutating func formUnion(_ other: SyncRound) {
+        fetch.formUnion(other.fetch)
+        send.formUnion(other.send)
+    }
+}
+
+/// When to fetch and send what, as a state machine: inputs in, actions out;
+/// the caller owns the timer and does the work (STYLE: "state machines
+/// return actions"). It coalesces bursts, runs one round at a time (only
+/// what was asked for: a push to one database fetches that one, an edit
+/// sends), and after a transient error waits at least the cloud's
+/// retry-after, doubling the wait while errors continue, so it never spins.
 public struct SyncScheduler {
     public enum Input: Equatable {
-        case started
-        case changesAdded
-        case pushReceived
+        /// Fetch and send these databases (a device starting, a person asking to refresh).
+        case started(Set<DatabaseScope>)
+        case changesAdded(Set<DatabaseScope>)
+        case pushReceived(Set<DatabaseScope>)
         case timerFired
         case finished(Outcome)
     }
@@ -39,13 +66,12 @@ public struct SyncScheduler {
 
     public enum Action: Equatable {
         case arm(Date)
-        case run(fetch: Bool, send: Bool)
+        case run(SyncRound)
     }
 
     public let timing: SyncTiming
-    private(set) var wantFetch = false
-    private(set) var wantSend = false
-    private(set) var running: (fetch: Bool, send: Bool)?
+    private(set) var wanted = SyncRound()
+    private(set) var running: SyncRound?
     private(set) var armedAt: Date?
     private(set) var backoffUntil: Date?
     private(set) var consecutiveFailures = 0
@@ -55,27 +81,25 @@ public struct SyncScheduler {
     /// - Parameter jitter: a random number in 0..<1 (injected, so runs replay).
     public mutating func handle(_ input: Input, now: Date, jitter: Double = 0) -> Action? {
         switch input {
-        case .started:
-            wantFetch = true
-            wantSend = true
+        case .started(let scopes):
+            wanted.formUnion(.everything(scopes))
             return schedule(at: now)
-        case .changesAdded:
-            wantSend = true
+        case .changesAdded(let scopes):
+            wanted.send.formUnion(scopes)
             return schedule(at: now + timing.sendDelay)
-        case .pushReceived:
-            wantFetch = true
+        case .pushReceived(let scopes):
+            wanted.fetch.formUnion(scopes)
             return schedule(at: now + timing.fetchDelay)
         case .timerFired:
             armedAt = nil
-            guard running == nil, wantFetch || wantSend else { return nil }
+            guard running == nil, !wanted.isEmpty else { return nil }
             if let backoffUntil, backoffUntil > now { return schedule(at: backoffUntil) }
-            let run = (fetch: wantFetch, send: wantSend)
+            let run = wanted
             running = run
-            wantFetch = false
-            wantSend = false
-            return .run(fetch: run.fetch, send: run.send)
+            wanted = SyncRound()
+            return .run(run)
         case .finished(let outcome):
-            let ran = running ?? (false, false)
+            let ran = running ?? SyncRound()
             running = nil
             switch outcome {
             case .success, .failure:
@@ -86,10 +110,9 @@ public struct SyncScheduler {
                 let doubling = timing.backoffBase * pow(2, Double(min(consecutiveFailures - 1, 30)))
                 let wait = max(retryAfter ?? 0, min(timing.backoffCap, doubling)) * (1 + timing.jitter * jitter)
                 backoffUntil = now + wait
-                wantFetch = wantFetch || ran.fetch
-                wantSend = wantSend || ran.send
+                wanted.formUnion(ran)
             }
-            guard wantFetch || wantSend else { return nil }
+            guard !wanted.isEmpty else { return nil }
             return schedule(at: now)
         }
     }

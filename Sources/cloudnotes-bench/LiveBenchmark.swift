@@ -58,6 +58,7 @@ struct LiveBenchmark: ParsableCommand {
             liveB.stop()
         }
         Thread.sleep(forTimeInterval: 0.5)  // both settle their first round
+        let roundsBefore = (a: liveA.counts.rounds, b: liveB.counts.rounds)
         var total = Timings(), processing = Timings(), scheduling = Timings()
         for edit in 0..<edits {
             post.content = "edit \(edit)"
@@ -91,6 +92,9 @@ struct LiveBenchmark: ParsableCommand {
             scheduling.samples.append(waited)
             processing.samples.append(elapsed - waited)
         }
+        Thread.sleep(forTimeInterval: 0.2)  // the last edit's pushes arrive
+        let roundsA = Double(liveA.counts.rounds - roundsBefore.a) / Double(edits)
+        let roundsB = Double(liveB.counts.rounds - roundsBefore.b) / Double(edits)
         // The same through another process of A (a second front end, a command): it saves to the store
         // and wakes A's syncing process through notify/changed, as they do.
         let other = try DeviceStore(directory: a.store.directory)
@@ -117,6 +121,8 @@ struct LiveBenchmark: ParsableCommand {
                    unit: "ms", target: "—"),
             Figure(name: "  of which scheduling (wait before A's round)", median: scheduling.median, p95: scheduling.p95, p99: scheduling.p99,
                    unit: "ms", target: "—"),
+            Figure(name: "sync rounds per edit on A, which sends it", value: roundsA, unit: "rounds", target: "1 (no echo)"),
+            Figure(name: "sync rounds per edit on B, which fetches it", value: roundsB, unit: "rounds", target: "1"),
             Figure(name: "edit saved by another process of A until B holds it (\(viaOther.samples.count) edits)", median: viaOther.median,
                    p95: viaOther.p95, p99: viaOther.p99, unit: "ms", target: "p95 ≤ 250"),
         ]

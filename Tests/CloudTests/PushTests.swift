@@ -4,11 +4,12 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Collects the topics a subscription reports.
+/// Collects the pushes a subscription reports.
 final class PushLog: Sendable {
-    private let topics = Mutex<[PushTopic]>([])
-    func record(_ topic: PushTopic) { topics.withLock { $0.append(topic) } }
-    var all: [PushTopic] { topics.withLock { $0 } }
+    private let pushes = Mutex<[Push]>([])
+    func record(_ push: Push) { pushes.withLock { $0.append(push) } }
+    var all: [PushTopic] { pushes.withLock { $0.map(\.topic) } }
+    var sequences: [Int64] { pushes.withLock { $0.map(\.sequence) } }
 }
 
 @Suite struct PushTests {
@@ -70,5 +71,41 @@ final class PushLog: Sendable {
 
         Thread.sleep(forTimeInterval: 0.2)
         #expect(log.all.isEmpty)
+    }
+
+    @Test func aPushCarriesTheSequenceNumberOfTheCommitThatMadeIt() throws {
+        let test = try TestCloud()
+        let heather = try test.privateDatabase("heather")
+        let log = PushLog()
+        let subscription = heather.subscribe(log.record)
+        defer { subscription.cancel() }
+
+        let made = try heather.modifyZones(saving: [ZoneID(name: "Notes")], deleting: [])
+        let commit = try #require(made.commit)
+        #expect(eventually { log.sequences.contains(commit.sequence) })
+    }
+
+    /// What lets a device drop the push of its own change: the commit names the one before it in the database,
+    /// whoever made it, and commits elsewhere do not count.
+    @Test func aCommitNamesTheCommitBeforeItInTheCallersDatabase() throws {
+        let test = try TestCloud()
+        let heather = try test.privateDatabase("heather"), mary = try test.privateDatabase("mary")
+        let zone = ZoneID(name: "Notes")
+        let first = try #require(try heather.modifyZones(saving: [zone], deleting: []).commit)
+        _ = try mary.modifyZones(saving: [zone], deleting: [])  // another account's database: not heather's news
+        let second = try #require(try heather.modifyRecords(saving: [.make("a", in: zone)]).commit)
+        #expect(second.previous == first.sequence)
+        #expect(second.sequence > first.sequence)
+
+        // Another device of heather's (another connection) commits: the next commit follows that one.
+        let elsewhere = try test.reopen().database(.private, as: heather.caller)
+        let third = try #require(try elsewhere.modifyRecords(saving: [.make("b", in: zone)]).commit)
+        let fourth = try #require(try heather.modifyRecords(saving: [.make("c", in: zone)]).commit)
+        #expect(third.previous == second.sequence)
+        #expect(fourth.previous == third.sequence)
+
+        // A request that changes nothing commits nothing to tell.
+        #expect(try heather.modifyZones(saving: [zone], deleting: []).commit == nil)
+        #expect(try heather.modifyRecords(saving: [.make("x", in: ZoneID(name: "Missing"))]).commit == nil)
     }
 }

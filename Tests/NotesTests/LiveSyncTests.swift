@@ -41,6 +41,29 @@ final class Updates: @unchecked Sendable {
         #expect(try d.a.store.post("Groceries").content == "milk\neggs")
     }
 
+    /// A device hears the push of its own send like anyone's: it must not run a round that finds nothing.
+    @Test func anEditIsSentInOneRoundAndItsOwnPushStartsNoOther() throws {
+        let d = try TwoDevices()
+        let updates = Updates()
+        let live = LiveSync(sync: d.b, random: SeededRandom(seed: 7)) { updates.add($0) }
+        live.start()
+        defer { live.stop() }
+        #expect(eventually { live.status() == .synced && live.counts.rounds == 1 })
+
+        try d.write(d.b, Post(id: "p1", zone: d.notes.zone, title: "Mine"))
+        live.changesAdded()
+        #expect(eventually { live.status() == .synced && live.counts.pushesDropped >= 1 })
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(live.counts.rounds == 2, "\(live.counts)")
+
+        // Another device's edit is news: one round fetches it.
+        try d.write(d.a, Post(id: "p2", zone: d.notes.zone, title: "Theirs"))
+        try d.a.syncNow()
+        #expect(eventually { (try? d.b.store.post("Theirs")) != nil })
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(live.counts.rounds == 3, "\(live.counts)")
+    }
+
     @Test func anUnreachableCloudShowsOfflineWithWhatWaitsAndNothingIsLost() throws {
         let d = try TwoDevices()
         // The live device reads the fault switch from the cloud's directory, as every process does.

@@ -1,3 +1,4 @@
+import Cloud
 import Foundation
 @testable import Sync
 import Testing
@@ -12,25 +13,25 @@ import Testing
 
     @Test func aBurstOfChangesIsOneSend() {
         var s = SyncScheduler(timing: timing)
-        #expect(s.handle(.changesAdded, now: t0) == .arm(t0 + 0.05))
-        #expect(s.handle(.changesAdded, now: t0 + 0.01) == nil, "already armed sooner")
-        #expect(s.handle(.changesAdded, now: t0 + 0.04) == nil)
-        #expect(s.handle(.timerFired, now: t0 + 0.05) == .run(fetch: false, send: true))
+        #expect(s.handle(.changesAdded([.private]), now: t0) == .arm(t0 + 0.05))
+        #expect(s.handle(.changesAdded([.private]), now: t0 + 0.01) == nil, "already armed sooner")
+        #expect(s.handle(.changesAdded([.private]), now: t0 + 0.04) == nil)
+        #expect(s.handle(.timerFired, now: t0 + 0.05) == .run(SyncRound(send: [.private])))
         #expect(s.handle(.finished(.success), now: t0 + 0.06) == nil)
     }
 
     @Test func aPushLeadsToAFetchAndInputDuringARunWaitsForIt() {
         var s = SyncScheduler(timing: timing)
-        #expect(s.handle(.pushReceived, now: t0) == .arm(t0 + 0.01))
-        #expect(s.handle(.timerFired, now: t0 + 0.01) == .run(fetch: true, send: false))
-        #expect(s.handle(.changesAdded, now: t0 + 0.02) == nil, "one sync at a time")
+        #expect(s.handle(.pushReceived([.private]), now: t0) == .arm(t0 + 0.01))
+        #expect(s.handle(.timerFired, now: t0 + 0.01) == .run(SyncRound(fetch: [.private])))
+        #expect(s.handle(.changesAdded([.private]), now: t0 + 0.02) == nil, "one sync at a time")
         #expect(s.handle(.finished(.success), now: t0 + 0.03) == .arm(t0 + 0.03))
-        #expect(s.handle(.timerFired, now: t0 + 0.03) == .run(fetch: false, send: true))
+        #expect(s.handle(.timerFired, now: t0 + 0.03) == .run(SyncRound(send: [.private])))
     }
 
     @Test func transientErrorsBackOffHonouringRetryAfterAndNeverSpin() {
         var s = SyncScheduler(timing: timing)
-        _ = s.handle(.started, now: t0)
+        _ = s.handle(.started([.private]), now: t0)
         var now = t0
         var waits: [TimeInterval] = []
         for retryAfter in [nil, nil, 5.0, nil, nil, nil, nil, nil, nil, nil] as [TimeInterval?] {
@@ -47,25 +48,24 @@ import Testing
             now = at
         }
         #expect(waits == [0.25, 0.5, 5, 2, 4, 8, 16, 30, 30, 30])
-        guard case .run(let fetch, let send) = s.handle(.timerFired, now: now) else { return }
-        #expect(fetch && send, "what failed is retried")
+        #expect(s.handle(.timerFired, now: now) == .run(.everything([.private])), "what failed is retried")
         #expect(s.handle(.finished(.success), now: now) == nil)
         #expect(s.consecutiveFailures == 0)
     }
 
     @Test func aFailureThatRetryingCannotFixWaitsForNewInput() {
         var s = SyncScheduler(timing: timing)
-        _ = s.handle(.changesAdded, now: t0)
+        _ = s.handle(.changesAdded([.private]), now: t0)
         _ = s.handle(.timerFired, now: t0 + 0.05)
         #expect(s.handle(.finished(.failure), now: t0 + 0.1) == nil)
-        #expect(!s.wantSend && !s.wantFetch)
+        #expect(s.wanted.isEmpty)
     }
 
     @Test func jitterSpreadsRetries() {
         var timing = SyncTiming()
         timing.jitter = 0.5
         var s = SyncScheduler(timing: timing)
-        _ = s.handle(.pushReceived, now: t0)
+        _ = s.handle(.pushReceived([.private]), now: t0)
         _ = s.handle(.timerFired, now: t0 + 0.01)
         #expect(s.handle(.finished(.transient(retryAfter: 1)), now: t0, jitter: 1) == .arm(t0 + 1.5))
     }

@@ -29,6 +29,10 @@ public struct ChangeToken: Hashable, Codable, Sendable, CustomStringConvertible 
         self.init(value, issued: issued)
     }
 
+    /// Whether everything up to a commit (its change sequence number) is behind this token: a push of that
+    /// commit brings a device that fetched up to here nothing new.
+    public func covers(_ commit: Int64) -> Bool { commit <= sequence }
+
     /// Tokens saved before `issued` existed were issued where they point.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -8,11 +8,12 @@ import Glibc
 ///
 /// It watches the `notify` directory with inotify, so it costs nothing while
 /// nothing happens; if inotify is unavailable it polls the files' times
-/// every second. Bursts of posts may reach the handler as one call.
-public final class PushSubscription: @unchecked Sendable {
+/// every second. Bursts of posts may reach the handler as one call, with
+/// the sequence number the topic's file holds when it is read.
+public final class PushSubscription: PushWatch, @unchecked Sendable {
     private let topics: Set<String>
     private let directory: URL
-    private let handler: @Sendable (PushTopic) -> Void
+    private let handler: @Sendable (Push) -> Void
     private let queue = DispatchQueue(label: "cloudnotes.push")
     private var source: (any DispatchSourceProtocol)?
     private var stamps: [String: timespec] = [:]
@@ -20,7 +21,7 @@ public final class PushSubscription: @unchecked Sendable {
     /// - Parameter polling: whether to fall back to a slow poll when inotify
     ///   is unavailable (tests turn it off to prove inotify alone delivers).
     init(directory: URL, topics: Set<PushTopic>, polling: Bool = true,
-         handler: @escaping @Sendable (PushTopic) -> Void) {
+         handler: @escaping @Sendable (Push) -> Void) {
         self.directory = directory
         self.topics = Set(topics.map(\.fileName))
         self.handler = handler
@@ -31,7 +32,7 @@ public final class PushSubscription: @unchecked Sendable {
     /// moved in): how a device's processes wake each other.
     public convenience init(watching directory: URL, files: Set<String>, handler: @escaping @Sendable (String) -> Void) {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        self.init(directory: directory, topics: Set(files.map { PushTopic(fileName: $0) })) { handler($0.fileName) }
+        self.init(directory: directory, topics: Set(files.map { PushTopic(fileName: $0) })) { handler($0.topic.fileName) }
     }
 
     /// Whether inotify, rather than the slow poll, is watching.
@@ -86,7 +87,7 @@ public final class PushSubscription: @unchecked Sendable {
                 offset += MemoryLayout<inotify_event>.size + Int(event.len)
             }
         }
-        for name in fired.sorted() { handler(PushTopic(fileName: name)) }
+        for name in fired.sorted() { handler(push(name)) }
     }
     #endif
 
@@ -101,12 +102,18 @@ public final class PushSubscription: @unchecked Sendable {
                 let old = self.stamps[name]
                 if stamp.tv_sec != old?.tv_sec || stamp.tv_nsec != old?.tv_nsec {
                     self.stamps[name] = stamp
-                    self.handler(PushTopic(fileName: name))
+                    self.handler(self.push(name))
                 }
             }
         }
         timer.resume()
         return timer
+    }
+
+    /// The push a topic's file describes now (`PushNotifier` writes the commit's sequence number).
+    private func push(_ name: String) -> Push {
+        let text = (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+        return Push(topic: PushTopic(fileName: name), sequence: Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
     }
 
     private func modificationTime(_ name: String) -> timespec {

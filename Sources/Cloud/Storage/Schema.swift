@@ -129,6 +129,13 @@ enum Schema {
         ALTER TABLE participants ADD COLUMN changed_by TEXT;
         ALTER TABLE participants ADD COLUMN joined_seq INTEGER;
         """,
+        // v7: the last commit posted to each push topic, so a commit can tell its caller which came before it
+        // (see `Commit`: a device drops the push of its own change when it had seen everything before it).
+        """
+        CREATE TABLE push_topics(
+            name TEXT PRIMARY KEY,
+            seq INTEGER NOT NULL) WITHOUT ROWID;
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

@@ -6,7 +6,7 @@ import Sync
 /// device's syncing process): it fetches when the cloud pushes, sends soon
 /// after an edit here or in another process of the device (they wake it
 /// through `notify/changed`), backs off while the cloud is unreachable, and
-/// reports what arrived. Work runs on its own queue, never the caller's.
+/// reports what arrived. Rounds run on its `SyncLoop`'s queue, never the caller's.
 public final class LiveSync: @unchecked Sendable {
     public enum Status: Equatable, Sendable {
         case synced
@@ -42,12 +42,14 @@ public final class LiveSync: @unchecked Sendable {
     public static let storedFile = "stored"
 
     private let sync: NotesSync
-    private let queue = DispatchQueue(label: "cloudnotes.live-sync")
     private let onUpdate: @Sendable (Update) -> Void
-    private var timer: SchedulerTimer!
-    private var watches: [PushSubscription] = []
-    /// Set (on `queue`) once stopped: nothing runs after.
-    private var stopped = false
+    private var loop: SyncLoop!
+    /// Wakes the loop when another process of the device saved something.
+    private var wake: (any PushWatch)?
+    /// Set once stopped: nothing runs after.
+    private let stoppedLock = NSLock()
+    private var _stopped = false
+    private var stopped: Bool { stoppedLock.withLock { _stopped } }
     private let errorLock = NSLock()
     private var _lastError: (any Error)?
     /// Read by the front end between frames, so it must not wait for a sync under way.
@@ -60,45 +62,34 @@ public final class LiveSync: @unchecked Sendable {
                 onUpdate: @escaping @Sendable (Update) -> Void) {
         self.sync = sync
         self.onUpdate = onUpdate
-        timer = SchedulerTimer(queue: queue, timing: timing, random: random) { [weak self] _, _ in
-            self?.runOnce() ?? .failure
+        loop = SyncLoop(engines: [sync.engine(.private), sync.engine(.shared)], pushes: sync.cloud, timing: timing, random: random) {
+            [weak self] round in try self?.run(round)
         }
     }
 
     public func start() {
-        let account = sync.account.currentAccount()
-        queue.async { [self] in
-            if let account {
-                watches.append(sync.cloud.subscribe(to: [.database(.private, of: account.id), .database(.shared, of: account.id)]) { [weak self] _ in
-                    guard let self else { return }
-                    self.queue.async { self.handle(.pushReceived) }
-                })
-            }
-            watches.append(PushSubscription(watching: Self.notifyDirectory(sync.store.directory), files: [Self.changedFile]) { [weak self] _ in
-                guard let self else { return }
-                self.queue.async {
-                    self.onUpdate(Update())  // another process wrote: show it now, send it soon
-                    self.handle(.changesAdded)
-                }
-            })
-            handle(.started)
+        wake = PushSubscription(watching: Self.notifyDirectory(sync.store.directory), files: [Self.changedFile]) { [weak self] _ in
+            guard let self, !self.stopped else { return }
+            self.onUpdate(Update())  // another process wrote: show it now, send it soon
+            self.loop.changesAdded()
         }
+        loop.start()
     }
 
     public func stop() {
-        queue.sync {
-            stopped = true
-            timer.stop()
-            watches.forEach { $0.cancel() }
-            watches = []
-        }
+        stoppedLock.withLock { _stopped = true }
+        wake?.cancel()
+        loop.stop()
     }
 
     /// An edit was saved here: send it soon.
-    public func changesAdded() { queue.async { self.handle(.changesAdded) } }
+    public func changesAdded() { loop.changesAdded() }
 
-    /// Fetch (and send) now, as a refresh key asks.
-    public func refresh() { queue.async { self.handle(.pushReceived) } }
+    /// Fetch and send now, as a refresh key asks.
+    public func refresh() { loop.refresh() }
+
+    /// What the loop has done (rounds run, pushes that brought nothing new).
+    public var counts: SyncLoop.Counts { loop.counts }
 
     /// Whether the last round found the cloud emptied, replaced or restored (`NotesSync.reupload` rebuilds it).
     public var cloudChanged: Bool {
@@ -107,7 +98,7 @@ public final class LiveSync: @unchecked Sendable {
 
     /// Rebuilds the cloud from this device (`NotesSync.reupload`), then reports as a round does.
     public func reupload() {
-        queue.async { [self] in
+        loop.perform { [self] in
             guard !stopped else { return }  // the device's lock may be another process's by now
             do {
                 try sync.reupload()
@@ -137,29 +128,23 @@ public final class LiveSync: @unchecked Sendable {
     /// Tells the device's other readers that the store changed.
     static func announceStored(_ device: URL) { DeviceLock.signal(storedFile, directory: device) }
 
-    // MARK: Scheduling
+    // MARK: Rounds
 
-    /// The timer ignores input once stopped.
-    private func handle(_ input: SyncScheduler.Input) { timer.handle(input) }
-
-    private func runOnce() -> SyncScheduler.Outcome {
+    /// One round of the loop's: syncs what it asks, then tells the device's readers and the caller what came of it.
+    private func run(_ round: SyncRound) throws {
         let started = DispatchTime.now().uptimeNanoseconds
-        var outcome = SyncScheduler.Outcome.success
+        defer {
+            let news = sync.takeNews()
+            Self.announceStored(sync.store.directory)
+            let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }, started: started, duration: duration))
+        }
         do {
-            try sync.syncNow()
+            try sync.sync(round)
             lastError = nil
         } catch {
             lastError = error
-            if let error = error as? CloudError, error.isTransient {
-                outcome = .transient(retryAfter: error.retryAfter)
-            } else {
-                outcome = .failure
-            }
+            throw error
         }
-        let news = sync.takeNews()
-        Self.announceStored(sync.store.directory)
-        let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }, started: started, duration: duration))
-        return outcome
     }
 }

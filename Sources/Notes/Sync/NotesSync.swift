@@ -57,9 +57,16 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         }
     }
 
+    /// The databases a device mirrors.
+    public static let scopes: Set<DatabaseScope> = [.private, .shared]
+
     /// Sends, then fetches, both databases, and sends again what a merge
     /// re-added (a few rounds at most); notes when and how it went.
-    public func syncNow() throws {
+    public func syncNow() throws { try sync(.everything(Self.scopes)) }
+
+    /// One round of what `round` asks, database by database: sends, fetches, and sends again what a merge
+    /// re-added (a few rounds at most); notes when and how it went.
+    public func sync(_ round: SyncRound) throws {
         do {
             try loadPending()
         } catch {
@@ -68,12 +75,12 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             throw error
         }
         var firstError: (any Error)?
-        for scope in [DatabaseScope.private, .shared] {
+        for scope in [DatabaseScope.private, .shared] where round.scopes.contains(scope) {
             do {
                 if scope == .private { try store.prepareZoneKeys() }
                 try store.mergeUnopenedLocations(scope)
-                try engine(scope).sendChanges()
-                try engine(scope).fetchChanges()
+                if round.send.contains(scope) { try engine(scope).sendChanges() }
+                if round.fetch.contains(scope) { try engine(scope).fetchChanges() }
                 for _ in 0..<3 where !engine(scope).state.pendingRecordZoneChanges.isEmpty {
                     if scope == .private { try store.prepareZoneKeys() }  // a zone the first send created has none yet
                     try store.mergeUnopenedLocations(scope)  // a key the fetch brought opens a location typed over
