@@ -40,7 +40,7 @@ public final class AppSimulation {
     let options: SimulationOptions
     let random: SeededRandom
     let clock = ManualClock()
-    let cloud: Cloud
+    let cloud: LocalCloud
     let directory: URL
     let tampering: CloudTampering
     var accounts: [Account] = []
@@ -68,7 +68,7 @@ public final class AppSimulation {
         self.directory = directory
         random = SeededRandom(seed: options.seed)
         let cloudDirectory = directory.appendingPathComponent("cloud")
-        cloud = try Cloud(directory: cloudDirectory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
+        cloud = try LocalCloud(directory: cloudDirectory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
                           faults: nil, environment: [:])
         tampering = CloudTampering(directory: cloudDirectory)
         self.log = log.map { [clock] in SyncLog(sink: $0, device: "sim", clock: clock) }
@@ -77,7 +77,7 @@ public final class AppSimulation {
             let keyring = try Keyring(directory: directory.appendingPathComponent("eve-keychain"), account: eve, cloud: cloud)
             try keyring.publish()
             intruder = Intruder(account: eve, keyring: keyring,
-                                observer: try Cloud(directory: cloudDirectory, clock: clock, faults: .off, environment: [:]))
+                                observer: try LocalCloud(directory: cloudDirectory, clock: clock, faults: .off, environment: [:]))
         }
         for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }
         for d in 0..<max(1, options.devices) {

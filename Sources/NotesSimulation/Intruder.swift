@@ -20,20 +20,20 @@ struct Intruder {
     let account: Account
     let keyring: Keyring
     /// The same cloud with faults off, to see what is there.
-    let observer: Cloud
+    let observer: any Cloud
     /// Keys she made and filed somewhere, to try on every sealed location.
     private(set) var planted: [SymmetricKey] = []
     /// The generations of each zone's key she opened at some step, from envelopes the owner filed for her.
     private(set) var held: [ZoneID: Set<String>] = [:]
 
-    init(account: Account, keyring: Keyring, observer: Cloud) {
+    init(account: Account, keyring: Keyring, observer: any Cloud) {
         self.account = account
         self.keyring = keyring
         self.observer = observer
     }
 
     /// Joins every share she can, then one raw request drawn from `random`; returns a note for the log and what it found.
-    mutating func attack(_ cloud: Cloud, accounts: [Account], links: [ShareURL], random: SeededRandom) throws -> (note: String, violations: [String]) {
+    mutating func attack(_ cloud: any Cloud, accounts: [Account], links: [ShareURL], random: SeededRandom) throws -> (note: String, violations: [String]) {
         // Her account and device key, as her app would keep them after the cloud was emptied or put back.
         _ = try? cloud.restoreAccount(account)
         try? keyring.publish()
@@ -114,7 +114,7 @@ struct Intruder {
     // MARK: Attacks
 
     /// Her device key published as another account's: the cloud must refuse it.
-    private func forgeDeviceKeys(of victim: Account, _ cloud: Cloud) throws -> (note: String, violations: [String]) {
+    private func forgeDeviceKeys(of victim: Account, _ cloud: any Cloud) throws -> (note: String, violations: [String]) {
         var record = Record(type: Keyring.publicKeyType, id: RecordID(name: victim.id, zone: ZoneID(name: ZoneID.defaultName)))
         record["devices"] = .bytes(try JSONEncoder().encode([keyring.keyID: keyring.publicKey.rawRepresentation]))
         let note = " publish her device key as \(victim.name)'s"
@@ -124,7 +124,7 @@ struct Intruder {
 
     /// A key of her own, filed as the newest generation of a key record (or a new one beside a post) in a
     /// zone she sees, wrapped for every device key of the owner and of everyone in the zone's shares.
-    private mutating func plantKeys(_ cloud: Cloud, accounts: [Account], random: SeededRandom) throws -> (note: String, violations: [String]) {
+    private mutating func plantKeys(_ cloud: any Cloud, accounts: [Account], random: SeededRandom) throws -> (note: String, violations: [String]) {
         let shared = observer.database(.shared, as: account)
         let zones = try shared.allZones().sorted { $0.description < $1.description }
         guard !zones.isEmpty else { return ("", []) }

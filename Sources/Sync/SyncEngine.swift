@@ -13,7 +13,7 @@ import Synchronization
 ///     try engine.sendChanges()   // or let automatic sync do it
 public final class SyncEngine: @unchecked Sendable {
     public struct Configuration: Sendable {
-        public var cloud: Cloud
+        public var cloud: any Cloud
         public var scope: DatabaseScope
         /// Which account the device is signed into, asked before each sync.
         public var account: any AccountSource
@@ -36,7 +36,7 @@ public final class SyncEngine: @unchecked Sendable {
                       deviceName: deviceName, log: log, timing: timing, random: random)
         }
 
-        public init(cloud: Cloud, scope: DatabaseScope, account: any AccountSource,
+        public init(cloud: any Cloud, scope: DatabaseScope, account: any AccountSource,
                     stateSerialization: SyncState.Serialization?, delegate: any SyncEngineDelegate,
                     automaticallySync: Bool = true, deviceName: String = "device", log: SyncLog? = nil,
                     timing: SyncTiming = SyncTiming(), random: any RandomSource = SystemRandom()) {
@@ -55,7 +55,7 @@ public final class SyncEngine: @unchecked Sendable {
 
     public let state: SyncState
     public let scope: DatabaseScope
-    let cloud: Cloud
+    let cloud: any Cloud
     let accountSource: any AccountSource
     let log: SyncLog?
     private weak var delegate: (any SyncEngineDelegate)?

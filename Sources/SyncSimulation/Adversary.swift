@@ -15,7 +15,7 @@ import Foundation
 struct Adversary {
     let account: Account
     /// The same cloud with faults off, to see what a request did.
-    let observer: Cloud
+    let observer: any Cloud
 
     /// What one attack did, for the log and the model.
     struct Outcome {
@@ -30,7 +30,7 @@ struct Adversary {
     /// A zone's records as its owner sees them: name → (change tag, parent, names it references).
     private typealias Snapshot = [String: (tag: String?, parent: String?, references: Set<String>)]
 
-    func attack(_ cloud: Cloud, accounts: [Account], random: SeededRandom) throws -> Outcome {
+    func attack(_ cloud: any Cloud, accounts: [Account], random: SeededRandom) throws -> Outcome {
         var outcome = Outcome()
         var cycles: [String] = []
         let mine = cloud.database(.shared, as: account)
@@ -139,7 +139,7 @@ struct Adversary {
     }
 
     /// Writing another account's user record (where its device keys are published) must fail.
-    private func forgeUserRecord(_ cloud: Cloud, accounts: [Account], random: SeededRandom, _ outcome: inout Outcome) throws {
+    private func forgeUserRecord(_ cloud: any Cloud, accounts: [Account], random: SeededRandom, _ outcome: inout Outcome) throws {
         let others = accounts.filter { $0.id != account.id }
         guard !others.isEmpty else { return }
         let victim = others[random.below(others.count)]

@@ -16,7 +16,7 @@ import Foundation
 final class ChangeFeedCheck {
     /// A connection of its own with faults off, so the check neither fails
     /// nor draws from the run's fault stream.
-    private let cloud: Cloud
+    private let cloud: LocalCloud
     private let accounts: [Account]
     private var followers: [Follower]
     private let gaps: SeededRandom
@@ -24,7 +24,7 @@ final class ChangeFeedCheck {
     private var identity: String?
 
     init(directory: URL, clock: ManualClock, accounts: [Account], seed: UInt64) throws {
-        cloud = try Cloud(directory: directory, clock: clock, faults: .off, environment: [:])
+        cloud = try LocalCloud(directory: directory, clock: clock, faults: .off, environment: [:])
         self.accounts = accounts
         gaps = SeededRandom(seed: seed)
         followers = [1, 30, 300].map { Follower(longestGap: $0) }

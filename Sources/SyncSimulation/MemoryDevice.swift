@@ -27,7 +27,7 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
     }
 
     public let name: String
-    public let cloud: Cloud
+    public let cloud: any Cloud
     public let account: SwitchableAccount
     private let lock = NSLock()
     private var items: [DatabaseScope: [RecordID: Item]] = [.private: [:], .shared: [:]]
@@ -48,7 +48,7 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         public var description: String { "the device could not store the fetched records (planted)" }
     }
 
-    public init(name: String, cloud: Cloud, account: Account, log: SyncLog? = nil) throws {
+    public init(name: String, cloud: any Cloud, account: Account, log: SyncLog? = nil) throws {
         self.name = name
         self.cloud = cloud
         self.account = SwitchableAccount(account)

@@ -6,7 +6,7 @@ import Foundation
 /// `ChangeFeedCheck` of every account's view; then faults off, every device
 /// settled, the views checked once more, and the checks. Returns the
 /// violations found; an error from the run itself is one too.
-public func runSeeded(cloud: Cloud, clock: ManualClock, accounts: [Account], options: SimulationOptions,
+public func runSeeded(cloud: LocalCloud, clock: ManualClock, accounts: [Account], options: SimulationOptions,
                       step: (Int) throws -> Void, settle: () throws -> Void, check: () throws -> [String]) -> [String] {
     do {
         let feeds = try ChangeFeedCheck(directory: cloud.directory, clock: clock, accounts: accounts, seed: options.seed &+ 0xFEED)

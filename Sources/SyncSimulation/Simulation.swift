@@ -15,9 +15,9 @@ public final class Simulation {
     let options: SimulationOptions
     let random: SeededRandom
     let clock = ManualClock()
-    let cloud: Cloud
+    let cloud: LocalCloud
     /// The same cloud with faults off, to learn what holds after a request failed.
-    private let observer: Cloud
+    private let observer: LocalCloud
     public private(set) var accounts: [Account] = []
     public private(set) var devices: [MemoryDevice] = []
     var counts: [String: Int] = [:]
@@ -52,9 +52,9 @@ public final class Simulation {
     public init(_ options: SimulationOptions, directory: URL, log: (any SyncLogSink)? = nil) throws {
         self.options = options
         random = SeededRandom(seed: options.seed)
-        cloud = try Cloud(directory: directory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
+        cloud = try LocalCloud(directory: directory, clock: clock, random: SeededRandom(seed: options.seed &+ 0x5EED),
                           faults: nil, environment: [:])
-        observer = try Cloud(directory: directory, clock: clock, faults: .off, environment: [:])
+        observer = try LocalCloud(directory: directory, clock: clock, faults: .off, environment: [:])
         tampering = CloudTampering(directory: directory)
         self.log = log.map { [clock] sink in SyncLog(sink: sink, device: "sim", clock: clock) }
         for a in 0..<max(1, options.accounts) { accounts.append(try cloud.createAccount(name: "a\(a)")) }

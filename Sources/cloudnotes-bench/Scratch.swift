@@ -6,11 +6,11 @@ import Sync
 /// A temporary directory with a cloud and devices of one account, removed afterwards.
 final class Scratch {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-bench-\(getpid())-\(UUID().uuidString.prefix(6))")
-    let cloud: Cloud
+    let cloud: LocalCloud
     let account: Account
 
     init() throws {
-        cloud = try Cloud(directory: directory.appendingPathComponent("cloud"), environment: [:])
+        cloud = try LocalCloud(directory: directory.appendingPathComponent("cloud"), environment: [:])
         account = try cloud.accountCreatingIfNeeded(name: "bench")
     }
 

@@ -63,7 +63,7 @@ struct SyncBenchmark: ParsableCommand {
     /// keeps them in, with those tables' indexes and durability: a new device store's `posts` (A and B) and a
     /// new cloud's `records`. Nothing else: no reads, no bookkeeping, no copies of server records.
     static func rawCost(_ posts: [Post], in directory: URL) throws -> Double {
-        let cloud = try Cloud(directory: directory.appendingPathComponent("cloud"), environment: [:])
+        let cloud = try LocalCloud(directory: directory.appendingPathComponent("cloud"), environment: [:])
         let account = try cloud.accountCreatingIfNeeded(name: "raw")
         let zone = try cloud.database(.private, as: account).save(zone: ZoneID(name: "Notes"))
         for name in ["a", "b"] { _ = try DeviceStore(directory: directory.appendingPathComponent(name)) }
@@ -158,7 +158,7 @@ struct FetchProbe: ParsableCommand {
 
     func run() throws {
         let root = URL(fileURLWithPath: directory)
-        let cloud = try Cloud(directory: root.appendingPathComponent("cloud"), environment: [:])
+        let cloud = try LocalCloud(directory: root.appendingPathComponent("cloud"), environment: [:])
         let account = try cloud.accountCreatingIfNeeded(name: "bench")
         let store = try DeviceStore(directory: root.appendingPathComponent("probe"))
         store.keyring = try Keyring(directory: root.appendingPathComponent("keychain"), account: account, cloud: cloud)

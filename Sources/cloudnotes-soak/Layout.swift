@@ -15,8 +15,8 @@ struct SoakLayout {
     func journal(_ index: Int) -> URL { root.appendingPathComponent("journals/d\(index).log") }
     static func account(of process: Int) -> String { accounts[process % accounts.count] }
 
-    func openCloud(faults: FaultPlan? = .off) throws -> Cloud {
-        try Cloud(directory: cloudDirectory, faults: faults, environment: [:])
+    func openCloud(faults: FaultPlan? = .off) throws -> LocalCloud {
+        try LocalCloud(directory: cloudDirectory, faults: faults, environment: [:])
     }
 
     /// Accounts, the shared notebook, and its acceptance.

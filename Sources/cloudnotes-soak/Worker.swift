@@ -20,7 +20,7 @@ struct Worker: ParsableCommand {
     func run() throws {
         let layout = SoakLayout(root: URL(fileURLWithPath: root))
         let random = SeededRandom(seed: seed)
-        let cloud = try Cloud(directory: layout.cloudDirectory)  // faults from the environment
+        let cloud = try LocalCloud(directory: layout.cloudDirectory)  // faults from the environment
         let account = try cloud.account(named: SoakLayout.account(of: process))
         let store = try DeviceStore(directory: layout.device(process))
         let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account))
@@ -63,7 +63,7 @@ struct Worker: ParsableCommand {
     }
 
     /// a2 may only read a0's notebook: its writes must be refused by the cloud itself.
-    func tryForbiddenWrite(cloud: Cloud, account: Account, store: DeviceStore, journal: Journal) throws {
+    func tryForbiddenWrite(cloud: any Cloud, account: Account, store: DeviceStore, journal: Journal) throws {
         guard let target = try store.posts().first(where: { $0.scope == .shared }),
               var record = try store.record(for: target.recordID, in: .shared) else { return }
         record["content"] = .string("forbidden write by a2")

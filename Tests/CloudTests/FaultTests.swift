@@ -37,7 +37,7 @@ import TestSupport
 
     @Test func theEnvironmentOverridesTheFile() throws {
         let dir = TemporaryDirectory()
-        let cloud = try Cloud(directory: dir.url, environment: ["CLOUDNOTES_FAULTS": "rate=1;errors=requestRateLimited;retryAfter=2"])
+        let cloud = try LocalCloud(directory: dir.url, environment: ["CLOUDNOTES_FAULTS": "rate=1;errors=requestRateLimited;retryAfter=2"])
         try cloud.setFaultPlan(.off)
         let heather = try cloud.createAccount(name: "heather")
         #expect(throws: CloudError.requestRateLimited(retryAfter: 2)) { try cloud.database(.private, as: heather).allZones() }
@@ -75,7 +75,7 @@ import TestSupport
         }
         let clean = test.cloud.database(.private, as: heather)
         try test.cloud.setFaultPlan(.off)
-        let survived = try Cloud(directory: test.directory.url, faults: .off).database(.private, as: heather).allZones().count
+        let survived = try LocalCloud(directory: test.directory.url, faults: .off).database(.private, as: heather).allZones().count
         #expect(survived > 0 && survived < 20, "some requests committed before the response was lost: \(survived)")
         _ = clean
     }

@@ -41,7 +41,7 @@ struct Device {
     let frontEnd: FrontEnd
 
     /// `keys`: the device has its account's keychain, as the app's devices do (locations and share links are sealed).
-    init(_ name: String, cloud: Cloud, directory: TemporaryDirectory, keys: Bool = false) throws {
+    init(_ name: String, cloud: LocalCloud, directory: TemporaryDirectory, keys: Bool = false) throws {
         account = try cloud.accountCreatingIfNeeded(name: name)
         store = try DeviceStore(directory: directory.path(name))
         if keys {

@@ -15,7 +15,7 @@ final class RoundLog: Sendable {
 
 @Suite struct SyncLoopTests {
     /// A loop over both of a device's engines that records each round before running it as the default loop does.
-    private func loop(_ device: MemoryDevice, _ cloud: Cloud, rounds: RoundLog) -> SyncLoop {
+    private func loop(_ device: MemoryDevice, _ cloud: any Cloud, rounds: RoundLog) -> SyncLoop {
         let engines = [device.engine(.private), device.engine(.shared)]
         return SyncLoop(engines: engines, pushes: cloud, random: SeededRandom(seed: 1)) { round in
             rounds.add(round)

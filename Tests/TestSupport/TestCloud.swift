@@ -5,19 +5,19 @@ import Foundation
 public final class TestCloud: Sendable {
     public let directory: TemporaryDirectory
     public let clock: ManualClock
-    public let cloud: Cloud
+    public let cloud: LocalCloud
 
     /// `start`: the clock's first time (the manual clock's own by default).
     public init(limits: CloudLimits = CloudLimits(), faults: FaultPlan? = .off, seed: UInt64 = 1, start: Date? = nil) throws {
         directory = TemporaryDirectory("cloud")
         clock = start.map(ManualClock.init) ?? ManualClock()
-        cloud = try Cloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed),
+        cloud = try LocalCloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed),
                           limits: limits, faults: faults, environment: [:])
     }
 
     /// Another connection to the same directory, as another process would open it.
-    public func reopen(faults: FaultPlan? = .off, seed: UInt64 = 2) throws -> Cloud {
-        try Cloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed), faults: faults, environment: [:])
+    public func reopen(faults: FaultPlan? = .off, seed: UInt64 = 2) throws -> LocalCloud {
+        try LocalCloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed), faults: faults, environment: [:])
     }
 
     /// An account and its private database.

@@ -21,7 +21,7 @@ enum ShareStore {
         share.publicPermission = row.publicPermission
         share.changeTag = changeTag
         share.participants = try ShareTable.participants(db, share: row.id).map { p in
-            let account = try p.account.flatMap { try Cloud.fetchAccount(db, column: "id", value: $0) }
+            let account = try p.account.flatMap { try LocalCloud.fetchAccount(db, column: "id", value: $0) }
             return ShareParticipant(userRecordID: p.account, name: account?.name, email: account?.email,
                                     role: p.role, permission: p.permission, status: p.status, oneTimeID: p.oneTimeID)
         }
@@ -45,7 +45,7 @@ enum ShareStore {
                 try ShareTable.update(db, existing, seq: seq, by: actor)
                 if let account = existing.account { request.topics.insert(.database(.shared, of: account)) }
             } else {
-                guard let id = participant.userRecordID, try Cloud.fetchAccount(db, column: "id", value: id) != nil else {
+                guard let id = participant.userRecordID, try LocalCloud.fetchAccount(db, column: "id", value: id) != nil else {
                     throw CloudError.participantNeedsVerification(participant.email ?? participant.displayName)
                 }
                 guard id != access.ownerID else { continue }

@@ -154,7 +154,7 @@ struct ZoneAccess {
 
     private func requireWritable(_ db: Database, _ participant: ParticipantRow) throws {
         guard participant.permission == .readWrite else {
-            let owner = try Cloud.fetchAccount(db, column: "id", value: ownerID)?.name ?? "its owner"
+            let owner = try LocalCloud.fetchAccount(db, column: "id", value: ownerID)?.name ?? "its owner"
             throw CloudError.permissionFailure("read-only: shared by \(owner)")
         }
     }

@@ -96,7 +96,7 @@ enum Schema {
         """
         CREATE INDEX cascades_by_source ON cascades(zone, source);
         """,
-        // v5: the cloud's identity, which devices remember (see `Cloud.recoverIfRestored`).
+        // v5: the cloud's identity, which devices remember (see `LocalCloud.recoverIfRestored`).
         """
         CREATE TABLE identity(
             id INTEGER PRIMARY KEY CHECK (id = 1),

@@ -15,7 +15,7 @@ public final class Keyring: @unchecked Sendable {
     public static let publicKeyType = "PublicKey"
 
     public let account: Account
-    let cloud: Cloud
+    let cloud: any Cloud
     let privateKey: Curve25519.KeyAgreement.PrivateKey
     /// This device key's name in envelopes and in the account's public record.
     public let keyID: String
@@ -30,7 +30,7 @@ public final class Keyring: @unchecked Sendable {
         let envelope: Data
     }
 
-    public init(directory: URL, account: Account, cloud: Cloud) throws {
+    public init(directory: URL, account: Account, cloud: any Cloud) throws {
         self.account = account
         self.cloud = cloud
         do {

@@ -6,10 +6,10 @@ import Foundation
 /// holds now, so a restore never loses words typed since.
 public struct PostHistory: Sendable {
     public let store: DeviceStore
-    public let cloud: Cloud
+    public let cloud: any Cloud
     public let account: Account
 
-    public init(store: DeviceStore, cloud: Cloud, account: Account) {
+    public init(store: DeviceStore, cloud: any Cloud, account: Account) {
         self.store = store
         self.cloud = cloud
         self.account = account

@@ -5,7 +5,7 @@ import Foundation
 public struct AccountNames: Sendable {
     private let byID: [String: String]
 
-    public init(_ cloud: Cloud) throws {
+    public init(_ cloud: any Cloud) throws {
         byID = Dictionary(uniqueKeysWithValues: try cloud.accounts().map { ($0.id, $0.name) })
     }
 
@@ -19,12 +19,12 @@ public struct AccountNames: Sendable {
 /// Account names for a long-running process: people who sign up while it
 /// runs are looked up again (at most once a second), not shown as IDs.
 public final class AccountDirectory: @unchecked Sendable {
-    private let cloud: Cloud
+    private let cloud: any Cloud
     private let lock = NSLock()
     private var names: AccountNames
     private var loadedAt = Date()
 
-    public init(cloud: Cloud) throws {
+    public init(cloud: any Cloud) throws {
         self.cloud = cloud
         names = try AccountNames(cloud)
     }

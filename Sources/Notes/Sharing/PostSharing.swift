@@ -6,10 +6,10 @@ import Foundation
 /// leave, accept. Each call asks the cloud at once; the caller syncs after.
 public struct PostSharing: Sendable {
     public let store: DeviceStore
-    public let cloud: Cloud
+    public let cloud: any Cloud
     public let account: Account
 
-    public init(store: DeviceStore, cloud: Cloud, account: Account) {
+    public init(store: DeviceStore, cloud: any Cloud, account: Account) {
         self.store = store
         self.cloud = cloud
         self.account = account

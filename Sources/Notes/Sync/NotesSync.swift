@@ -8,7 +8,7 @@ import Sync
 /// they fetch, and handles every failure they report.
 public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     public let store: DeviceStore
-    public let cloud: Cloud
+    public let cloud: any Cloud
     public let account: any AccountSource
     private var engines: [DatabaseScope: SyncEngine] = [:]
     private let lock = NSLock()
@@ -23,7 +23,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     /// this account joined can grant it no notebook key, and their locations stay sealed to it.
     private var keyPublishedIn: String?
 
-    public init(store: DeviceStore, cloud: Cloud, account: any AccountSource, automaticallySync: Bool = false,
+    public init(store: DeviceStore, cloud: any Cloud, account: any AccountSource, automaticallySync: Bool = false,
                 deviceName: String = "device", log: SyncLog? = nil) throws {
         self.store = store
         self.cloud = cloud

@@ -21,8 +21,8 @@ struct CloudOptions: ParsableArguments {
     }
 
     /// The cloud; a fault plan that cannot be read is said on stderr (`warning`), as it is ignored.
-    func open(warning: Bool = true) throws -> Cloud {
-        let cloud = try Cloud(directory: url)
+    func open(warning: Bool = true) throws -> LocalCloud {
+        let cloud = try LocalCloud(directory: url)
         if warning, let problem = cloud.faultPlanProblem { Output.warn(problem) }
         return cloud
     }
@@ -50,7 +50,7 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// Opens the cloud and returns the caller's view of the database, and the zone as it names it.
-    func open() throws -> (cloud: Cloud, database: CloudDatabase, zone: ZoneID) {
+    func open() throws -> (cloud: any Cloud, database: CloudDatabase, zone: ZoneID) {
         let cloud = try cloud.open()
         let caller = try cloud.account(named: account)
         let zoneID = try owner.map { ZoneID(name: zone, owner: try cloud.account(named: $0).id) } ?? ZoneID(name: zone)

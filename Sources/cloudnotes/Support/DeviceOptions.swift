@@ -107,7 +107,7 @@ struct DeviceOptions: ParsableArguments {
 
 /// A device opened by a command.
 struct DeviceSession {
-    let cloud: Cloud
+    let cloud: any Cloud
     let account: Account
     let device: String
     let store: DeviceStore

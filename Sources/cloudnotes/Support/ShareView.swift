@@ -58,7 +58,7 @@ struct ShareView: Encodable {
 /// The share behind a URL, reached as the account acting on it: its owner
 /// through their private database, a participant through their shared one.
 struct ShareContext {
-    let cloud: Cloud
+    let cloud: any Cloud
     let caller: Account
     let url: ShareURL
     let metadata: ShareMetadata

@@ -26,7 +26,7 @@ struct SharingFixture {
         otherPost = try owner.save(.make("p2", in: notes, ["title": "private thoughts"]))
     }
 
-    var cloud: Cloud { test.cloud }
+    var cloud: LocalCloud { test.cloud }
 
     func shared(_ account: Account) -> CloudDatabase { cloud.database(.shared, as: account) }
 

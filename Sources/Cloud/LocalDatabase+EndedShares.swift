@@ -1,27 +1,7 @@
 import Foundation
 import GRDB
 
-/// How a participant's part in a share ended, told to that participant only (they took part; nothing of
-/// anyone else's is revealed), so their devices can say in words why posts went away.
-public struct EndedShare: Equatable, Sendable {
-    public enum Reason: String, Sendable {
-        /// The owner (or an administrator) took the participant off the share.
-        case removed
-        /// The owner stopped sharing, or deleted what was shared.
-        case ended
-        /// The participant left it (from another of their devices, say).
-        case left
-    }
-
-    /// The share's record name (its title is in the share record the device last fetched).
-    public var shareName: String
-    public var reason: Reason
-    /// Who did it, and when.
-    public var by: String
-    public var at: Date
-}
-
-extension CloudDatabase {
+extension LocalDatabase {
     /// The shares of a zone in the caller's shared database that they took part in and no longer do.
     public func endedShares(in zone: ZoneID) throws(CloudError) -> [EndedShare] {
         guard scope == .shared else { return [] }

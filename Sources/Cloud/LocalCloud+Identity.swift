@@ -12,7 +12,7 @@ public struct CloudIdentity: Equatable, Sendable, CustomStringConvertible {
     public var description: String { "cloud \(id) at change \(sequence)" }
 }
 
-extension Cloud {
+extension LocalCloud {
     /// The cloud's identity, after checking that its file did not go back in history.
     public func identity() throws(CloudError) -> CloudIdentity {
         if let fault = faults.current.draw(random) { throw fault }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension Cloud {
+extension LocalCloud {
     /// Where a link leads: a share, and the one-time invitation if it is one.
     struct Invitation {
         let share: ShareRow

@@ -1,23 +1,7 @@
 import Foundation
 import GRDB
 
-/// What happened to each zone of a zone modify request.
-public struct ZoneModifyResult: Sendable {
-    public var saveResults: [ZoneID: Result<ZoneID, CloudError>] = [:]
-    public var deleteResults: [ZoneID: Result<ZoneDeletionReason, CloudError>] = [:]
-    /// The commit as this database saw it; nil when nothing in it changed.
-    public var commit: Commit?
-
-    /// Throws a partial failure naming every zone that failed.
-    public func throwIfFailed() throws(CloudError) {
-        var errors: [ItemID: CloudError] = [:]
-        for (id, result) in saveResults { if case .failure(let e) = result { errors[.zone(id)] = e } }
-        for (id, result) in deleteResults { if case .failure(let e) = result { errors[.zone(id)] = e } }
-        if !errors.isEmpty { throw .partialFailure(errors) }
-    }
-}
-
-extension CloudDatabase {
+extension LocalDatabase {
     /// Creates zones (saving an existing one changes nothing) and deletes
     /// others, leaving a tombstone with the reason and deleting their records.
     public func modifyZones(
@@ -39,18 +23,6 @@ extension CloudDatabase {
         var told = result
         told.commit = committed.seen(by: self)
         return told
-    }
-
-    /// Creates a zone; idempotent.
-    @discardableResult
-    public func save(zone: ZoneID) throws(CloudError) -> ZoneID {
-        let result = try modifyZones(saving: [zone], deleting: [])
-        return try result.saveResults[zone]!.get()
-    }
-
-    public func delete(zone: ZoneID, reason: ZoneDeletionReason = .deleted) throws(CloudError) {
-        let result = try modifyZones(saving: [], deleting: [zone], reason: reason)
-        _ = try result.deleteResults[zone]!.get()
     }
 
     /// The zone, if it exists and the caller may see it.

@@ -1,15 +1,7 @@
 import Foundation
 import GRDB
 
-/// An invitation waiting in an account's inbox: a share its owner invited the account to by name or
-/// email, which the account has neither accepted nor declined. No URL is needed to see or accept it.
-public struct InboxInvitation: Equatable, Sendable {
-    /// Stable while the invitation waits; meaningful only to the account invited.
-    public var id: String
-    public var metadata: ShareMetadata
-}
-
-extension Cloud {
+extension LocalCloud {
     /// The invitations waiting for `caller`, oldest first.
     public func invitations(for caller: Account) throws(CloudError) -> [InboxInvitation] {
         try performRead { db in
@@ -66,13 +58,8 @@ extension Cloud {
     }
 }
 
-/// A request to join one of an account's shares, with the share it is for.
-public struct OwnedShareRequest: Equatable, Sendable {
-    public var shareID: RecordID
-    public var request: AccessRequest
-}
 
-extension Cloud {
+extension LocalCloud {
     /// Every request to join a share `owner` owns, in one read (the inbox counts them after each sync).
     public func accessRequests(ownedBy owner: Account) throws(CloudError) -> [OwnedShareRequest] {
         try performRead { db in

@@ -1,17 +1,7 @@
 import Foundation
 import GRDB
 
-/// How an owner answers someone who asked to join a share.
-public enum AccessResponse: Sendable, Equatable {
-    /// They become a participant with this permission, already accepted.
-    case approve(SharePermission)
-    /// Their request is dropped; they may ask again.
-    case deny
-    /// Their request is dropped and they may not ask again.
-    case block
-}
-
-extension CloudDatabase {
+extension LocalDatabase {
     // MARK: Participants
 
     /// The participant for an email address, ready to add to a share.
@@ -77,7 +67,7 @@ extension CloudDatabase {
     /// The owner stops sharing (every participant loses the records); in the
     /// shared database, a participant leaves (only they lose them).
     public func deleteShare(_ id: RecordID) throws(CloudError) {
-        try delete(id)
+        try modifyRecords(saving: [], deleting: [id]).deleteResults[id]!.get()
     }
 
     /// Adds or re-invites a looked-up participant, or changes their permission.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension CloudDatabase {
+extension LocalDatabase {
     /// A link that admits exactly one account, the first to accept it, with
     /// `permission`; after that it admits nobody. Private shares only.
     public func makeOneTimeInvitation(for shareID: RecordID,

@@ -23,7 +23,7 @@ public struct CloudDump: Codable, Sendable {
     public var databases: [Database]
 }
 
-extension Cloud {
+extension LocalCloud {
     /// A consistent snapshot of the whole cloud, read in one transaction.
     public func dump() throws(CloudError) -> CloudDump {
         let accounts = try self.accounts()

@@ -1,17 +1,18 @@
 import Foundation
 import GRDB
 
-/// A CloudKit-like server kept in one directory, shared by every process
-/// on the machine that opens the same directory.
+/// The cloud kept in one directory, shared by every process on the machine
+/// that opens the same directory: the embedded default, and what a server
+/// serves. It makes and checks every request itself.
 ///
-/// A `Cloud` is the connection; `database(_:as:)` gives an account's view
-/// of one database, through which every request is made and checked.
+/// A `LocalCloud` is the connection; `database(_:as:)` gives an account's
+/// view of one database, through which every request is made and checked.
 ///
-///     let cloud = try Cloud(directory: dir)
+///     let cloud = try LocalCloud(directory: dir)
 ///     let heather = try cloud.createAccount(name: "heather")
 ///     let db = cloud.database(.private, as: heather)
 ///     try db.save(zone: ZoneID(name: "Notes"))
-public final class Cloud: PushSource, Sendable {
+public final class LocalCloud: PushSource, Sendable {
     public static let defaultContainer = "iCloud.cloudnotes"
     static let fileName = "cloud.sqlite"
 
@@ -32,7 +33,7 @@ public final class Cloud: PushSource, Sendable {
     ///     `environment`, then the directory's `faults.json` on each request.
     public init(
         directory: URL,
-        container: String = Cloud.defaultContainer,
+        container: String = LocalCloud.defaultContainer,
         clock: any CloudClock = SystemClock(),
         random: any RandomSource = SystemRandom(),
         limits: CloudLimits = CloudLimits(),
@@ -66,9 +67,9 @@ public final class Cloud: PushSource, Sendable {
         try file.write { [random, clock] db in try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock) }
     }
 
-    /// One account's view of one of its databases.
-    public func database(_ scope: DatabaseScope, as caller: Account) -> CloudDatabase {
-        CloudDatabase(cloud: self, scope: scope, caller: caller)
+    /// One account's view of one database, as this cloud serves it.
+    func local(_ database: CloudDatabase) -> LocalDatabase {
+        LocalDatabase(cloud: self, scope: database.scope, caller: database.caller)
     }
 
     /// Calls `handler` shortly after any request changes what a topic covers.
@@ -139,7 +140,7 @@ struct Committed {
 
     /// What the caller of a database hears: the commit as its own database's topic saw it (nil when the
     /// request did not change that database).
-    func seen(by database: CloudDatabase) -> Commit? {
+    func seen(by database: LocalDatabase) -> Commit? {
         previous[database.pushTopic].map { Commit(sequence: sequence, previous: $0) }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension Cloud {
+extension LocalCloud {
     /// Registers an account with a new random user record ID.
     ///
     /// The email defaults to `NAME@example.com`; names and emails are unique,

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// One account's view of one database: every request names its caller,
-/// and the cloud checks each against the caller's rights.
+/// One account's view of one database of the cloud in a directory (what a
+/// `CloudDatabase` handle on a `LocalCloud` reaches): every request names its
+/// caller, and the cloud checks each against the caller's rights.
 ///
 /// - Private: only its owner reads or writes it.
 /// - Public: everyone reads, any account creates, only a record's creator
@@ -10,18 +11,13 @@ import GRDB
 /// - Shared: the zones other accounts shared with the caller, named with
 ///   their owner's user record ID; what the caller sees and may change
 ///   there follows the shares they accepted.
-public struct CloudDatabase: Sendable {
-    public let cloud: Cloud
-    public let scope: DatabaseScope
-    public let caller: Account
+struct LocalDatabase: Sendable {
+    let cloud: LocalCloud
+    let scope: DatabaseScope
+    let caller: Account
 
     /// The topic this database's changes are posted to.
-    public var pushTopic: PushTopic { .database(scope, of: caller.id) }
-
-    /// Calls `handler` shortly after any change to this database.
-    public func subscribe(_ handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
-        cloud.subscribe(to: [pushTopic], handler: handler)
-    }
+    var pushTopic: PushTopic { .database(scope, of: caller.id) }
 
     // MARK: Addressing
 

@@ -1,27 +1,8 @@
 import Foundation
 import GRDB
 
-/// One version of a record as the cloud kept it, numbered from 1 for the oldest it ever had.
-public struct RecordVersion: Equatable, Sendable {
-    public var number: Int
-    /// The record as that save left it, its system fields saying who saved it and when.
-    public var record: Record
-
-    public init(number: Int, record: Record) {
-        self.number = number
-        self.record = record
-    }
-}
-
-/// A record deleted less than the trash's time ago, with what it held last.
-public struct DeletedRecord: Equatable, Sendable {
-    public var last: RecordVersion
-    public var deletedAt: Date
-    public var deletedBy: String
-}
-
 /// History and trash, as the cloud keeps them for every reader of a record alike (see `Retention`).
-extension CloudDatabase {
+extension LocalDatabase {
     /// A record's versions, newest first: its current one (when it is live) and those the retention keeps.
     /// Whoever can read the record can read its history; to anyone else it is unknown.
     public func history(of id: RecordID) throws(CloudError) -> [RecordVersion] {
@@ -86,7 +67,7 @@ extension CloudDatabase {
     }
 }
 
-extension Cloud {
+extension LocalCloud {
     /// How long this cloud keeps history and trash.
     public func retention() throws(CloudError) -> Retention {
         try file.read { db in try VersionTable.retention(db) }

@@ -1,49 +1,7 @@
 import Foundation
 import GRDB
 
-/// How a save treats the server's copy of a record (CloudKit's `CKModifyRecordsOperation.RecordSavePolicy`).
-public enum SavePolicy: String, Codable, Sendable, CaseIterable {
-    /// Saves the changed keys only if the record's change tag is the server's;
-    /// else *server record changed*, with the server's record.
-    case ifServerRecordUnchanged
-    /// Saves the changed keys over the server's record, whatever its tag.
-    case changedKeys
-    /// Replaces every key of the server's record, whatever its tag.
-    case allKeys
-}
-
-/// What happened to each record of a modify request.
-public struct ModifyResult: Sendable {
-    public var saveResults: [RecordID: Result<Record, CloudError>] = [:]
-    public var deleteResults: [RecordID: Result<Void, CloudError>] = [:]
-    /// The commit as this database saw it; nil when nothing in it changed.
-    public var commit: Commit?
-
-    public init() {}
-
-    /// Every item that failed, with its error.
-    public var failures: [ItemID: CloudError] {
-        var errors: [ItemID: CloudError] = [:]
-        for (id, result) in saveResults { if case .failure(let e) = result { errors[.record(id)] = e } }
-        for (id, result) in deleteResults { if case .failure(let e) = result { errors[.record(id)] = e } }
-        return errors
-    }
-
-    /// Takes in the results of another part of the same request.
-    public mutating func merge(_ other: ModifyResult) {
-        // Assigned whole when empty: a merge into an empty dictionary still rehashes every entry.
-        if saveResults.isEmpty { saveResults = other.saveResults } else { saveResults.merge(other.saveResults) { $1 } }
-        if deleteResults.isEmpty { deleteResults = other.deleteResults } else { deleteResults.merge(other.deleteResults) { $1 } }
-    }
-
-    /// Throws a partial failure naming every item that failed.
-    public func throwIfFailed() throws(CloudError) {
-        let errors = failures
-        if !errors.isEmpty { throw .partialFailure(errors) }
-    }
-}
-
-extension CloudDatabase {
+extension LocalDatabase {
     /// Saves and deletes records in one request.
     ///
     /// The request is checked against the limits first (items, bytes per
@@ -111,17 +69,6 @@ extension CloudDatabase {
         return told
     }
 
-    /// Saves one record and returns it as the server now has it.
-    @discardableResult
-    public func save(_ record: Record, policy: SavePolicy = .ifServerRecordUnchanged) throws(CloudError) -> Record {
-        try modifyRecords(saving: [record], policy: policy).saveResults[record.id]!.get()
-    }
-
-    /// Deletes one record, leaving a tombstone for change fetches.
-    public func delete(_ id: RecordID) throws(CloudError) {
-        try modifyRecords(saving: [], deleting: [id]).deleteResults[id]!.get()
-    }
-
     /// Fetches records by ID; each is there, or *unknown item*, or refused.
     /// A record the caller may not see is unknown to them.
     public func records(_ ids: [RecordID]) throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
@@ -140,10 +87,6 @@ extension CloudDatabase {
             }
             return out
         }
-    }
-
-    public func record(_ id: RecordID) throws(CloudError) -> Record {
-        try records([id])[id]!.get()
     }
 
     // MARK: Items

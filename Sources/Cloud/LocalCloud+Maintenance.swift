@@ -12,7 +12,7 @@ public struct PurgeSummary: Equatable, Sendable {
     }
 }
 
-extension Cloud {
+extension LocalCloud {
     /// Forgets tombstones older than `age` seconds, as CloudKit's server
     /// eventually does. A change token from before a purged tombstone then
     /// gets *change token expired*: its holder must fetch everything again.
