@@ -36,6 +36,9 @@ let package = Package(
             ]
         ),
         .target(name: "Sync", dependencies: ["Cloud"]),
+        // The cloud's wire protocol (CloudKit Web Services' JSON, paths and request signatures): pure Swift, no networking,
+        // shared by the server and the remote client.
+        .target(name: "CloudWire", dependencies: ["Cloud", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "Notes",
             dependencies: [
@@ -93,6 +96,7 @@ let package = Package(
         // Temporary directories, seeded clouds and a process runner for every test target.
         .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
+        .testTarget(name: "CloudWireTests", dependencies: ["CloudWire", "Cloud", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
         .testTarget(name: "FrontEndTests", dependencies: ["FrontEnd", "Terminal", "Notes", "Cloud", "TestSupport"]),
         .testTarget(name: "NotesTests", dependencies: [

@@ -1,0 +1,184 @@
+import Cloud
+import Foundation
+
+/// A zone ID as the protocol writes it; no `ownerRecordName` means the caller's own.
+public struct WireZoneID: Codable, Hashable, Sendable {
+    public var zoneName: String
+    public var ownerRecordName: String?
+
+    public init(_ zone: ZoneID) {
+        zoneName = zone.name
+        ownerRecordName = zone.owner == ZoneID.defaultOwner ? nil : zone.owner
+    }
+
+    public var zoneID: ZoneID { ZoneID(name: zoneName, owner: ownerRecordName ?? ZoneID.defaultOwner) }
+}
+
+/// When and by whom a record was created or last modified.
+public struct WireStamp: Codable, Hashable, Sendable {
+    /// Milliseconds since 1970.
+    public var timestamp: Double
+    public var userRecordName: String
+    public var deviceID: String?
+}
+
+/// A record as the protocol writes it (`recordName`, `recordType`,
+/// `recordChangeTag`, `fields`, `created`, `modified`, `deleted`, `parent`,
+/// `zoneID`). In an update, a field whose value is `null` is removed, and
+/// `"parent": null` takes the record from its parent; keys it leaves out
+/// stay as they are. Unknown keys are ignored.
+public struct WireRecord: Hashable, Sendable {
+    public enum Parent: Hashable, Sendable {
+        case unchanged
+        case none
+        case named(String)
+    }
+
+    public var recordName: String
+    public var recordType: String?
+    public var recordChangeTag: String?
+    /// Nil values remove the field (updates only).
+    public var fields: [String: WireValue?] = [:]
+    public var created: WireStamp?
+    public var modified: WireStamp?
+    public var deleted: Bool?
+    public var parent: Parent = .unchanged
+    public var zoneID: WireZoneID?
+
+    public init(recordName: String, zoneID: WireZoneID? = nil) {
+        self.recordName = recordName
+        self.zoneID = zoneID
+    }
+
+    /// A record whole, as the cloud holds it.
+    public init(_ record: Record) {
+        self.init(recordName: record.id.name, zoneID: WireZoneID(record.id.zone))
+        recordType = record.type
+        for (key, value) in record.fields { fields[key] = .plain(value) }
+        for key in record.allKeys where record.fields[key] == nil { fields[key] = record.encrypted(key).map(WireValue.encrypted) }
+        parent = record.parent.map(Parent.named) ?? .none
+        if let system = record.system {
+            recordChangeTag = system.changeTag
+            created = WireStamp(timestamp: system.createdAt.timeIntervalSince1970 * 1000, userRecordName: system.createdBy)
+            modified = WireStamp(timestamp: system.modifiedAt.timeIntervalSince1970 * 1000, userRecordName: system.modifiedBy)
+        }
+    }
+
+    /// What an update sends: the keys changed since the record was fetched (a removed one as null), its
+    /// parent if that changed, and the change tag it was fetched at.
+    public init(changesOf record: Record) {
+        self.init(recordName: record.id.name, zoneID: WireZoneID(record.id.zone))
+        recordType = record.type
+        recordChangeTag = record.changeTag
+        for key in record.changedKeys where key != Record.parentKey {
+            if let value = record.fields[key] {
+                fields[key] = .plain(value)
+            } else {
+                fields[key] = .some(record.encrypted(key).map(WireValue.encrypted))
+            }
+        }
+        if record.changedKeys.contains(Record.parentKey) { parent = record.parent.map(Parent.named) ?? .none }
+    }
+
+    /// A deletion's record: its name, and the change tag a non-force delete is checked against.
+    public init(deleting id: RecordID) {
+        self.init(recordName: id.name, zoneID: WireZoneID(id.zone))
+    }
+
+    /// The record in `zone` (its own `zoneID` when it names one), with every key it carries marked changed,
+    /// as a save request hands it to the cloud.
+    public func changes(in zone: ZoneID) throws(WireFormatError) -> Record {
+        guard let recordType else { throw WireFormatError("record \(recordName) has no recordType") }
+        var record = Record(type: recordType, id: RecordID(name: recordName, zone: zoneID?.zoneID ?? zone))
+        for (key, value) in fields {
+            switch value {
+            case .plain(let plain)?: record[key] = plain
+            case .encrypted(let data)?: record.setEncrypted(key, data)
+            case nil: record[key] = nil
+            }
+        }
+        switch parent {
+        case .unchanged: break
+        case .none: record.setParent(nil)
+        case .named(let name): record.setParent(name)
+        }
+        if let recordChangeTag {
+            record.restoreSystemFields(SystemFields(changeTag: recordChangeTag, createdAt: .distantPast, createdBy: "",
+                                                    modifiedAt: .distantPast, modifiedBy: ""))
+        }
+        return record
+    }
+
+    /// The record as the cloud holds it (an answer's), nothing marked changed.
+    public func stored(in zone: ZoneID) throws(WireFormatError) -> Record {
+        var record = try changes(in: zone)
+        record.markClean()
+        if let recordChangeTag, let created, let modified {
+            record.restoreSystemFields(SystemFields(
+                changeTag: recordChangeTag,
+                createdAt: Date(timeIntervalSince1970: created.timestamp / 1000), createdBy: created.userRecordName,
+                modifiedAt: Date(timeIntervalSince1970: modified.timestamp / 1000), modifiedBy: modified.userRecordName))
+        }
+        return record
+    }
+}
+
+extension WireRecord: Codable {
+    private enum Key: String, CodingKey {
+        case recordName, recordType, recordChangeTag, fields, created, modified, deleted, parent, zoneID
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        recordName = try c.decode(String.self, forKey: .recordName)
+        recordType = try c.decodeIfPresent(String.self, forKey: .recordType)
+        recordChangeTag = try c.decodeIfPresent(String.self, forKey: .recordChangeTag)
+        created = try c.decodeIfPresent(WireStamp.self, forKey: .created)
+        modified = try c.decodeIfPresent(WireStamp.self, forKey: .modified)
+        deleted = try c.decodeIfPresent(Bool.self, forKey: .deleted)
+        zoneID = try c.decodeIfPresent(WireZoneID.self, forKey: .zoneID)
+        if c.contains(.fields) {
+            let raw = try c.decode([String: JSON].self, forKey: .fields)
+            for (key, value) in raw {
+                // A field written as null, or as {"value": null}, is removed.
+                guard let type = value["type"]?.string, let inner = value["value"], inner != .null else {
+                    fields[key] = .some(nil)
+                    continue
+                }
+                do {
+                    fields[key] = try WireValue.decode(inner, type: type)
+                } catch {
+                    throw DecodingError.dataCorruptedError(forKey: .fields, in: c, debugDescription: "field \(key): \(error.why)")
+                }
+            }
+        }
+        if c.contains(.parent) {
+            parent = try c.decodeNil(forKey: .parent) ? .none
+                : .named(try c.decode([String: String].self, forKey: .parent)["recordName"] ?? "")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(recordName, forKey: .recordName)
+        try c.encodeIfPresent(recordType, forKey: .recordType)
+        try c.encodeIfPresent(recordChangeTag, forKey: .recordChangeTag)
+        if !fields.isEmpty {
+            let written = fields.mapValues { value -> JSON in
+                guard let value else { return .null }
+                let (inner, type) = WireValue.encode(value)
+                return .object(["value": inner, "type": .string(type)])
+            }
+            try c.encode(written, forKey: .fields)
+        }
+        try c.encodeIfPresent(created, forKey: .created)
+        try c.encodeIfPresent(modified, forKey: .modified)
+        try c.encodeIfPresent(deleted, forKey: .deleted)
+        switch parent {
+        case .unchanged: break
+        case .none: try c.encodeNil(forKey: .parent)
+        case .named(let name): try c.encode(["recordName": name], forKey: .parent)
+        }
+        try c.encodeIfPresent(zoneID, forKey: .zoneID)
+    }
+}

@@ -1,0 +1,106 @@
+import Cloud
+@testable import CloudWire
+import Foundation
+import Testing
+
+@Suite struct WireRecordTests {
+    let zone = ZoneID(name: "Notes", owner: "_owner")
+
+    private func roundTrip<T: Codable>(_ value: T) throws -> T {
+        try JSONDecoder().decode(T.self, from: JSONEncoder().encode(value))
+    }
+
+    private func json(_ value: some Encodable) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as! [String: Any]
+    }
+
+    @Test func everyKindOfValueComesBackAsItWent() throws {
+        var record = Record(type: "Post", id: RecordID(name: "p1", zone: zone))
+        record["title"] = .string("Hà Nội \u{1b}[31m")
+        record["count"] = .int(Int64.max)
+        record["ratio"] = .double(0.1)
+        record["done"] = .bool(true)
+        record["when"] = .date(Date(timeIntervalSince1970: 1_700_000_000.125))
+        record["blob"] = .bytes(Data([0, 255, 10]))
+        record["ref"] = .reference(Reference(recordName: "n1", action: .deleteSelf))
+        record["tags"] = .list([.string("a"), .string("b")])
+        record["mixed"] = .list([.int(1), .string("x"), .list([.bool(false)])])
+        record["none"] = .list([])
+        record.setEncrypted("location", Data("sealed".utf8))
+        record.setParent("n1")
+        let back = try roundTrip(WireRecord(record)).changes(in: zone)
+        #expect(back.fields == record.fields)
+        #expect(back.encrypted("location") == Data("sealed".utf8))
+        #expect(back.parent == "n1")
+        #expect(back.id == record.id)
+    }
+
+    @Test func valuesAreWrittenWithApplesTypeNames() throws {
+        var record = Record(type: "Post", id: RecordID(name: "p1", zone: zone))
+        record["title"] = .string("x")
+        record["n"] = .int(3)
+        record["when"] = .date(Date(timeIntervalSince1970: 2))
+        record["tags"] = .list([.string("a")])
+        record["ref"] = .reference(Reference(recordName: "n1"))
+        let fields = try json(WireRecord(record))["fields"] as! [String: [String: Any]]
+        #expect(fields["title"]?["type"] as? String == "STRING")
+        #expect(fields["n"]?["type"] as? String == "INT64")
+        #expect(fields["when"]?["type"] as? String == "TIMESTAMP")
+        #expect(fields["when"]?["value"] as? Double == 2000)
+        #expect(fields["tags"]?["type"] as? String == "STRING_LIST")
+        #expect(fields["ref"]?["type"] as? String == "REFERENCE")
+        #expect((fields["ref"]?["value"] as? [String: Any])?["action"] as? String == "NONE")
+    }
+
+    @Test func anUpdateSendsOnlyWhatChangedAndARemovedFieldAsNull() throws {
+        var record = Record(type: "Post", id: RecordID(name: "p1", zone: zone))
+        record["title"] = .string("old")
+        record["body"] = .string("kept")
+        record.markClean()
+        record.restoreSystemFields(SystemFields(changeTag: "t1", createdAt: Date(), createdBy: "_a", modifiedAt: Date(), modifiedBy: "_a"))
+        record["title"] = .string("new")
+        record["body"] = nil
+
+        let update = WireRecord(changesOf: record)
+        let written = try json(update)
+        #expect(written["recordChangeTag"] as? String == "t1")
+        let fields = written["fields"] as! [String: Any]
+        #expect(Set(fields.keys) == ["title", "body"])
+        #expect(fields["body"] is NSNull)
+        #expect(written["parent"] == nil, "an unchanged parent is left out")
+
+        let arrived = try roundTrip(update).changes(in: zone)
+        #expect(arrived.changedKeys == ["title", "body"])
+        #expect(arrived["body"] == nil && arrived["title"] == .string("new"))
+        #expect(arrived.changeTag == "t1")
+    }
+
+    @Test func aStoredRecordKeepsItsSystemFieldsAndNothingMarkedChanged() throws {
+        var record = Record(type: "Post", id: RecordID(name: "p1", zone: zone))
+        record["title"] = .string("x")
+        record.markClean()
+        let stamp = Date(timeIntervalSince1970: 1_700_000_000.5)
+        record.restoreSystemFields(SystemFields(changeTag: "t9", createdAt: stamp, createdBy: "_a", modifiedAt: stamp, modifiedBy: "_b"))
+        let back = try roundTrip(WireRecord(record)).stored(in: zone)
+        #expect(back.changedKeys.isEmpty)
+        #expect(back.system?.changeTag == "t9")
+        #expect(back.system?.modifiedBy == "_b")
+        #expect(abs(back.system!.modifiedAt.timeIntervalSince(stamp)) < 1e-6)
+    }
+
+    @Test func unknownKeysAreIgnoredAndBadValuesRefused() throws {
+        let body = #"{"recordName":"p1","recordType":"Post","pluginFields":{},"fields":{"n":{"value":"12","type":"INT64"}}}"#
+        let record = try JSONDecoder().decode(WireRecord.self, from: Data(body.utf8)).changes(in: zone)
+        #expect(record["n"] == .int(12), "numbersAsStrings")
+        for bad in [#"{"value":"x","type":"INT64"}"#, #"{"value":"%%%","type":"BYTES"}"#, #"{"value":1,"type":"SHAPE"}"#,
+                    #"{"value":{"action":"NONE"},"type":"REFERENCE"}"#] {
+            let text = #"{"recordName":"p1","recordType":"Post","fields":{"f":"# + bad + "}}"
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(WireRecord.self, from: Data(text.utf8)) }
+        }
+    }
+
+    @Test func theDefaultOwnerIsLeftOut() throws {
+        #expect(try json(WireZoneID(ZoneID(name: "Notes")))["ownerRecordName"] == nil)
+        #expect(WireZoneID(ZoneID(name: "Notes", owner: "_o")).zoneID == ZoneID(name: "Notes", owner: "_o"))
+    }
+}
