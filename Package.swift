@@ -17,6 +17,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The server and the remote client only (see CloudServer, CloudClient): each adds minutes to a cold build.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The few statements run once per record of a sync, bound and read through SQLite's C API.
@@ -39,6 +44,26 @@ let package = Package(
         // The cloud's wire protocol (CloudKit Web Services' JSON, paths and request signatures): pure Swift, no networking,
         // shared by the server and the remote client.
         .target(name: "CloudWire", dependencies: ["Cloud", .product(name: "Crypto", package: "swift-crypto")]),
+        // `cloudnotes cloud serve`: the cloud in a directory over HTTP (Hummingbird), signed requests, long-polled pushes.
+        .target(
+            name: "CloudServer",
+            dependencies: [
+                "Cloud", "CloudWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The cloud on a server, as a `Cloud`: AsyncHTTPClient, every request signed with the device's key.
+        .target(
+            name: "CloudClient",
+            dependencies: [
+                "Cloud", "CloudWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "Notes",
             dependencies: [
@@ -96,7 +121,7 @@ let package = Package(
         // Temporary directories, seeded clouds and a process runner for every test target.
         .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
-        .testTarget(name: "CloudWireTests", dependencies: ["CloudWire", "Cloud", "TestSupport"]),
+        .testTarget(name: "CloudWireTests", dependencies: ["CloudWire", "Cloud", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
         .testTarget(name: "FrontEndTests", dependencies: ["FrontEnd", "Terminal", "Notes", "Cloud", "TestSupport"]),
         .testTarget(name: "NotesTests", dependencies: [

@@ -7,6 +7,14 @@ extension LocalCloud: Cloud {
         try local(database).modifyRecords(saving: saving, deleting: deleting, policy: policy, atomically: atomically)
     }
 
+    /// As `modifyRecords`, with each save's own policy (the protocol's operations carry one each).
+    public func modifyRecords(saving: [(record: Record, policy: SavePolicy)], deleting: [RecordID], atomically: Bool,
+                              in database: CloudDatabase) throws(CloudError) -> ModifyResult {
+        var policies: [RecordID: SavePolicy] = [:]
+        for save in saving { policies[save.record.id] = save.policy }
+        return try local(database).modifyRecords(saving: saving.map(\.record), deleting: deleting, policies: policies, atomically: atomically)
+    }
+
     public func records(_ ids: [RecordID], in database: CloudDatabase) throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
         try local(database).records(ids)
     }

@@ -4,7 +4,7 @@ import GRDB
 /// Which cloud this is, and how far its history goes: devices remember the
 /// ID and refuse to sync with a cloud that changed it (emptied, replaced, or
 /// restored from an older copy), so they never take its loss as deletions.
-public struct CloudIdentity: Equatable, Sendable, CustomStringConvertible {
+public struct CloudIdentity: Equatable, Codable, Sendable, CustomStringConvertible {
     public var id: String
     /// The last change sequence number the cloud handed out.
     public var sequence: Int64

@@ -9,9 +9,9 @@ extension LocalDatabase {
     /// Each item then succeeds or fails on its own, unless `atomically`:
     /// then one failure in a zone rolls back that zone's other items, which
     /// fail with *batch request failed*.
-    public func modifyRecords(
+    func modifyRecords(
         saving: [Record], deleting: [RecordID] = [],
-        policy: SavePolicy = .ifServerRecordUnchanged, atomically: Bool = false
+        policy: SavePolicy = .ifServerRecordUnchanged, policies: [RecordID: SavePolicy] = [:], atomically: Bool = false
     ) throws(CloudError) -> ModifyResult {
         let bodies = try checkLimits(saving: saving, deleting: deleting)
         var zones: [ZoneID] = []
@@ -42,7 +42,7 @@ extension LocalDatabase {
                     }
                     for i in saves {
                         zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
-                            try write(saving[i], body: bodies[i], policy: policy, access: try access.get(),
+                            try write(saving[i], body: bodies[i], policy: policies[saving[i].id] ?? policy, access: try access.get(),
                                       existing: try existing.get()[saving[i].id.name], &request)
                         }
                     }

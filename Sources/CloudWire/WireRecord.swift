@@ -140,11 +140,12 @@ extension WireRecord: Codable {
         if c.contains(.fields) {
             let raw = try c.decode([String: JSON].self, forKey: .fields)
             for (key, value) in raw {
-                // A field written as null, or as {"value": null}, is removed.
-                guard let type = value["type"]?.string, let inner = value["value"], inner != .null else {
+                // A field written as null, or as {"value": null}, is removed; a value without a type has its JSON's.
+                guard let inner = value["value"], inner != .null else {
                     fields[key] = .some(nil)
                     continue
                 }
+                let type = value["type"]?.string ?? WireValue.inferredType(of: inner)
                 do {
                     fields[key] = try WireValue.decode(inner, type: type)
                 } catch {

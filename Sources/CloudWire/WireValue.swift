@@ -73,6 +73,18 @@ extension WireValue: Codable {
         }
     }
 
+    /// The type of a value written without one (Apple makes `type` optional): its JSON's.
+    static func inferredType(of value: JSON) -> String {
+        switch value {
+        case .int: "INT64"
+        case .double: "DOUBLE"
+        case .bool: "BOOLEAN"
+        case .object: "REFERENCE"
+        case .array(let items): items.first.map { inferredType(of: $0) + "_LIST" } ?? "STRING_LIST"
+        case .string, .null: "STRING"
+        }
+    }
+
     /// Apple's name for a value's type.
     static func typeName(_ value: FieldValue) -> String {
         switch value {

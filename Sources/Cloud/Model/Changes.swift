@@ -1,5 +1,5 @@
 /// A zone that went away, and why.
-public struct ZoneDeletion: Hashable, Sendable {
+public struct ZoneDeletion: Hashable, Codable, Sendable {
     public var zone: ZoneID
     public var reason: ZoneDeletionReason
 
@@ -10,7 +10,7 @@ public struct ZoneDeletion: Hashable, Sendable {
 }
 
 /// A record that went away, and what type it was.
-public struct RecordDeletion: Hashable, Sendable {
+public struct RecordDeletion: Hashable, Codable, Sendable {
     public var id: RecordID
     public var type: String
 
@@ -28,6 +28,13 @@ public struct DatabaseChanges: Sendable {
     public var token: ChangeToken
     /// More changes wait: fetch again with `token`.
     public var moreComing: Bool
+
+    public init(modified: [ZoneID] = [], deleted: [ZoneDeletion] = [], token: ChangeToken, moreComing: Bool) {
+        self.modified = modified
+        self.deleted = deleted
+        self.token = token
+        self.moreComing = moreComing
+    }
 }
 
 /// One batch of a zone's history: records saved and records deleted.
@@ -36,4 +43,11 @@ public struct ZoneChanges: Sendable {
     public var deleted: [RecordDeletion] = []
     public var token: ChangeToken
     public var moreComing: Bool
+
+    public init(modified: [Record] = [], deleted: [RecordDeletion] = [], token: ChangeToken, moreComing: Bool) {
+        self.modified = modified
+        self.deleted = deleted
+        self.token = token
+        self.moreComing = moreComing
+    }
 }

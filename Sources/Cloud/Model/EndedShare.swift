@@ -2,8 +2,8 @@ import Foundation
 
 /// How a participant's part in a share ended, told to that participant only (they took part; nothing of
 /// anyone else's is revealed), so their devices can say in words why posts went away.
-public struct EndedShare: Equatable, Sendable {
-    public enum Reason: String, Sendable {
+public struct EndedShare: Equatable, Codable, Sendable {
+    public enum Reason: String, Codable, Sendable {
         /// The owner (or an administrator) took the participant off the share.
         case removed
         /// The owner stopped sharing, or deleted what was shared.

@@ -17,4 +17,10 @@ public struct DeletedRecord: Equatable, Sendable {
     public var last: RecordVersion
     public var deletedAt: Date
     public var deletedBy: String
+
+    public init(last: RecordVersion, deletedAt: Date, deletedBy: String) {
+        self.last = last
+        self.deletedAt = deletedAt
+        self.deletedBy = deletedBy
+    }
 }

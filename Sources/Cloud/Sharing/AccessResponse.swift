@@ -1,5 +1,5 @@
 /// How an owner answers someone who asked to join a share.
-public enum AccessResponse: Sendable, Equatable {
+public enum AccessResponse: Sendable, Equatable, Codable {
     /// They become a participant with this permission, already accepted.
     case approve(SharePermission)
     /// Their request is dropped; they may ask again.

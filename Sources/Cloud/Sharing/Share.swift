@@ -163,4 +163,10 @@ public struct SavedShare: Sendable {
     /// The invitation link; only when the share was created, since the cloud
     /// keeps no copy of it. Keep it.
     public var url: ShareURL?
+
+    public init(share: Share, rootRecord: Record?, url: ShareURL?) {
+        self.share = share
+        self.rootRecord = rootRecord
+        self.url = url
+    }
 }

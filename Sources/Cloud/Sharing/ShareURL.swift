@@ -54,6 +54,14 @@ public struct ShareURL: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var absoluteString: String { Self.prefix + container + "/" + token }
 
+    /// The token alone, as CloudKit's `shortGUID` names a share on the wire.
+    public var shortGUID: String { token }
+
+    /// The link a `shortGUID` of `container` stands for.
+    public init(container: String, shortGUID: String) throws(CloudError) {
+        try self.init(parsing: Self.prefix + container + "/" + shortGUID)
+    }
+
     public var description: String { Self.prefix + container + "/" + token.prefix(4) + "…" }
 
     /// What the cloud stores instead of the token.

@@ -1,0 +1,52 @@
+import Crypto
+import Foundation
+
+/// CloudKit's server-to-server request signature, which every CloudNotes
+/// device puts on every request: an ECDSA P-256 signature (DER, base64) of
+/// `date:base64(SHA-256(body)):path`, where `date` is the ISO 8601 date
+/// header (seconds, `Z`) and `path` the request's path from `/database/1/…`
+/// without host or query string. An empty body signs the hash of nothing.
+public enum RequestSignature {
+    public static let keyIDHeader = "X-Apple-CloudKit-Request-KeyID"
+    public static let dateHeader = "X-Apple-CloudKit-Request-ISO8601Date"
+    public static let signatureHeader = "X-Apple-CloudKit-Request-SignatureV1"
+    /// How far a request's date may be from the server's clock.
+    public static let allowedSkew: TimeInterval = 5 * 60
+
+    /// The bytes signed.
+    public static func message(date: String, body: Data, path: String) -> Data {
+        Data("\(date):\(Data(SHA256.hash(data: body)).base64EncodedString()):\(path)".utf8)
+    }
+
+    /// The three headers for a request.
+    public static func headers(keyID: String, key: P256.Signing.PrivateKey, date: Date, body: Data, path: String) throws -> [String: String] {
+        let stamp = iso8601(date)
+        let signature = try key.signature(for: message(date: stamp, body: body, path: path))
+        return [keyIDHeader: keyID, dateHeader: stamp, signatureHeader: signature.derRepresentation.base64EncodedString()]
+    }
+
+    /// Whether `signature` (base64 DER) is `key`'s over the request.
+    public static func isValid(_ signature: String, key: P256.Signing.PublicKey, date: String, body: Data, path: String) -> Bool {
+        guard let der = Data(base64Encoded: signature), let parsed = try? P256.Signing.ECDSASignature(derRepresentation: der) else {
+            return false
+        }
+        return key.isValidSignature(parsed, for: message(date: date, body: body, path: path))
+    }
+
+    /// A key's ID: the SHA-256 of its public key (DER), in hex, as long as Apple's key IDs.
+    public static func keyID(of key: P256.Signing.PublicKey) -> String {
+        SHA256.hash(data: key.derRepresentation).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    public static func parseDate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}

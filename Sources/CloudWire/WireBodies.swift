@@ -1,0 +1,358 @@
+import Cloud
+import Foundation
+
+// Request and response bodies of the operations Apple documents, in Apple's keys; keys marked "ours" are
+// CloudNotes' extensions, which other clients leave out and may ignore.
+
+/// One record of a `records` array: the record, or why it failed.
+public enum WireItem: Hashable, Sendable, Codable {
+    case record(WireRecord)
+    case error(WireError)
+
+    private enum Key: String, CodingKey { case serverErrorCode }
+
+    public init(from decoder: any Decoder) throws {
+        if try decoder.container(keyedBy: Key.self).contains(.serverErrorCode) {
+            self = .error(try WireError(from: decoder))
+        } else {
+            self = .record(try WireRecord(from: decoder))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .record(let record): try record.encode(to: encoder)
+        case .error(let error): try error.encode(to: encoder)
+        }
+    }
+}
+
+/// `records/modify`: `operationType` is create, update, forceUpdate, replace, forceReplace, delete or forceDelete.
+public struct RecordsModifyRequest: Codable, Sendable {
+    public struct Operation: Codable, Sendable {
+        public var operationType: String
+        public var record: WireRecord
+        public init(operationType: String, record: WireRecord) {
+            self.operationType = operationType
+            self.record = record
+        }
+    }
+
+    public var operations: [Operation]
+    public var zoneID: WireZoneID?
+    /// Apple's default is true in a custom zone.
+    public var atomic: Bool?
+
+    public init(operations: [Operation], zoneID: WireZoneID? = nil, atomic: Bool?) {
+        self.operations = operations
+        self.zoneID = zoneID
+        self.atomic = atomic
+    }
+}
+
+/// The answer of `records/modify`, `records/lookup`, `records/query` and `records/changes`.
+public struct RecordsResponse: Codable, Sendable {
+    public var records: [WireItem]
+    public var continuationMarker: String?
+    public var syncToken: String?
+    public var moreComing: Bool?
+    /// Ours: the commit as the caller's database saw it (see `Commit`), so a device drops the push of its own change.
+    public var commit: Commit?
+
+    public init(records: [WireItem], continuationMarker: String? = nil, syncToken: String? = nil, moreComing: Bool? = nil,
+                commit: Commit? = nil) {
+        self.records = records
+        self.continuationMarker = continuationMarker
+        self.syncToken = syncToken
+        self.moreComing = moreComing
+        self.commit = commit
+    }
+}
+
+/// `records/lookup`.
+public struct RecordsLookupRequest: Codable, Sendable {
+    public struct Name: Codable, Sendable {
+        public var recordName: String
+        public init(recordName: String) { self.recordName = recordName }
+    }
+
+    public var records: [Name]
+    public var zoneID: WireZoneID?
+
+    public init(records: [Name], zoneID: WireZoneID?) {
+        self.records = records
+        self.zoneID = zoneID
+    }
+}
+
+/// `records/query`: the records of one type in a zone that pass every filter, sorted, a page at a time.
+public struct RecordsQueryRequest: Codable, Sendable {
+    public struct Filter: Codable, Sendable {
+        public var comparator: String
+        public var fieldName: String
+        public var fieldValue: WireValue
+    }
+
+    public struct Sort: Codable, Sendable {
+        public var fieldName: String
+        public var ascending: Bool?
+    }
+
+    public struct Query: Codable, Sendable {
+        public var recordType: String
+        public var filterBy: [Filter]?
+        public var sortBy: [Sort]?
+    }
+
+    public var zoneID: WireZoneID?
+    public var query: Query
+    public var resultsLimit: Int?
+    public var continuationMarker: String?
+}
+
+/// `records/changes`: one zone's changes since a token.
+public struct RecordsChangesRequest: Codable, Sendable {
+    public var zoneID: WireZoneID
+    public var syncToken: String?
+    public var resultsLimit: Int?
+}
+
+/// `changes/zone`: several zones' changes, each since its own token.
+public struct ZoneChangesRequest: Codable, Sendable {
+    public struct Zone: Codable, Sendable {
+        public var zoneID: WireZoneID
+        public var syncToken: String?
+        public var resultsLimit: Int?
+        /// Ours: change tags of versions the caller holds (by record name), left out of the answer.
+        public var knownRecords: [String: String]?
+
+        public init(zoneID: WireZoneID, syncToken: String?, resultsLimit: Int?, knownRecords: [String: String]?) {
+            self.zoneID = zoneID
+            self.syncToken = syncToken
+            self.resultsLimit = resultsLimit
+            self.knownRecords = knownRecords
+        }
+    }
+
+    public var zones: [Zone]
+    public init(zones: [Zone]) { self.zones = zones }
+}
+
+/// The answer of `changes/zone`: per zone, its changed records (a deleted one as `{recordName, deleted: true}`) or its error.
+public struct ZoneChangesResponse: Codable, Sendable {
+    public struct Zone: Codable, Sendable {
+        public var zoneID: WireZoneID
+        public var records: [WireRecord]?
+        public var syncToken: String?
+        public var moreComing: Bool?
+        public var error: WireError?
+
+        public init(zoneID: WireZoneID, records: [WireRecord]?, syncToken: String?, moreComing: Bool?, error: WireError? = nil) {
+            self.zoneID = zoneID
+            self.records = records
+            self.syncToken = syncToken
+            self.moreComing = moreComing
+            self.error = error
+        }
+
+        private enum Key: String, CodingKey { case zoneID, records, syncToken, moreComing, serverErrorCode }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Key.self)
+            zoneID = try c.decode(WireZoneID.self, forKey: .zoneID)
+            records = try c.decodeIfPresent([WireRecord].self, forKey: .records)
+            syncToken = try c.decodeIfPresent(String.self, forKey: .syncToken)
+            moreComing = try c.decodeIfPresent(Bool.self, forKey: .moreComing)
+            error = c.contains(.serverErrorCode) ? try WireError(from: decoder) : nil
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            if let error {
+                try error.encode(to: encoder)
+                var c = encoder.container(keyedBy: Key.self)
+                try c.encode(zoneID, forKey: .zoneID)
+                return
+            }
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(zoneID, forKey: .zoneID)
+            try c.encodeIfPresent(records, forKey: .records)
+            try c.encodeIfPresent(syncToken, forKey: .syncToken)
+            try c.encodeIfPresent(moreComing, forKey: .moreComing)
+        }
+    }
+
+    public var zones: [Zone]
+    public init(zones: [Zone]) { self.zones = zones }
+}
+
+/// `changes/database`.
+public struct DatabaseChangesRequest: Codable, Sendable {
+    public var syncToken: String?
+    public var resultsLimit: Int?
+    public init(syncToken: String?, resultsLimit: Int?) {
+        self.syncToken = syncToken
+        self.resultsLimit = resultsLimit
+    }
+}
+
+/// A zone in a `zones` array: its ID, whether it is gone and why (ours), or its error.
+public struct WireZone: Codable, Hashable, Sendable {
+    public var zoneID: WireZoneID
+    public var deleted: Bool?
+    /// Ours: deleted, purged or encryptedDataReset.
+    public var deletionReason: String?
+
+    public init(zoneID: WireZoneID, deleted: Bool? = nil, deletionReason: String? = nil) {
+        self.zoneID = zoneID
+        self.deleted = deleted
+        self.deletionReason = deletionReason
+    }
+}
+
+/// The answer of `changes/database`.
+public struct DatabaseChangesResponse: Codable, Sendable {
+    public var zones: [WireZone]
+    public var syncToken: String
+    public var moreComing: Bool
+    public init(zones: [WireZone], syncToken: String, moreComing: Bool) {
+        self.zones = zones
+        self.syncToken = syncToken
+        self.moreComing = moreComing
+    }
+}
+
+/// `zones/lookup` (and the `zones` of `zones/list`'s answer).
+public struct ZonesRequest: Codable, Sendable {
+    public struct Zone: Codable, Sendable {
+        public var zoneID: WireZoneID
+        public init(zoneID: WireZoneID) { self.zoneID = zoneID }
+    }
+
+    public var zones: [Zone]
+    public init(zones: [Zone]) { self.zones = zones }
+}
+
+/// `zones/modify`: `operationType` is create or delete.
+public struct ZonesModifyRequest: Codable, Sendable {
+    public struct Operation: Codable, Sendable {
+        public var operationType: String
+        public var zone: ZonesRequest.Zone
+        public init(operationType: String, zone: ZonesRequest.Zone) {
+            self.operationType = operationType
+            self.zone = zone
+        }
+    }
+
+    public var operations: [Operation]
+    /// Ours: why deleted zones go (deleted by default).
+    public var deletionReason: String?
+
+    public init(operations: [Operation], deletionReason: String?) {
+        self.operations = operations
+        self.deletionReason = deletionReason
+    }
+}
+
+/// A zone of an answer, or its error.
+public enum WireZoneItem: Codable, Hashable, Sendable {
+    case zone(WireZone)
+    case error(WireError)
+
+    private enum Key: String, CodingKey { case serverErrorCode }
+
+    public init(from decoder: any Decoder) throws {
+        if try decoder.container(keyedBy: Key.self).contains(.serverErrorCode) {
+            self = .error(try WireError(from: decoder))
+        } else {
+            self = .zone(try WireZone(from: decoder))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .zone(let zone): try zone.encode(to: encoder)
+        case .error(let error): try error.encode(to: encoder)
+        }
+    }
+}
+
+/// The answer of `zones/list`, `zones/lookup` and `zones/modify`.
+public struct ZonesResponse: Codable, Sendable {
+    public var zones: [WireZoneItem]
+    /// Ours (`zones/modify`): see `RecordsResponse.commit`.
+    public var commit: Commit?
+    public init(zones: [WireZoneItem], commit: Commit? = nil) {
+        self.zones = zones
+        self.commit = commit
+    }
+}
+
+/// `users/current` and the users of `users/lookup/email`.
+public struct WireUser: Codable, Hashable, Sendable {
+    public struct LookupInfo: Codable, Hashable, Sendable {
+        public var emailAddress: String?
+    }
+
+    public struct NameComponents: Codable, Hashable, Sendable {
+        public var givenName: String?
+    }
+
+    public var userRecordName: String
+    public var lookupInfo: LookupInfo?
+    public var nameComponents: NameComponents?
+    /// Ours: when the account was made (ms).
+    public var created: Double?
+
+    public init(_ account: Account) {
+        userRecordName = account.id
+        lookupInfo = LookupInfo(emailAddress: account.email)
+        nameComponents = NameComponents(givenName: account.name)
+        created = account.createdAt.timeIntervalSince1970 * 1000
+    }
+
+    public var account: Account {
+        Account(id: userRecordName, name: nameComponents?.givenName ?? userRecordName, email: lookupInfo?.emailAddress ?? "",
+                createdAt: Date(timeIntervalSince1970: (created ?? 0) / 1000))
+    }
+}
+
+/// `users/lookup/email`.
+public struct UsersLookupRequest: Codable, Sendable {
+    public var users: [WireUser.LookupInfo]
+}
+
+/// The answer of the `users/…` operations.
+public struct UsersResponse: Codable, Sendable {
+    public var users: [WireUser]
+    public init(users: [WireUser]) { self.users = users }
+}
+
+/// `records/resolve` and `records/accept`: shares named by their `shortGUID` (a share URL's token).
+public struct ShortGUIDsRequest: Codable, Sendable {
+    public struct GUID: Codable, Sendable {
+        public var value: String
+        public var shouldFetchRootRecord: Bool?
+        public init(value: String) { self.value = value }
+    }
+
+    public var shortGUIDs: [GUID]
+    public init(shortGUIDs: [GUID]) { self.shortGUIDs = shortGUIDs }
+}
+
+/// The answer of `records/resolve` and `records/accept`: per GUID, the share's metadata (in CloudNotes' own
+/// dictionary) or its error.
+public struct ShortGUIDsResponse: Codable, Sendable {
+    public struct Result: Codable, Sendable {
+        public var shortGUID: String
+        public var metadata: ShareMetadata?
+        public var error: WireError?
+        public init(shortGUID: String, metadata: ShareMetadata?, error: WireError?) {
+            self.shortGUID = shortGUID
+            self.metadata = metadata
+            self.error = error
+        }
+    }
+
+    public var results: [Result]
+    public init(results: [Result]) { self.results = results }
+}

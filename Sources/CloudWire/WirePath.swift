@@ -1,0 +1,34 @@
+import Cloud
+import Foundation
+
+/// Where a request goes: `/database/1/{container}/{environment}/{database}/{operation}`,
+/// as CloudKit Web Services addresses it. CloudNotes serves one environment
+/// per cloud and answers to both names.
+public struct WirePath: Hashable, Sendable {
+    public static let version = "1"
+    public static let environments: Set<String> = ["development", "production"]
+
+    public var container: String
+    public var environment: String
+    public var scope: DatabaseScope
+    /// `records/modify`, `changes/zone`, …
+    public var operation: String
+
+    public init(container: String, environment: String = "production", scope: DatabaseScope, operation: String) {
+        self.container = container
+        self.environment = environment
+        self.scope = scope
+        self.operation = operation
+    }
+
+    /// Parses a request's path (without its query string); nil for anything else.
+    public init?(parsing path: String) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 7, parts[0].isEmpty, parts[1] == "database", parts[2] == Self.version,
+              !parts[3].isEmpty, Self.environments.contains(parts[4]), let scope = DatabaseScope(rawValue: parts[5]),
+              parts[6...].allSatisfy({ !$0.isEmpty }) else { return nil }
+        self.init(container: parts[3], environment: parts[4], scope: scope, operation: parts[6...].joined(separator: "/"))
+    }
+
+    public var path: String { "/database/\(Self.version)/\(container)/\(environment)/\(scope.rawValue)/\(operation)" }
+}

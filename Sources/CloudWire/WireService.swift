@@ -1,0 +1,259 @@
+import Cloud
+import Foundation
+
+/// Answers one request of the protocol from a cloud, for a caller the
+/// transport has already authenticated: the HTTP layer hands it a path, a
+/// body and an account, and sends back the status and body it returns. It
+/// knows nothing of HTTP or of who signed what, so the whole protocol is
+/// tested here without a socket.
+public struct WireService: Sendable {
+    public let cloud: LocalCloud
+    private let uuids: @Sendable () -> String
+
+    /// - Parameter uuids: makes each error's `uuid` (injected, so a failing run replays).
+    public init(cloud: LocalCloud, uuids: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }) {
+        self.cloud = cloud
+        self.uuids = uuids
+    }
+
+    /// A status and a JSON body.
+    public struct Answer: Sendable {
+        public var status: Int
+        public var body: Data
+    }
+
+    public func handle(_ path: WirePath, body: Data, caller: Account) -> Answer {
+        guard path.container == cloud.container else {
+            return failure(WireError(uuid: uuids(), serverErrorCode: "NOT_FOUND", reason: "no container \(path.container) here"))
+        }
+        let database = cloud.database(path.scope, as: caller)
+        do {
+            return try answer(path.operation, body: body.isEmpty ? Data("{}".utf8) : body, database: database)
+        } catch let error as WireFormatError {
+            return failure(WireError(uuid: uuids(), serverErrorCode: "BAD_REQUEST", reason: error.why))
+        } catch let error as CloudError {
+            return failure(WireError(error, uuid: uuids()))
+        } catch let error as DecodingError {
+            return failure(WireError(uuid: uuids(), serverErrorCode: "BAD_REQUEST", reason: "the body is not this operation's JSON: \(Self.words(error))"))
+        } catch {
+            return failure(WireError(uuid: uuids(), serverErrorCode: "INTERNAL_ERROR", reason: "\(error)"))
+        }
+    }
+
+    public func failure(_ error: WireError) -> Answer {
+        Answer(status: error.httpStatus, body: (try? Self.encoder.encode(error)) ?? Data())
+    }
+
+    // MARK: Operations
+
+    private func answer(_ operation: String, body: Data, database: CloudDatabase) throws -> Answer {
+        switch operation {
+        case "records/modify": return try ok(modify(try decode(RecordsModifyRequest.self, body), database))
+        case "records/lookup": return try ok(lookup(try decode(RecordsLookupRequest.self, body), database))
+        case "records/query": return try ok(WireQuery.run(try decode(RecordsQueryRequest.self, body), database))
+        case "records/changes": return try ok(recordChanges(try decode(RecordsChangesRequest.self, body), database))
+        case "changes/zone": return try ok(zoneChanges(try decode(ZoneChangesRequest.self, body), database))
+        case "changes/database": return try ok(databaseChanges(try decode(DatabaseChangesRequest.self, body), database))
+        case "zones/list": return try ok(ZonesResponse(zones: database.allZones().map { .zone(WireZone(zoneID: WireZoneID($0))) }))
+        case "zones/lookup": return try ok(lookupZones(try decode(ZonesRequest.self, body), database))
+        case "zones/modify": return try ok(modifyZones(try decode(ZonesModifyRequest.self, body), database))
+        case "users/current": return try ok(WireUser(database.caller))
+        case "users/lookup/email": return try ok(lookupUsers(try decode(UsersLookupRequest.self, body)))
+        case "records/resolve", "records/accept":
+            return try ok(shortGUIDs(try decode(ShortGUIDsRequest.self, body), accept: operation == "records/accept", database))
+        default:
+            guard let call = WireCalls.operations[operation] else {
+                throw WireFormatError("no operation \(operation) (docs/PROTOCOL.md lists them)")
+            }
+            return try ok(call(cloud, try decode(CallRequest.self, body), database))
+        }
+    }
+
+    private func modify(_ request: RecordsModifyRequest, _ database: CloudDatabase) throws -> RecordsResponse {
+        let zone = request.zoneID?.zoneID ?? ZoneID(name: ZoneID.defaultName)
+        var saves: [(record: Record, policy: SavePolicy)] = [], deletes: [RecordID] = []
+        var order: [(RecordID, isDelete: Bool)] = []
+        let replaced = try currentRecords(of: request.operations.filter { $0.operationType.hasSuffix("eplace") }, zone, database)
+        for operation in request.operations {
+            let type = operation.operationType
+            if type == "delete" || type == "forceDelete" {
+                let id = RecordID(name: operation.record.recordName, zone: operation.record.zoneID?.zoneID ?? zone)
+                deletes.append(id)
+                order.append((id, true))
+                continue
+            }
+            var record = try operation.record.changes(in: zone)
+            let policy: SavePolicy
+            switch type {
+            case "create", "update": policy = .ifServerRecordUnchanged
+            case "forceUpdate": policy = .changedKeys
+            case "forceReplace": policy = .allKeys
+            case "replace":
+                // Every key the request leaves out goes; the change tag still guards the save.
+                for key in replaced[record.id]?.allKeys ?? [] where !record.allKeys.contains(key) { record[key] = nil }
+                if record.parent == nil, replaced[record.id]?.parent != nil { record.setParent(nil) }
+                policy = .ifServerRecordUnchanged
+            default: throw WireFormatError("operationType \(type) is not one of create, update, forceUpdate, replace, forceReplace, delete, forceDelete")
+            }
+            saves.append((record, policy))
+            order.append((record.id, false))
+        }
+        // Apple's default: atomic in a custom zone.
+        let atomic = request.atomic ?? !zone.isDefault
+        let result = try cloud.modifyRecords(saving: saves, deleting: deletes, atomically: atomic, in: database)
+        let items: [WireItem] = order.map { id, isDelete in
+            if isDelete {
+                switch result.deleteResults[id] {
+                case .success?, nil:
+                    var gone = WireRecord(deleting: id)
+                    gone.deleted = true
+                    return .record(gone)
+                case .failure(let error)?: return .error(WireError(error, uuid: uuids(), recordName: id.name))
+                }
+            }
+            switch result.saveResults[id] {
+            case .success(let record)?: return .record(WireRecord(record))
+            case .failure(let error)?: return .error(WireError(error, uuid: uuids(), recordName: id.name))
+            case nil: return .error(WireError(.invalidArguments("no result"), uuid: uuids(), recordName: id.name))
+            }
+        }
+        return RecordsResponse(records: items, commit: result.commit)
+    }
+
+    /// The records `replace` operations name, as the server has them now (to know which keys they drop).
+    private func currentRecords(of operations: [RecordsModifyRequest.Operation], _ zone: ZoneID,
+                                _ database: CloudDatabase) throws -> [RecordID: Record] {
+        guard !operations.isEmpty else { return [:] }
+        let ids = operations.map { RecordID(name: $0.record.recordName, zone: $0.record.zoneID?.zoneID ?? zone) }
+        return try database.records(ids).compactMapValues { try? $0.get() }
+    }
+
+    private func lookup(_ request: RecordsLookupRequest, _ database: CloudDatabase) throws -> RecordsResponse {
+        let zone = request.zoneID?.zoneID ?? ZoneID(name: ZoneID.defaultName)
+        let ids = request.records.map { RecordID(name: $0.recordName, zone: zone) }
+        let found = try database.records(ids)
+        return RecordsResponse(records: ids.map { id in
+            switch found[id] {
+            case .success(let record)?: .record(WireRecord(record))
+            case .failure(let error)?: .error(WireError(error, uuid: uuids(), recordName: id.name))
+            case nil: .error(WireError(.unknownItem(id), uuid: uuids(), recordName: id.name))
+            }
+        })
+    }
+
+    private func recordChanges(_ request: RecordsChangesRequest, _ database: CloudDatabase) throws -> RecordsResponse {
+        let changes = try database.zoneChanges(in: request.zoneID.zoneID, since: try request.syncToken.map(ChangeToken.init(parsing:)),
+                                               limit: request.resultsLimit)
+        return RecordsResponse(records: Self.records(changes).map(WireItem.record), syncToken: changes.token.description,
+                               moreComing: changes.moreComing)
+    }
+
+    private func zoneChanges(_ request: ZoneChangesRequest, _ database: CloudDatabase) throws -> ZoneChangesResponse {
+        ZoneChangesResponse(zones: try request.zones.map { zone in
+            do {
+                let changes = try database.zoneChanges(in: zone.zoneID.zoneID, since: try zone.syncToken.map(ChangeToken.init(parsing:)),
+                                                       limit: zone.resultsLimit, known: zone.knownRecords ?? [:])
+                return ZoneChangesResponse.Zone(zoneID: zone.zoneID, records: Self.records(changes),
+                                                syncToken: changes.token.description, moreComing: changes.moreComing)
+            } catch let error as CloudError where !error.isTransient {
+                return ZoneChangesResponse.Zone(zoneID: zone.zoneID, records: nil, syncToken: nil, moreComing: nil,
+                                                error: WireError(error, uuid: uuids()))
+            }
+        })
+    }
+
+    /// A zone's changes as one `records` array: saved records whole, deleted ones as `{recordName, deleted, recordType}`.
+    static func records(_ changes: ZoneChanges) -> [WireRecord] {
+        changes.modified.map { WireRecord($0) } + changes.deleted.map { deletion in
+            var gone = WireRecord(deleting: deletion.id)
+            gone.deleted = true
+            gone.recordType = deletion.type
+            return gone
+        }
+    }
+
+    private func databaseChanges(_ request: DatabaseChangesRequest, _ database: CloudDatabase) throws -> DatabaseChangesResponse {
+        let changes = try database.databaseChanges(since: try request.syncToken.map(ChangeToken.init(parsing:)), limit: request.resultsLimit)
+        let zones = changes.modified.map { WireZone(zoneID: WireZoneID($0)) }
+            + changes.deleted.map { WireZone(zoneID: WireZoneID($0.zone), deleted: true, deletionReason: $0.reason.rawValue) }
+        return DatabaseChangesResponse(zones: zones, syncToken: changes.token.description, moreComing: changes.moreComing)
+    }
+
+    private func lookupZones(_ request: ZonesRequest, _ database: CloudDatabase) throws -> ZonesResponse {
+        ZonesResponse(zones: try request.zones.map { zone in
+            do {
+                return .zone(WireZone(zoneID: WireZoneID(try database.fetchZone(zone.zoneID.zoneID))))
+            } catch let error as CloudError where !error.isTransient {
+                return .error(WireError(error, uuid: uuids()))
+            }
+        })
+    }
+
+    private func modifyZones(_ request: ZonesModifyRequest, _ database: CloudDatabase) throws -> ZonesResponse {
+        var saves: [ZoneID] = [], deletes: [ZoneID] = []
+        for operation in request.operations {
+            switch operation.operationType {
+            case "create": saves.append(operation.zone.zoneID.zoneID)
+            case "delete": deletes.append(operation.zone.zoneID.zoneID)
+            default: throw WireFormatError("a zone's operationType is create or delete")
+            }
+        }
+        let reason = try request.deletionReason.map { text throws(WireFormatError) in
+            guard let reason = ZoneDeletionReason(rawValue: text) else { throw WireFormatError("no deletion reason \(text)") }
+            return reason
+        } ?? .deleted
+        let result = try database.modifyZones(saving: saves, deleting: deletes, reason: reason)
+        let items = saves.map { zone -> WireZoneItem in
+            switch result.saveResults[zone]! {
+            case .success(let saved): .zone(WireZone(zoneID: WireZoneID(saved)))
+            case .failure(let error): .error(WireError(error, uuid: uuids()))
+            }
+        } + deletes.map { zone -> WireZoneItem in
+            switch result.deleteResults[zone]! {
+            case .success(let reason): .zone(WireZone(zoneID: WireZoneID(zone), deleted: true, deletionReason: reason.rawValue))
+            case .failure(let error): .error(WireError(error, uuid: uuids()))
+            }
+        }
+        return ZonesResponse(zones: items, commit: result.commit)
+    }
+
+    private func lookupUsers(_ request: UsersLookupRequest) throws -> UsersResponse {
+        UsersResponse(users: try request.users.compactMap { info in
+            try info.emailAddress.flatMap { try cloud.account(email: $0) }.map(WireUser.init)
+        })
+    }
+
+    private func shortGUIDs(_ request: ShortGUIDsRequest, accept: Bool, _ database: CloudDatabase) throws -> ShortGUIDsResponse {
+        ShortGUIDsResponse(results: try request.shortGUIDs.map { guid in
+            do {
+                let url = try ShareURL(container: cloud.container, shortGUID: guid.value)
+                let metadata = accept ? try cloud.acceptShare(url, as: database.caller) : try cloud.fetchShareMetadata(url, as: database.caller)
+                return .init(shortGUID: guid.value, metadata: metadata, error: nil)
+            } catch let error as CloudError where !error.isTransient {
+                return .init(shortGUID: guid.value, metadata: nil, error: WireError(error, uuid: uuids()))
+            }
+        })
+    }
+
+    // MARK: JSON
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws -> T { try JSONDecoder().decode(type, from: body) }
+
+    private func ok(_ value: some Encodable) throws -> Answer { Answer(status: 200, body: try Self.encoder.encode(value)) }
+
+    private static func words(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let at = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return (at.isEmpty ? "" : "\(at): ") + context.debugDescription
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
