@@ -50,6 +50,8 @@ let package = Package(
             dependencies: [
                 "Cloud", "CloudWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -96,7 +98,9 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes",
             dependencies: [
-                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal",
+                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudWire", "CloudServer", "CloudClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

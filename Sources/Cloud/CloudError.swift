@@ -33,6 +33,8 @@ public enum CloudError: Error, Equatable, Sendable {
     case zoneBusy(retryAfter: TimeInterval)
     /// The cloud's files could not be read or written.
     case storage(String)
+    /// A server refused to take the request as this device's (no valid signature or token; a revoked device).
+    case notAuthenticated(String)
 
     /// A stable code, for scripts and logs.
     public var code: String {
@@ -59,6 +61,7 @@ public enum CloudError: Error, Equatable, Sendable {
         case .requestRateLimited: "requestRateLimited"
         case .zoneBusy: "zoneBusy"
         case .storage: "storage"
+        case .notAuthenticated: "notAuthenticated"
         }
     }
 
@@ -108,6 +111,7 @@ extension CloudError: CustomStringConvertible {
         case .requestRateLimited(let t): "request rate limited: retry after \(Self.seconds(t))"
         case .zoneBusy(let t): "zone busy: retry after \(Self.seconds(t))"
         case .storage(let what): "cloud storage error: \(what)"
+        case .notAuthenticated(let why): "not signed in: \(why)"
         }
     }
 

@@ -77,6 +77,17 @@ public final class LocalCloud: PushSource, Sendable {
         PushSubscription(directory: notifier.directory, topics: topics, handler: handler)
     }
 
+    /// Calls `handler` after any request, for every topic it posts to (a server relays them to its clients).
+    public func subscribeToEveryTopic(handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
+        PushSubscription(directory: notifier.directory, topics: nil, handler: handler)
+    }
+
+    /// The last commit posted to each topic (0 for one never posted to), so a client that polls can be told
+    /// at once of what it missed.
+    public func lastPushes(to topics: Set<PushTopic>) throws(CloudError) -> [PushTopic: Int64] {
+        try file.read { db in try TopicTable.last(db, topics) }
+    }
+
     /// The fault plan in force for this connection.
     public var faultPlan: FaultPlan { faults.current }
 

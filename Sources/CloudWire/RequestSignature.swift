@@ -27,15 +27,15 @@ public enum RequestSignature {
 
     /// Whether `signature` (base64 DER) is `key`'s over the request.
     public static func isValid(_ signature: String, key: P256.Signing.PublicKey, date: String, body: Data, path: String) -> Bool {
+        isValid(signature, key: key, message: message(date: date, body: body, path: path))
+    }
+
+    /// Whether `signature` (base64 DER) is `key`'s over `message`.
+    public static func isValid(_ signature: String, key: P256.Signing.PublicKey, message: Data) -> Bool {
         guard let der = Data(base64Encoded: signature), let parsed = try? P256.Signing.ECDSASignature(derRepresentation: der) else {
             return false
         }
-        return key.isValidSignature(parsed, for: message(date: date, body: body, path: path))
-    }
-
-    /// A key's ID: the SHA-256 of its public key (DER), in hex, as long as Apple's key IDs.
-    public static func keyID(of key: P256.Signing.PublicKey) -> String {
-        SHA256.hash(data: key.derRepresentation).map { String(format: "%02x", $0) }.joined()
+        return key.isValidSignature(parsed, for: message)
     }
 
     public static func iso8601(_ date: Date) -> String {

@@ -291,6 +291,7 @@ public struct ZonesResponse: Codable, Sendable {
 public struct WireUser: Codable, Hashable, Sendable {
     public struct LookupInfo: Codable, Hashable, Sendable {
         public var emailAddress: String?
+        public init(emailAddress: String?) { self.emailAddress = emailAddress }
     }
 
     public struct NameComponents: Codable, Hashable, Sendable {
@@ -319,6 +320,7 @@ public struct WireUser: Codable, Hashable, Sendable {
 /// `users/lookup/email`.
 public struct UsersLookupRequest: Codable, Sendable {
     public var users: [WireUser.LookupInfo]
+    public init(users: [WireUser.LookupInfo]) { self.users = users }
 }
 
 /// The answer of the `users/…` operations.
@@ -355,4 +357,14 @@ public struct ShortGUIDsResponse: Codable, Sendable {
 
     public var results: [Result]
     public init(results: [Result]) { self.results = results }
+}
+
+/// The answer of `devices/enrol`: the key ID the device signs with from now on, and whose it is.
+public struct EnrolledDevice: Codable, Sendable {
+    public var keyID: String
+    public var user: WireUser
+    public init(keyID: String, user: WireUser) {
+        self.keyID = keyID
+        self.user = user
+    }
 }

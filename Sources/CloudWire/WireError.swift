@@ -71,6 +71,7 @@ public struct WireError: Codable, Hashable, Sendable, Error {
         case .requestRateLimited(let t): ("THROTTLED", t)
         case .networkUnavailable, .networkFailure, .serviceUnavailable, .zoneBusy: ("TRY_AGAIN_LATER", error.retryAfter)
         case .storage: ("INTERNAL_ERROR", nil)
+        case .notAuthenticated: ("AUTHENTICATION_FAILED", nil)
         }
         self.init(uuid: uuid, serverErrorCode: code, reason: error.description, retryAfter: retry)
         self.recordName = recordName
@@ -88,7 +89,8 @@ public struct WireError: Codable, Hashable, Sendable, Error {
             self.recordName = id.name
             zoneID = WireZoneID(id.zone)
         case .unknownAccount(let words), .permissionFailure(let words), .participantNeedsVerification(let words),
-             .participantNotInvited(let words), .limitExceeded(let words), .invalidArguments(let words), .storage(let words):
+             .participantNotInvited(let words), .limitExceeded(let words), .invalidArguments(let words), .storage(let words),
+             .notAuthenticated(let words):
             detail = words
         default: break
         }
@@ -122,12 +124,16 @@ public struct WireError: Codable, Hashable, Sendable, Error {
         case "networkFailure": return .networkFailure
         case "zoneBusy": return .zoneBusy(retryAfter: retryAfter ?? 1)
         case "storage": return .storage(detail)
+        case "notAuthenticated": return .notAuthenticated(detail)
         default: break
         }
         switch serverErrorCode {
         case "ZONE_NOT_FOUND": return .zoneNotFound(zoneID?.zoneID ?? ZoneID(name: ZoneID.defaultName))
         case "NOT_FOUND": return recordName.map { .unknownItem(RecordID(name: $0, zone: zoneID?.zoneID ?? ZoneID(name: ZoneID.defaultName))) } ?? .invalidArguments(why)
-        case "ACCESS_DENIED", "AUTHENTICATION_FAILED", "AUTHENTICATION_REQUIRED": return .permissionFailure(why)
+        case "ACCESS_DENIED": return .permissionFailure(why)
+        case "AUTHENTICATION_FAILED", "AUTHENTICATION_REQUIRED":
+            return .notAuthenticated("the server did not accept this device (signed out, revoked, or its clock is more than 5 minutes off); "
+                                     + "cloudnotes sign-in enrols it again")
         case "ATOMIC_ERROR": return .batchRequestFailed
         case "QUOTA_EXCEEDED": return .quotaExceeded
         case "LIMIT_EXCEEDED": return .limitExceeded(why)

@@ -2,19 +2,21 @@ import Cloud
 import Foundation
 
 /// Where a request goes: `/database/1/{container}/{environment}/{database}/{operation}`,
-/// as CloudKit Web Services addresses it. CloudNotes serves one environment
-/// per cloud and answers to both names.
+/// as CloudKit Web Services addresses it, or without the database for the
+/// operations that have none (`tokens/create`, `devices/enrol`). CloudNotes
+/// serves one environment per cloud and answers to both names.
 public struct WirePath: Hashable, Sendable {
     public static let version = "1"
     public static let environments: Set<String> = ["development", "production"]
 
     public var container: String
     public var environment: String
-    public var scope: DatabaseScope
+    /// Nil for an operation outside any database.
+    public var scope: DatabaseScope?
     /// `records/modify`, `changes/zone`, …
     public var operation: String
 
-    public init(container: String, environment: String = "production", scope: DatabaseScope, operation: String) {
+    public init(container: String, environment: String = "production", scope: DatabaseScope?, operation: String) {
         self.container = container
         self.environment = environment
         self.scope = scope
@@ -25,10 +27,13 @@ public struct WirePath: Hashable, Sendable {
     public init?(parsing path: String) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 7, parts[0].isEmpty, parts[1] == "database", parts[2] == Self.version,
-              !parts[3].isEmpty, Self.environments.contains(parts[4]), let scope = DatabaseScope(rawValue: parts[5]),
-              parts[6...].allSatisfy({ !$0.isEmpty }) else { return nil }
-        self.init(container: parts[3], environment: parts[4], scope: scope, operation: parts[6...].joined(separator: "/"))
+              !parts[3].isEmpty, Self.environments.contains(parts[4]), parts[5...].allSatisfy({ !$0.isEmpty }) else { return nil }
+        let scope = DatabaseScope(rawValue: parts[5])
+        self.init(container: parts[3], environment: parts[4], scope: scope,
+                  operation: parts[(scope == nil ? 5 : 6)...].joined(separator: "/"))
     }
 
-    public var path: String { "/database/\(Self.version)/\(container)/\(environment)/\(scope.rawValue)/\(operation)" }
+    public var path: String {
+        "/database/\(Self.version)/\(container)/\(environment)/" + (scope.map { "\($0.rawValue)/" } ?? "") + operation
+    }
 }

@@ -27,6 +27,11 @@ public struct WireStamp: Codable, Hashable, Sendable {
 /// `zoneID`). In an update, a field whose value is `null` is removed, and
 /// `"parent": null` takes the record from its parent; keys it leaves out
 /// stay as they are. Unknown keys are ignored.
+///
+/// A CloudNotes device sends its records whole, with `changedKeys` (ours)
+/// naming the keys it changed since it fetched the record (`___parent` for
+/// its parent): an update changes only those, and a save that creates the
+/// record stores it whole, as `CKModifyRecordsOperation` does.
 public struct WireRecord: Hashable, Sendable {
     public enum Parent: Hashable, Sendable {
         case unchanged
@@ -44,6 +49,8 @@ public struct WireRecord: Hashable, Sendable {
     public var deleted: Bool?
     public var parent: Parent = .unchanged
     public var zoneID: WireZoneID?
+    /// Ours: the keys a save changed (all it carries when absent).
+    public var changedKeys: [String]?
 
     public init(recordName: String, zoneID: WireZoneID? = nil) {
         self.recordName = recordName
@@ -64,20 +71,17 @@ public struct WireRecord: Hashable, Sendable {
         }
     }
 
-    /// What an update sends: the keys changed since the record was fetched (a removed one as null), its
-    /// parent if that changed, and the change tag it was fetched at.
-    public init(changesOf record: Record) {
+    /// What a CloudNotes device sends to save a record: all of it, the keys it changed, and the change tag it
+    /// was fetched at.
+    public init(saving record: Record) {
         self.init(recordName: record.id.name, zoneID: WireZoneID(record.id.zone))
         recordType = record.type
         recordChangeTag = record.changeTag
-        for key in record.changedKeys where key != Record.parentKey {
-            if let value = record.fields[key] {
-                fields[key] = .plain(value)
-            } else {
-                fields[key] = .some(record.encrypted(key).map(WireValue.encrypted))
-            }
-        }
-        if record.changedKeys.contains(Record.parentKey) { parent = record.parent.map(Parent.named) ?? .none }
+        for (key, value) in record.fields { fields[key] = .plain(value) }
+        for key in record.allKeys where record.fields[key] == nil { fields[key] = record.encrypted(key).map(WireValue.encrypted) }
+        for key in record.changedKeys where !record.allKeys.contains(key) && key != Record.parentKey { fields[key] = .some(nil) }
+        parent = record.parent.map(Parent.named) ?? .none
+        changedKeys = record.changedKeys.sorted()
     }
 
     /// A deletion's record: its name, and the change tag a non-force delete is checked against.
@@ -102,6 +106,20 @@ public struct WireRecord: Hashable, Sendable {
         case .none: record.setParent(nil)
         case .named(let name): record.setParent(name)
         }
+        if let changedKeys {
+            // Only the keys named changed: the rest travel so that a save that creates the record has it whole.
+            let whole = record
+            record.markClean()
+            for key in changedKeys {
+                if key == Record.parentKey {
+                    record.setParent(whole.parent)
+                } else if let data = whole.encrypted(key) {
+                    record.setEncrypted(key, data)
+                } else {
+                    record[key] = whole[key]
+                }
+            }
+        }
         if let recordChangeTag {
             record.restoreSystemFields(SystemFields(changeTag: recordChangeTag, createdAt: .distantPast, createdBy: "",
                                                     modifiedAt: .distantPast, modifiedBy: ""))
@@ -125,7 +143,7 @@ public struct WireRecord: Hashable, Sendable {
 
 extension WireRecord: Codable {
     private enum Key: String, CodingKey {
-        case recordName, recordType, recordChangeTag, fields, created, modified, deleted, parent, zoneID
+        case recordName, recordType, recordChangeTag, fields, created, modified, deleted, parent, zoneID, changedKeys
     }
 
     public init(from decoder: any Decoder) throws {
@@ -137,6 +155,7 @@ extension WireRecord: Codable {
         modified = try c.decodeIfPresent(WireStamp.self, forKey: .modified)
         deleted = try c.decodeIfPresent(Bool.self, forKey: .deleted)
         zoneID = try c.decodeIfPresent(WireZoneID.self, forKey: .zoneID)
+        changedKeys = try c.decodeIfPresent([String].self, forKey: .changedKeys)
         if c.contains(.fields) {
             let raw = try c.decode([String: JSON].self, forKey: .fields)
             for (key, value) in raw {
@@ -181,5 +200,6 @@ extension WireRecord: Codable {
         case .named(let name): try c.encode(["recordName": name], forKey: .parent)
         }
         try c.encodeIfPresent(zoneID, forKey: .zoneID)
+        try c.encodeIfPresent(changedKeys, forKey: .changedKeys)
     }
 }

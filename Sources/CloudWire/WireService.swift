@@ -20,13 +20,21 @@ public struct WireService: Sendable {
     public struct Answer: Sendable {
         public var status: Int
         public var body: Data
+
+        public init(status: Int, body: Data) {
+            self.status = status
+            self.body = body
+        }
     }
 
     public func handle(_ path: WirePath, body: Data, caller: Account) -> Answer {
         guard path.container == cloud.container else {
             return failure(WireError(uuid: uuids(), serverErrorCode: "NOT_FOUND", reason: "no container \(path.container) here"))
         }
-        let database = cloud.database(path.scope, as: caller)
+        guard let scope = path.scope else {
+            return failure(WireError(uuid: uuids(), serverErrorCode: "BAD_REQUEST", reason: "\(path.operation) names no database"))
+        }
+        let database = cloud.database(scope, as: caller)
         do {
             return try answer(path.operation, body: body.isEmpty ? Data("{}".utf8) : body, database: database)
         } catch let error as WireFormatError {

@@ -7,7 +7,11 @@ import Notes
 // swift-argument-parser's validation errors do), everything else 1.
 do {
     var command = try CloudNotes.parseAsRoot(SaveRecord.packOptions(try Arguments.checked()))
-    try command.run()
+    if var server = command as? AsyncParsableCommand {
+        try await runAsync(&server)
+    } else {
+        try command.run()
+    }
 } catch let error as CloudError {
     Output.fail(error.description)
 } catch let error as StoreError {
@@ -19,4 +23,9 @@ do {
     if code == .success { CloudNotes.exit(withError: error) }  // --help and friends print in full
     let message = CloudNotes.message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
     Output.fail("\(message) (see 'cloudnotes --help')", code: code.rawValue)
+}
+
+/// Runs an async command (the server); a separate function, so its `run` resolves to the async one.
+func runAsync(_ command: inout any AsyncParsableCommand) async throws {
+    try await command.run()
 }

@@ -21,6 +21,7 @@ import Testing
         .tooManyParticipants(limit: 100), .changeTokenExpired, .batchRequestFailed, .limitExceeded("too big"),
         .quotaExceeded, .invalidArguments("bad"), .networkUnavailable, .networkFailure,
         .serviceUnavailable(retryAfter: 3), .requestRateLimited(retryAfter: 2.5), .zoneBusy(retryAfter: 1.5), .storage("disk"),
+        .notAuthenticated("revoked"),
     ]
 
     @Test(arguments: everyError)

@@ -52,27 +52,36 @@ import Testing
         #expect((fields["ref"]?["value"] as? [String: Any])?["action"] as? String == "NONE")
     }
 
-    @Test func anUpdateSendsOnlyWhatChangedAndARemovedFieldAsNull() throws {
+    @Test func aSaveCarriesTheWholeRecordAndChangesOnlyTheKeysItChanged() throws {
         var record = Record(type: "Post", id: RecordID(name: "p1", zone: zone))
         record["title"] = .string("old")
-        record["body"] = .string("kept")
+        record["body"] = .string("gone soon")
+        record["tags"] = .list([.string("kept")])
         record.markClean()
         record.restoreSystemFields(SystemFields(changeTag: "t1", createdAt: Date(), createdBy: "_a", modifiedAt: Date(), modifiedBy: "_a"))
         record["title"] = .string("new")
         record["body"] = nil
 
-        let update = WireRecord(changesOf: record)
-        let written = try json(update)
+        let save = WireRecord(saving: record)
+        let written = try json(save)
         #expect(written["recordChangeTag"] as? String == "t1")
+        #expect(written["changedKeys"] as? [String] == ["body", "title"])
         let fields = written["fields"] as! [String: Any]
-        #expect(Set(fields.keys) == ["title", "body"])
+        #expect(Set(fields.keys) == ["title", "body", "tags"])
         #expect(fields["body"] is NSNull)
-        #expect(written["parent"] == nil, "an unchanged parent is left out")
 
-        let arrived = try roundTrip(update).changes(in: zone)
+        let arrived = try roundTrip(save).changes(in: zone)
         #expect(arrived.changedKeys == ["title", "body"])
-        #expect(arrived["body"] == nil && arrived["title"] == .string("new"))
+        #expect(arrived["body"] == nil && arrived["title"] == .string("new") && arrived["tags"] == .list([.string("kept")]))
         #expect(arrived.changeTag == "t1")
+    }
+
+    /// Apple's clients name no changed keys: every field they send is a change, and one sent as null is removed.
+    @Test func anAppleUpdateChangesTheFieldsItSends() throws {
+        let body = #"{"recordName":"p1","recordType":"Post","recordChangeTag":"t1","fields":{"title":{"value":"x","type":"STRING"},"body":null}}"#
+        let record = try JSONDecoder().decode(WireRecord.self, from: Data(body.utf8)).changes(in: zone)
+        #expect(record.changedKeys == ["title", "body"])
+        #expect(record["title"] == .string("x") && record["body"] == nil)
     }
 
     @Test func aStoredRecordKeepsItsSystemFieldsAndNothingMarkedChanged() throws {

@@ -5,6 +5,8 @@ public struct ZoneModifyResult: Sendable {
     /// The commit as this database saw it; nil when nothing in it changed.
     public var commit: Commit?
 
+    public init() {}
+
     /// Throws a partial failure naming every zone that failed.
     public func throwIfFailed() throws(CloudError) {
         var errors: [ItemID: CloudError] = [:]

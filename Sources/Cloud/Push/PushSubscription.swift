@@ -11,7 +11,8 @@ import Glibc
 /// every second. Bursts of posts may reach the handler as one call, with
 /// the sequence number the topic's file holds when it is read.
 public final class PushSubscription: PushWatch, @unchecked Sendable {
-    private let topics: Set<String>
+    /// The file names heard; nil for every one (a server hears every topic).
+    private let topics: Set<String>?
     private let directory: URL
     private let handler: @Sendable (Push) -> Void
     private let queue = DispatchQueue(label: "cloudnotes.push")
@@ -20,10 +21,10 @@ public final class PushSubscription: PushWatch, @unchecked Sendable {
 
     /// - Parameter polling: whether to fall back to a slow poll when inotify
     ///   is unavailable (tests turn it off to prove inotify alone delivers).
-    init(directory: URL, topics: Set<PushTopic>, polling: Bool = true,
+    init(directory: URL, topics: Set<PushTopic>?, polling: Bool = true,
          handler: @escaping @Sendable (Push) -> Void) {
         self.directory = directory
-        self.topics = Set(topics.map(\.fileName))
+        self.topics = topics.map { Set($0.map(\.fileName)) }
         self.handler = handler
         queue.sync { source = watchWithInotify() ?? (polling ? pollSlowly() : nil) }
     }
@@ -82,7 +83,7 @@ public final class PushSubscription: PushWatch, @unchecked Sendable {
                 let nameStart = buffer + offset + MemoryLayout<inotify_event>.size
                 if event.len > 0 {
                     let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
-                    if topics.contains(name) { fired.insert(name) }
+                    if topics?.contains(name) ?? !name.hasPrefix(".") { fired.insert(name) }
                 }
                 offset += MemoryLayout<inotify_event>.size + Int(event.len)
             }
@@ -92,12 +93,12 @@ public final class PushSubscription: PushWatch, @unchecked Sendable {
     #endif
 
     private func pollSlowly() -> any DispatchSourceProtocol {
-        for name in topics { stamps[name] = modificationTime(name) }
+        for name in polledNames() { stamps[name] = modificationTime(name) }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            for name in self.topics.sorted() {
+            for name in self.polledNames().sorted() {
                 let stamp = self.modificationTime(name)
                 let old = self.stamps[name]
                 if stamp.tv_sec != old?.tv_sec || stamp.tv_nsec != old?.tv_nsec {
@@ -108,6 +109,10 @@ public final class PushSubscription: PushWatch, @unchecked Sendable {
         }
         timer.resume()
         return timer
+    }
+
+    private func polledNames() -> Set<String> {
+        topics ?? Set(((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { !$0.hasPrefix(".") })
     }
 
     /// The push a topic's file describes now (`PushNotifier` writes the commit's sequence number).

@@ -136,6 +136,29 @@ enum Schema {
             name TEXT PRIMARY KEY,
             seq INTEGER NOT NULL) WITHOUT ROWID;
         """,
+        // v8: who may call over the network (see `LocalCloud+Devices`): each device's public key, one-time
+        // enrolment codes and web tokens, the secret ones kept only as SHA-256 hashes.
+        """
+        CREATE TABLE devices(
+            key_id TEXT PRIMARY KEY,
+            account TEXT NOT NULL REFERENCES accounts(id),
+            public_key BLOB NOT NULL,
+            name TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            revoked_at REAL);
+        CREATE INDEX devices_by_account ON devices(account);
+        CREATE TABLE enrolments(
+            code_hash BLOB PRIMARY KEY,
+            account TEXT NOT NULL REFERENCES accounts(id),
+            expires_at REAL NOT NULL);
+        CREATE TABLE web_tokens(
+            api_token TEXT PRIMARY KEY,
+            auth_hash BLOB NOT NULL,
+            account TEXT NOT NULL REFERENCES accounts(id),
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            revoked_at REAL);
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

@@ -15,4 +15,12 @@ enum TopicTable {
         }
         return previous
     }
+
+    static func last(_ db: Database, _ topics: Set<PushTopic>) throws -> [PushTopic: Int64] {
+        var last: [PushTopic: Int64] = [:]
+        for topic in topics {
+            last[topic] = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM push_topics WHERE name = ?"), arguments: [topic.fileName]) ?? 0
+        }
+        return last
+    }
 }

@@ -2,7 +2,8 @@ import ArgumentParser
 import Cloud
 
 struct CreateAccount: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Register an account (name, email, a random user record ID).")
+    static let configuration = CommandConfiguration(
+        abstract: "Register an account (name, email, a random user record ID) and print a code its first device signs in to a server with.")
 
     @OptionGroup var cloud: CloudOptions
     @Argument(help: "The account's name, as typed after --account.") var name: String
@@ -10,8 +11,18 @@ struct CreateAccount: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let account = try cloud.open().createAccount(name: name, email: email)
-        if json { try Output.json(account) } else { Output.line("created account \(account.name) <\(account.email)> \(account.id)") }
+        let local = try cloud.open()
+        let account = try local.createAccount(name: name, email: email)
+        let code = try local.makeEnrolmentCode(for: account)
+        if json {
+            struct Created: Encodable {
+                var account: Account
+                var code: String
+            }
+            return try Output.json(Created(account: account, code: code))
+        }
+        Output.line("created account \(account.name) <\(account.email)> \(account.id)")
+        try EnrolmentCode.print(code, for: account.name, json: false)
     }
 }
 

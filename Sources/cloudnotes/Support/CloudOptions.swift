@@ -2,17 +2,28 @@ import ArgumentParser
 import Cloud
 import Foundation
 
-/// Where the cloud lives: `--cloud DIR`, else `$CLOUDNOTES_CLOUD`, else
-/// `$XDG_DATA_HOME/cloudnotes/cloud` (`~/.local/share` when unset).
+/// Where the cloud lives: `--cloud DIR|URL`, else `$CLOUDNOTES_CLOUD`, else
+/// `$XDG_DATA_HOME/cloudnotes/cloud` (`~/.local/share` when unset). A URL
+/// (`http://` or `https://`) names a server (`cloudnotes cloud serve`).
 struct CloudOptions: ParsableArguments {
-    @Option(name: .customLong("cloud"), help: ArgumentHelp("The cloud directory.", valueName: "DIR"))
+    @Option(name: .customLong("cloud"), help: ArgumentHelp("The cloud: a directory, or a server's http(s):// URL.", valueName: "DIR|URL"))
     var directory: String?
 
-    var url: URL {
+    private var given: String? {
         let env = ProcessInfo.processInfo.environment
-        if let directory { return URL(fileURLWithPath: directory) }
-        if let path = env["CLOUDNOTES_CLOUD"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        return Self.dataHome(env).appendingPathComponent("cloudnotes/cloud")
+        return directory ?? env["CLOUDNOTES_CLOUD"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The server named, if the cloud is one.
+    var server: URL? {
+        guard let given, given.hasPrefix("http://") || given.hasPrefix("https://") else { return nil }
+        return URL(string: given)
+    }
+
+    /// The cloud directory (when the cloud is not a server).
+    var url: URL {
+        if let given { return URL(fileURLWithPath: given) }
+        return Self.dataHome(ProcessInfo.processInfo.environment).appendingPathComponent("cloudnotes/cloud")
     }
 
     static func dataHome(_ env: [String: String]) -> URL {
@@ -20,8 +31,12 @@ struct CloudOptions: ParsableArguments {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
     }
 
-    /// The cloud; a fault plan that cannot be read is said on stderr (`warning`), as it is ignored.
+    /// The cloud in a directory, for the operator's commands (they work where the directory is); a fault plan
+    /// that cannot be read is said on stderr (`warning`), as it is ignored.
     func open(warning: Bool = true) throws -> LocalCloud {
+        if let server {
+            throw CLIError.usage("this command works on the machine that holds the cloud directory, not through a server (\(server.absoluteString))")
+        }
         let cloud = try LocalCloud(directory: url)
         if warning, let problem = cloud.faultPlanProblem { Output.warn(problem) }
         return cloud

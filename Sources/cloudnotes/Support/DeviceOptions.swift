@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cloud
+import CloudClient
 import Foundation
 import Notes
 import Sync
@@ -53,7 +54,7 @@ struct DeviceOptions: ParsableArguments {
     }
 
     /// Writes a file of the device's whole, readable by its owner only (whatever the umask), atomically.
-    private static func writePrivately(_ data: Data, to url: URL) throws {
+    static func writePrivately(_ data: Data, to url: URL) throws {
         try data.write(to: url, options: .atomic)
         guard chmod(url.path, 0o600) == 0 else { throw CLIError(message: "cannot make \(url.path) private to its owner") }
     }
@@ -86,12 +87,27 @@ struct DeviceOptions: ParsableArguments {
         case let other?:
             throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(name) --device \(deviceName)")
         }
-        let cloud = try cloud.open()
+        let cloud: any Cloud
         let account: Account
-        if let known = Self.remembered(directory), known.name == name {
+        if let server = self.cloud.server {
+            guard let credentials = try ServerSignIn.load(from: directory, server: server) else {
+                throw CLIError(message: "device \(deviceName) is not signed in to \(server.absoluteString): "
+                               + "cloudnotes sign-in \(name) --device \(deviceName) --cloud \(server.absoluteString) --code CODE "
+                               + "(its operator prints a code with: cloudnotes cloud enrol \(name))")
+            }
+            guard credentials.account.name == name else {
+                throw CLIError(message: "device \(deviceName) is signed in to \(server.absoluteString) as \(credentials.account.name), not \(name)")
+            }
+            cloud = RemoteCloud(server: server, credentials: credentials)
+            account = credentials.account
+            if Self.remembered(directory) == nil { try Self.remember(account, in: directory) }
+        } else if let known = Self.remembered(directory), known.name == name {
+            cloud = try self.cloud.open()
             account = known  // even if the cloud lost it, or holds another of that name: the sync says so
         } else {
-            account = try cloud.accountCreatingIfNeeded(name: name)
+            let local = try self.cloud.open()
+            cloud = local
+            account = try local.accountCreatingIfNeeded(name: name)
             try Self.remember(account, in: directory)
         }
         let store = try DeviceStore(directory: directory)

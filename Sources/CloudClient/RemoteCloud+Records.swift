@@ -1,0 +1,157 @@
+import Cloud
+import CloudWire
+import Foundation
+
+extension RemoteCloud {
+    public func modifyRecords(saving: [Record], deleting: [RecordID], policy: SavePolicy, atomically: Bool,
+                              in database: CloudDatabase) throws(CloudError) -> ModifyResult {
+        let type = switch policy {
+        case .ifServerRecordUnchanged: "update"
+        case .changedKeys: "forceUpdate"
+        case .allKeys: "forceReplace"
+        }
+        let operations = saving.map { record in
+            RecordsModifyRequest.Operation(operationType: policy == .ifServerRecordUnchanged && record.changeTag == nil ? "create" : type,
+                                           record: WireRecord(saving: record))
+        } + deleting.map { RecordsModifyRequest.Operation(operationType: "forceDelete", record: WireRecord(deleting: $0)) }
+        let answer: RecordsResponse = try call(database.scope, "records/modify", RecordsModifyRequest(operations: operations, atomic: atomically))
+        guard answer.records.count == operations.count else { throw missing("a result for each operation", in: "records/modify") }
+        var result = ModifyResult()
+        result.commit = answer.commit
+        let ids = saving.map(\.id) + deleting
+        for (index, (id, item)) in zip(ids, answer.records).enumerated() {
+            let isSave = index < saving.count
+            switch item {
+            case .record(let record) where isSave:
+                result.saveResults[id] = Result { () throws(CloudError) in try stored(record, in: id.zone) }
+            case .record:
+                result.deleteResults[id] = .success(())
+            case .error(let error) where isSave:
+                result.saveResults[id] = .failure(error.cloudError)
+            case .error(let error):
+                result.deleteResults[id] = .failure(error.cloudError)
+            }
+        }
+        return result
+    }
+
+    public func records(_ ids: [RecordID], in database: CloudDatabase) throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
+        var out: [RecordID: Result<Record, CloudError>] = [:]
+        for (zone, inZone) in Dictionary(grouping: ids, by: \.zone) {
+            let request = RecordsLookupRequest(records: inZone.map { .init(recordName: $0.name) }, zoneID: WireZoneID(zone))
+            let answer: RecordsResponse = try call(database.scope, "records/lookup", request)
+            for (id, item) in zip(inZone, answer.records) {
+                switch item {
+                case .record(let record): out[id] = Result { () throws(CloudError) in try stored(record, in: zone) }
+                case .error(let error): out[id] = .failure(error.cloudError)
+                }
+            }
+        }
+        return out
+    }
+
+    public func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason,
+                            in database: CloudDatabase) throws(CloudError) -> ZoneModifyResult {
+        let operations = saving.map { ZonesModifyRequest.Operation(operationType: "create", zone: .init(zoneID: WireZoneID($0))) }
+            + deleting.map { ZonesModifyRequest.Operation(operationType: "delete", zone: .init(zoneID: WireZoneID($0))) }
+        let answer: ZonesResponse = try call(database.scope, "zones/modify", ZonesModifyRequest(operations: operations, deletionReason: reason.rawValue))
+        guard answer.zones.count == operations.count else { throw missing("a result for each operation", in: "zones/modify") }
+        var result = ZoneModifyResult()
+        result.commit = answer.commit
+        for (index, (zone, item)) in zip(saving + deleting, answer.zones).enumerated() {
+            switch item {
+            case .zone(let saved) where index < saving.count: result.saveResults[zone] = .success(saved.zoneID.zoneID)
+            case .zone: result.deleteResults[zone] = .success(reason)
+            case .error(let error) where index < saving.count: result.saveResults[zone] = .failure(error.cloudError)
+            case .error(let error): result.deleteResults[zone] = .failure(error.cloudError)
+            }
+        }
+        return result
+    }
+
+    public func fetchZone(_ zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> ZoneID {
+        let answer: ZonesResponse = try call(database.scope, "zones/lookup", ZonesRequest(zones: [.init(zoneID: WireZoneID(zone))]))
+        switch answer.zones.first {
+        case .zone(let found)?: return found.zoneID.zoneID
+        case .error(let error)?: throw error.cloudError
+        case nil: throw missing("zones", in: "zones/lookup")
+        }
+    }
+
+    public func allZones(in database: CloudDatabase) throws(CloudError) -> [ZoneID] {
+        let answer: ZonesResponse = try call(database.scope, "zones/list", ZonesRequest(zones: []))
+        return answer.zones.compactMap { if case .zone(let zone) = $0 { zone.zoneID.zoneID } else { nil } }
+    }
+
+    public func databaseChanges(since token: ChangeToken?, limit: Int?, in database: CloudDatabase) throws(CloudError) -> DatabaseChanges {
+        let answer: DatabaseChangesResponse = try call(database.scope, "changes/database",
+                                                       DatabaseChangesRequest(syncToken: token?.description, resultsLimit: limit))
+        var changes = DatabaseChanges(token: try ChangeToken(parsing: answer.syncToken), moreComing: answer.moreComing)
+        for zone in answer.zones {
+            if zone.deleted == true {
+                changes.deleted.append(ZoneDeletion(zone: zone.zoneID.zoneID,
+                                                    reason: zone.deletionReason.flatMap(ZoneDeletionReason.init(rawValue:)) ?? .deleted))
+            } else {
+                changes.modified.append(zone.zoneID.zoneID)
+            }
+        }
+        return changes
+    }
+
+    public func zoneChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int?, known: [String: String],
+                            in database: CloudDatabase) throws(CloudError) -> ZoneChanges {
+        let request = ZoneChangesRequest(zones: [.init(zoneID: WireZoneID(zone), syncToken: token?.description, resultsLimit: limit,
+                                                       knownRecords: known.isEmpty ? nil : known)])
+        let answer: ZoneChangesResponse = try call(database.scope, "changes/zone", request)
+        guard let result = answer.zones.first else { throw missing("zones", in: "changes/zone") }
+        if let error = result.error { throw error.cloudError }
+        guard let syncToken = result.syncToken else { throw missing("syncToken", in: "changes/zone") }
+        var changes = ZoneChanges(token: try ChangeToken(parsing: syncToken), moreComing: result.moreComing ?? false)
+        for record in result.records ?? [] {
+            if record.deleted == true {
+                changes.deleted.append(RecordDeletion(id: RecordID(name: record.recordName, zone: record.zoneID?.zoneID ?? zone),
+                                                      type: record.recordType ?? ""))
+            } else {
+                changes.modified.append(try stored(record, in: zone))
+            }
+        }
+        return changes
+    }
+
+    public func history(of id: RecordID, in database: CloudDatabase) throws(CloudError) -> [RecordVersion] {
+        let versions = try ask(database.scope, "records/history") {
+            $0.recordName = id.name
+            $0.zoneID = WireZoneID(id.zone)
+        }.versions ?? []
+        return try versions.map { version throws(CloudError) in try wire { () throws(WireFormatError) in try version.version(in: id.zone) } }
+    }
+
+    public func trash(in zone: ZoneID, type: String, in database: CloudDatabase) throws(CloudError) -> [DeletedRecord] {
+        let versions = try ask(database.scope, "records/trash") {
+            $0.zoneID = WireZoneID(zone)
+            $0.recordType = type
+        }.versions ?? []
+        return try versions.map { version throws(CloudError) in try wire { () throws(WireFormatError) in try version.deleted(in: zone) } }
+    }
+
+    public func emptyTrash(in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> Int {
+        try ask(database.scope, "records/emptyTrash") { $0.zoneID = WireZoneID(zone) }.count ?? 0
+    }
+
+    public func endedShares(in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> [EndedShare] {
+        try ask(database.scope, "shares/ended") { $0.zoneID = WireZoneID(zone) }.ended ?? []
+    }
+
+    /// A record of an answer, as the cloud holds it.
+    func stored(_ record: WireRecord, in zone: ZoneID) throws(CloudError) -> Record {
+        try wire { () throws(WireFormatError) in try record.stored(in: zone) }
+    }
+
+    func wire<T>(_ body: () throws(WireFormatError) -> T) throws(CloudError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .storage("the server's answer does not follow the protocol: \(error.why)")
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import AsyncHTTPClient
+import Cloud
+import CloudWire
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The cloud on a server (`cloudnotes cloud serve`), as a `Cloud`: every
+/// request goes over HTTP/1.1 (kept alive; TLS verified by default) in the
+/// protocol of docs/PROTOCOL.md, signed with this device's key. A server
+/// that cannot be reached is, to the sync core, an unreachable cloud:
+/// requests fail with a transient error, changes wait, and it retries.
+///
+/// The account is the device's, fixed at sign-in: the server ignores any
+/// other a caller names.
+public final class RemoteCloud: Cloud, @unchecked Sendable {
+    /// What a device signed in with: its key, the key's ID, and whose it is.
+    public struct Credentials: @unchecked Sendable {  // the key is immutable
+        public var keyID: String
+        public var key: P256.Signing.PrivateKey
+        public var account: Account
+
+        public init(keyID: String, key: P256.Signing.PrivateKey, account: Account) {
+            self.keyID = keyID
+            self.key = key
+            self.account = account
+        }
+    }
+
+    /// `http(s)://host:port`, without a path.
+    public let server: URL
+    public let container: String
+    public let environment = "production"
+    public let credentials: Credentials
+    let client: HTTPClient
+    /// How long a request may take before it counts as a network failure.
+    let timeout: TimeAmount
+
+    public init(server: URL, container: String = LocalCloud.defaultContainer, credentials: Credentials, timeout: TimeInterval = 30) {
+        self.server = server
+        self.container = container
+        self.credentials = credentials
+        self.timeout = .milliseconds(Int64(timeout * 1000))
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(5), read: self.timeout)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    deinit { try? client.syncShutdown() }
+
+    // MARK: Transport
+
+    /// Sends one operation and decodes its answer; the server's errors come back as the `CloudError`s they were.
+    func call<Answer: Decodable>(_ scope: DatabaseScope?, _ operation: String, _ body: some Encodable,
+                                 as: Answer.Type = Answer.self) throws(CloudError) -> Answer {
+        let path = WirePath(container: container, environment: environment, scope: scope, operation: operation).path
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(body)
+        } catch {
+            throw .invalidArguments("cannot write the request: \(error)")
+        }
+        let (status, answer) = try send(path: path, body: data, signed: true)
+        guard status == 200 else { throw Self.error(status: status, body: answer) }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: answer)
+        } catch {
+            throw .storage("the server's answer to \(operation) is not the protocol's: \(error)")
+        }
+    }
+
+    /// One HTTP exchange; transport failures are the transient errors of an unreachable cloud.
+    func send(path: String, query: String? = nil, method: HTTPMethod = .POST, body: Data, signed: Bool,
+              deadline: TimeAmount? = nil) throws(CloudError) -> (status: Int, body: Data) {
+        var url = server.absoluteString + path
+        if let query { url += "?" + query }
+        do {
+            var headers = HTTPHeaders([("Content-Type", "application/json")])
+            if signed {
+                for (name, value) in try RequestSignature.headers(keyID: credentials.keyID, key: credentials.key, date: Date(), body: body, path: path) {
+                    headers.add(name: name, value: value)
+                }
+            }
+            let request = try HTTPClient.Request(url: url, method: method, headers: headers, body: method == .GET ? nil : .bytes(body))
+            let response = try client.execute(request: request, deadline: .now() + (deadline ?? timeout)).wait()
+            return (Int(response.status.code), response.body.map { Data($0.readableBytesView) } ?? Data())
+        } catch let error as HTTPClientError where error == .readTimeout || error == .deadlineExceeded {
+            throw .networkFailure
+        } catch {
+            throw .networkUnavailable
+        }
+    }
+
+    static func error(status: Int, body: Data) -> CloudError {
+        guard let wire = try? JSONDecoder().decode(WireError.self, from: body) else {
+            return status >= 500 ? .serviceUnavailable(retryAfter: 1) : .invalidArguments("the server answered \(status)")
+        }
+        return wire.cloudError
+    }
+
+    /// Anything the protocol's own operations answer.
+    func ask(_ scope: DatabaseScope?, _ operation: String, _ fill: (inout CallRequest) -> Void = { _ in }) throws(CloudError) -> CallResponse {
+        var request = CallRequest()
+        fill(&request)
+        return try call(scope, operation, request)
+    }
+
+    func missing(_ key: String, in operation: String) -> CloudError {
+        .storage("the server's answer to \(operation) has no \(key)")
+    }
+
+    // MARK: Which cloud, which people
+
+    public func identity() throws(CloudError) -> CloudIdentity {
+        guard let identity = try ask(.private, "cloud/identity").identity else { throw missing("identity", in: "cloud/identity") }
+        return identity
+    }
+
+    public func restoreAccount(_ account: Account) throws(CloudError) -> Account {
+        guard let user = try ask(.private, "users/restore").users?.first else { throw missing("users", in: "users/restore") }
+        return user.account
+    }
+
+    public func account(named name: String) throws(CloudError) -> Account {
+        guard let user = try ask(.private, "users/lookup/name", { $0.accountName = name }).users?.first else { throw .unknownAccount(name) }
+        return user.account
+    }
+
+    public func account(email: String) throws(CloudError) -> Account? {
+        let answer: UsersResponse = try call(.private, "users/lookup/email", UsersLookupRequest(users: [.init(emailAddress: email)]))
+        return answer.users.first?.account
+    }
+
+    public func account(id: String) throws(CloudError) -> Account? {
+        try ask(.private, "users/lookup/id", { $0.userRecordName = id }).users?.first?.account
+    }
+
+    public func accounts() throws(CloudError) -> [Account] {
+        (try ask(.private, "users/list").users ?? []).map(\.account)
+    }
+
+    // MARK: Shares by URL, the inbox
+
+    public func fetchShareMetadata(_ url: ShareURL, as caller: Account) throws(CloudError) -> ShareMetadata {
+        try resolve(url, accept: false)
+    }
+
+    public func acceptShare(_ url: ShareURL, as caller: Account) throws(CloudError) -> ShareMetadata {
+        try resolve(url, accept: true)
+    }
+
+    private func resolve(_ url: ShareURL, accept: Bool) throws(CloudError) -> ShareMetadata {
+        let operation = accept ? "records/accept" : "records/resolve"
+        let answer: ShortGUIDsResponse = try call(.shared, operation, ShortGUIDsRequest(shortGUIDs: [.init(value: url.shortGUID)]))
+        guard let result = answer.results.first else { throw missing("results", in: operation) }
+        if let error = result.error { throw error.cloudError }
+        guard let metadata = result.metadata else { throw missing("metadata", in: operation) }
+        return metadata
+    }
+
+    public func requestAccess(_ url: ShareURL, as caller: Account) throws(CloudError) {
+        _ = try ask(.shared, "shares/requestAccess") { $0.shortGUID = url.shortGUID }
+    }
+
+    public func invitations(for caller: Account) throws(CloudError) -> [InboxInvitation] {
+        try ask(.shared, "invitations/list").invitations ?? []
+    }
+
+    public func acceptInvitation(_ id: String, as caller: Account) throws(CloudError) -> ShareMetadata {
+        guard let metadata = try ask(.shared, "invitations/accept", { $0.invitationID = id }).metadata else {
+            throw missing("metadata", in: "invitations/accept")
+        }
+        return metadata
+    }
+
+    public func declineInvitation(_ id: String, as caller: Account) throws(CloudError) {
+        _ = try ask(.shared, "invitations/decline") { $0.invitationID = id }
+    }
+
+    public func accessRequests(ownedBy owner: Account) throws(CloudError) -> [OwnedShareRequest] {
+        try ask(.private, "requests/list").ownedRequests ?? []
+    }
+}
+
+extension RemoteCloud {
+    /// Trades an operator's one-time code for the registration of a device's public key (`devices/enrol`, the one
+    /// unsigned operation); the device signs every request with the private half from then on.
+    public static func enrol(server: URL, container: String = LocalCloud.defaultContainer, code: String,
+                             key: P256.Signing.PrivateKey, deviceName: String) throws(CloudError) -> Credentials {
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(["code": code, "publicKey": key.publicKey.derRepresentation.base64EncodedString(),
+                                             "deviceName": deviceName])
+        } catch {
+            throw .invalidArguments("cannot write the enrolment: \(error)")
+        }
+        let nobody = Account(id: "", name: "", email: "", createdAt: Date(timeIntervalSince1970: 0))
+        let unsigned = RemoteCloud(server: server, container: container, credentials: Credentials(keyID: "", key: key, account: nobody))
+        let path = WirePath(container: container, scope: nil, operation: "devices/enrol").path
+        let (status, answer) = try unsigned.send(path: path, body: body, signed: false)
+        guard status == 200 else { throw error(status: status, body: answer) }
+        guard let enrolled = try? JSONDecoder().decode(EnrolledDevice.self, from: answer) else {
+            throw .storage("the server's answer to devices/enrol is not the protocol's")
+        }
+        return Credentials(keyID: enrolled.keyID, key: key, account: enrolled.user.account)
+    }
+}

@@ -1,0 +1,77 @@
+import Cloud
+import CloudWire
+import Foundation
+
+/// Pushes from a server: a notification URL (`tokens/create`, as CloudKit's `webcourierURL`) long-polled on a
+/// thread of its own. Each answer carries the commits since the last one heard, or nothing (a keep-alive);
+/// a server that stops answering is polled again with a growing back-off, and a forgotten token (the server
+/// restarted) is replaced.
+final class RemotePushes: PushWatch, @unchecked Sendable {
+    private let cloud: RemoteCloud
+    private let topics: Set<PushTopic>
+    private let handler: @Sendable (Push) -> Void
+    private let lock = NSLock()
+    private var cancelled = false
+
+    init(cloud: RemoteCloud, topics: Set<PushTopic>, handler: @escaping @Sendable (Push) -> Void) {
+        self.cloud = cloud
+        self.topics = topics
+        self.handler = handler
+        let thread = Thread { [weak self] in self?.run() }
+        thread.name = "cloudnotes.pushes"
+        thread.start()
+    }
+
+    func cancel() { lock.withLock { cancelled = true } }
+
+    private var isCancelled: Bool { lock.withLock { cancelled } }
+
+    private struct Token: Decodable { var webcourierURL: String }
+    private struct Notices: Decodable {
+        struct Notice: Decodable {
+            var database: String
+            var sequence: String
+        }
+        var pushes: [Notice]
+    }
+
+    private func run() {
+        var url: URL?
+        var since: Int64 = 0
+        var wait: TimeInterval = 0.25
+        while !isCancelled {
+            do throws(CloudError) {
+                if url == nil {
+                    let token: Token = try cloud.call(nil, "tokens/create", ["apnsEnvironment": cloud.environment])
+                    url = URL(string: token.webcourierURL)
+                }
+                guard let poll = url else { throw .storage("the server's notification URL is not a URL") }
+                let (status, body) = try cloud.send(path: poll.path, query: "since=\(since)", method: .GET, body: Data(), signed: false,
+                                                    deadline: .seconds(60))
+                if status == 404 {
+                    url = nil  // the server forgot the token: make another
+                    continue
+                }
+                guard status == 200, let notices = try? JSONDecoder().decode(Notices.self, from: body) else {
+                    throw RemoteCloud.error(status: status, body: body)
+                }
+                wait = 0.25
+                for notice in notices.pushes {
+                    guard let scope = DatabaseScope(rawValue: notice.database), let sequence = Int64(notice.sequence) else { continue }
+                    let topic = PushTopic.database(scope, of: cloud.credentials.account.id)
+                    since = max(since, sequence)
+                    if topics.contains(topic), !isCancelled { handler(Push(topic: topic, sequence: sequence)) }
+                }
+            } catch {
+                Thread.sleep(forTimeInterval: wait)
+                wait = min(wait * 2, 5)
+            }
+        }
+    }
+}
+
+extension RemoteCloud {
+    public func subscribe(to topics: Set<PushTopic>, handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
+        RemotePushes(cloud: self, topics: topics, handler: handler)
+    }
+}

@@ -1,0 +1,78 @@
+import Cloud
+import CloudWire
+import Crypto
+import Foundation
+
+/// Decides who is calling, from a request's signature headers or its web token pair, and nothing else: the
+/// account is the one the key or token belongs to, never a name in the request. Every refusal looks the same
+/// to the caller (AUTHENTICATION_FAILED); the server's log says which check failed.
+final class Authenticator: @unchecked Sendable {
+    /// Why a request was refused, for the log only.
+    enum Refusal: String, Error {
+        case unsigned, unknownKey, revokedKey, badDate, staleDate, badSignature, replayed, badToken
+    }
+
+    private let cloud: LocalCloud
+    private let clock: @Sendable () -> Date
+    private let lock = NSLock()
+    /// Signatures accepted within the allowed skew, by when they stop mattering (a replay older than that
+    /// fails the date check). Requests dated before the server started are refused, so a restart that loses
+    /// this set opens no window.
+    private var seen: [String: Date] = [:]
+    private let started: Date
+
+    init(cloud: LocalCloud, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.cloud = cloud
+        self.clock = clock
+        started = clock().addingTimeInterval(-1)
+    }
+
+    /// The caller of a request.
+    func caller(headers: [String: String], path: String, query: String?, body: Data) throws -> Account {
+        if let keyID = headers[RequestSignature.keyIDHeader.lowercased()] {
+            return try signedCaller(keyID: keyID, headers: headers, path: path, query: query, body: body)
+        }
+        let parameters = Self.parameters(query)
+        if let api = parameters["ckAPIToken"], let auth = parameters["ckWebAuthToken"] {
+            guard let account = try cloud.account(apiToken: api, webAuthToken: auth) else { throw Refusal.badToken }
+            return account
+        }
+        throw Refusal.unsigned
+    }
+
+    private func signedCaller(keyID: String, headers: [String: String], path: String, query: String?, body: Data) throws -> Account {
+        guard let stamp = headers[RequestSignature.dateHeader.lowercased()], let signature = headers[RequestSignature.signatureHeader.lowercased()]
+        else { throw Refusal.unsigned }
+        guard let date = RequestSignature.parseDate(stamp) else { throw Refusal.badDate }
+        let now = clock()
+        guard abs(date.timeIntervalSince(now)) <= RequestSignature.allowedSkew, date >= started else { throw Refusal.staleDate }
+        guard let device = try cloud.device(keyID: keyID) else { throw Refusal.unknownKey }
+        guard device.revokedAt == nil else { throw Refusal.revokedKey }
+        guard let key = try? P256.Signing.PublicKey(derRepresentation: device.publicKey) else { throw Refusal.unknownKey }
+        // Clients differ on whether the query string is signed, and on how an empty body is hashed: any one
+        // of the forms verifies.
+        let paths = [path] + (query.map { ["\(path)?\($0)"] } ?? [])
+        let valid = paths.contains { signed in
+            RequestSignature.isValid(signature, key: key, date: stamp, body: body, path: signed)
+                || (body.isEmpty && RequestSignature.isValid(signature, key: key, message: Data("\(stamp)::\(signed)".utf8)))
+        }
+        guard valid else { throw Refusal.badSignature }
+        try lock.withLock {
+            seen = seen.filter { $0.value > now }
+            guard seen[signature] == nil else { throw Refusal.replayed }
+            seen[signature] = date.addingTimeInterval(RequestSignature.allowedSkew + 1)
+        }
+        guard let account = try cloud.account(id: device.account) else { throw Refusal.unknownKey }
+        return account
+    }
+
+    static func parameters(_ query: String?) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard let name = parts.first?.removingPercentEncoding else { continue }
+            out[name] = parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
+        }
+        return out
+    }
+}

@@ -1,0 +1,72 @@
+import Cloud
+import CloudWire
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+
+/// `cloudnotes cloud serve`: the cloud in a directory over HTTP, in CloudKit Web Services' protocol
+/// (docs/PROTOCOL.md). Every request but `/healthz` and a device's enrolment is signed by an enrolled device
+/// (or carries a web token pair); the database work runs on its own threads, never the event loops, so one slow
+/// request holds up no other. SIGINT and SIGTERM stop it gracefully.
+public struct CloudServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 picks a free port (printed once listening).
+        public var port: Int
+        public var tlsCertificate: String?
+        public var tlsKey: String?
+        /// Request bodies larger are refused with LIMIT_EXCEEDED.
+        public var maxBodyBytes = 2 * 1024 * 1024
+        /// How long a long poll waits before an empty answer.
+        public var pollTimeout: TimeInterval = 25
+        /// Requests a second per account, on average, and the burst allowed.
+        public var rate: Double = 50
+        public var burst: Double = 200
+
+        public init(host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil) {
+            self.host = host
+            self.port = port
+            self.tlsCertificate = tlsCertificate
+            self.tlsKey = tlsKey
+        }
+    }
+
+    public let cloud: LocalCloud
+    public let configuration: Configuration
+    private let logger: Logger
+
+    public init(cloud: LocalCloud, configuration: Configuration, logger: Logger = Logger(label: "cloudnotes.server")) {
+        self.cloud = cloud
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Serves until SIGINT or SIGTERM; `listening` hears the address once the socket is bound.
+    public func run(listening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+        let hub = PushHub(cloud: cloud, random: SystemRandom())
+        let handler = RequestHandler(cloud: cloud, configuration: configuration, hub: hub, logger: logger)
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in await handler.respond(to: request) }
+        let scheme = configuration.tlsCertificate == nil ? "http" : "https"
+        var server: HTTPServerBuilder = .http1()
+        if let certificate = configuration.tlsCertificate, let key = configuration.tlsKey {
+            let tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            server = try .tls(.http1(), tlsConfiguration: tls)
+        }
+        let app = Application(
+            responder: responder, server: server,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "cloudnotes"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                handler.baseURL = "\(scheme)://\(configuration.host):\(port)"
+                listening("\(configuration.host):\(port)")
+            },
+            logger: logger)
+        hub.start()
+        defer { hub.stop() }
+        try await app.runService()
+    }
+}

@@ -1,0 +1,143 @@
+import Cloud
+import CloudWire
+import Foundation
+import Hummingbird
+import Logging
+
+/// One request, from bytes in to bytes out: health, long polls, enrolment, then who is calling, the rate limit,
+/// and the protocol's operations (answered by `WireService` on the work queue).
+final class RequestHandler: @unchecked Sendable {
+    private let cloud: LocalCloud
+    private let configuration: CloudServer.Configuration
+    private let hub: PushHub
+    private let logger: Logger
+    private let service: WireService
+    private let authenticator: Authenticator
+    private let limiter: RateLimiter
+    /// SQLite work runs here, off the event loops.
+    private let work = DispatchQueue(label: "cloudnotes.server.work", attributes: .concurrent)
+    private let lock = NSLock()
+    private var _baseURL = ""
+    /// Where clients reach this server, for the notification URLs it hands out.
+    var baseURL: String {
+        get { lock.withLock { _baseURL } }
+        set { lock.withLock { _baseURL = newValue } }
+    }
+
+    init(cloud: LocalCloud, configuration: CloudServer.Configuration, hub: PushHub, logger: Logger) {
+        self.cloud = cloud
+        self.configuration = configuration
+        self.hub = hub
+        self.logger = logger
+        service = WireService(cloud: cloud)
+        authenticator = Authenticator(cloud: cloud)
+        limiter = RateLimiter(rate: configuration.rate, burst: configuration.burst)
+    }
+
+    func respond(to request: Request) async -> Response {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var request = request
+        let path = request.uri.path
+        var account: String?
+        let response: Response
+        do {
+            (response, account) = try await route(&request, path: path)
+        } catch {
+            response = reply(service.failure(WireError(uuid: UUID().uuidString.lowercased(), serverErrorCode: "INTERNAL_ERROR", reason: "\(error)")))
+        }
+        var metadata: Logger.Metadata = [
+            "method": "\(request.method)", "path": "\(path)", "status": "\(response.status.code)",
+            "ms": "\(String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6))",
+        ]
+        if let account { metadata["account"] = "\(account)" }
+        logger.info("request", metadata: metadata)
+        return response
+    }
+
+    private func route(_ request: inout Request, path: String) async throws -> (Response, String?) {
+        if path == "/healthz" { return (Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok\n"))), nil) }
+        if path.hasPrefix("/notifications/") { return (await poll(request, token: String(path.dropFirst("/notifications/".count))), nil) }
+        guard let wirePath = WirePath(parsing: path) else {
+            return (reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "NOT_FOUND", reason: "no such path: \(path)"))), nil)
+        }
+        let body: Data
+        do {
+            body = Data(try await request.collectBody(upTo: configuration.maxBodyBytes).readableBytesView)
+        } catch {
+            return (reply(service.failure(WireError(.limitExceeded("a request body holds at most \(configuration.maxBodyBytes / 1024 / 1024) MB"), uuid: uuid()))), nil)
+        }
+        if wirePath.operation == "devices/enrol" { return (await enrol(body), nil) }
+        let caller: Account
+        do {
+            let headers = Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
+            let query = request.uri.query
+            caller = try await run { try self.authenticator.caller(headers: headers, path: path, query: query, body: body) }
+        } catch {
+            logger.notice("refused", metadata: ["path": "\(path)", "why": "\(error)"])
+            return (reply(service.failure(.authenticationFailed(uuid: uuid()))), nil)
+        }
+        if let wait = limiter.wait(for: caller.id) {
+            return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), caller.id)
+        }
+        if wirePath.operation == "tokens/create" {
+            let token = hub.makeToken(for: caller)
+            return (json(["webcourierURL": "\(baseURL)/notifications/\(token)", "apnsToken": token]), caller.id)
+        }
+        let answer = await run { self.service.handle(wirePath, body: body, caller: caller) }
+        return (reply(answer), caller.id)
+    }
+
+    /// `devices/enrol`, unsigned: a code an operator made trades for the registration of a device's public key.
+    private func enrol(_ body: Data) async -> Response {
+        struct Enrolment: Decodable {
+            var code: String
+            var publicKey: String
+            var deviceName: String
+        }
+        do {
+            let request = try JSONDecoder().decode(Enrolment.self, from: body)
+            guard let key = Data(base64Encoded: request.publicKey) else { throw CloudError.invalidArguments("publicKey is base64 DER") }
+            let (account, device) = try await run { try self.cloud.enrol(code: request.code, publicKey: key, deviceName: request.deviceName) }
+            return reply(WireService.Answer(status: 200, body: try JSONEncoder().encode(
+                EnrolledDevice(keyID: device.keyID, user: WireUser(account)))))
+        } catch let error as CloudError {
+            return reply(service.failure(WireError(error, uuid: uuid())))
+        } catch {
+            return reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "BAD_REQUEST", reason: "an enrolment is {code, publicKey, deviceName}")))
+        }
+    }
+
+    /// A long poll on a notification URL: the pushes since `since` (a query parameter), or an empty keep-alive.
+    private func poll(_ request: Request, token: String) async -> Response {
+        guard let subscription = hub.token(token) else {
+            return reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "NOT_FOUND", reason: "no such notification token (create another)")))
+        }
+        let since = Int64(Authenticator.parameters(request.uri.query)["since"] ?? "") ?? 0
+        let pushes = await hub.poll(subscription, since: since, timeout: configuration.pollTimeout)
+        let notices = pushes.map { push in
+            ["database": push.topic.fileName.split(separator: ".").last.map(String.init) ?? "", "sequence": "\(push.sequence)"]
+        }
+        return json(["pushes": notices])
+    }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            work.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in work.async { continuation.resume(returning: body()) } }
+    }
+
+    private func reply(_ answer: WireService.Answer) -> Response {
+        Response(status: .init(code: answer.status), headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    private func json(_ value: some Encodable) -> Response {
+        reply(WireService.Answer(status: 200, body: (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)))
+    }
+
+    private func uuid() -> String { UUID().uuidString.lowercased() }
+}

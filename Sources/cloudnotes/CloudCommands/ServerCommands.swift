@@ -1,0 +1,150 @@
+import ArgumentParser
+import Cloud
+import CloudServer
+import Foundation
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the cloud directory over HTTP(S) to devices on other machines (docs/PROTOCOL.md).",
+        discussion: """
+            Every request must be signed by an enrolled device (cloudnotes sign-in … --code) or carry a web token \
+            pair. Prints "listening on HOST:PORT" once ready (port 0 picks a free one); one JSON line per request on \
+            stderr. Stops cleanly on SIGINT or SIGTERM.
+            """)
+
+    @OptionGroup var cloud: CloudOptions
+    @Option(help: ArgumentHelp("Where to listen.", valueName: "HOST:PORT")) var listen = "127.0.0.1:8443"
+    @Option(help: ArgumentHelp("A PEM certificate chain: serve HTTPS.", valueName: "FILE")) var tlsCert: String?
+    @Option(help: ArgumentHelp("The certificate's PEM private key.", valueName: "FILE")) var tlsKey: String?
+
+    func validate() throws {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port),
+              colon != listen.startIndex else {
+            throw ValidationError("--listen is HOST:PORT, like 127.0.0.1:8443")
+        }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+    }
+
+    func run() async throws {
+        let local = try cloud.open()
+        let colon = listen.lastIndex(of: ":")!
+        var configuration = CloudServer.Configuration(host: String(listen[..<colon]), port: Int(listen[listen.index(after: colon)...])!,
+                                                      tlsCertificate: tlsCert, tlsKey: tlsKey)
+        configuration.pollTimeout = Double(ProcessInfo.processInfo.environment["CLOUDNOTES_POLL_TIMEOUT"] ?? "") ?? configuration.pollTimeout
+        LoggingSystem.bootstrap { label in JSONLineLog(label: label) }
+        let server = CloudServer(cloud: local, configuration: configuration)
+        try await server.run { address in Output.line("listening on \(address)") }
+    }
+}
+
+struct Enrol: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a one-time code another device of an account signs in to a server with (valid for a day).")
+
+    @OptionGroup var cloud: CloudOptions
+    @Argument(help: "The account.") var name: String
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let local = try cloud.open()
+        let code = try local.makeEnrolmentCode(for: try local.account(named: name))
+        try EnrolmentCode.print(code, for: name, json: json)
+    }
+}
+
+/// How a new code is shown, by create-account and enrol alike.
+enum EnrolmentCode {
+    static func print(_ code: String, for name: String, json: Bool) throws {
+        if json { return try Output.json(["code": code]) }
+        Output.line("enrolment code for \(name): \(code) (one use, valid for a day)")
+        Output.line("on the device: cloudnotes sign-in \(name) --device DEVICE --cloud https://SERVER --code \(code)")
+    }
+}
+
+struct Devices: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the devices enrolled for an account.")
+
+    @OptionGroup var cloud: CloudOptions
+    @Option(help: "The account.") var account: String
+    @Flag(help: "Print JSON.") var json = false
+
+    struct Row: Encodable {
+        var keyID: String
+        var name: String
+        var enrolled: Date
+        var revoked: Date?
+    }
+
+    func run() throws {
+        let local = try cloud.open()
+        let devices = try local.devices(of: try local.account(named: account))
+        if json { return try Output.json(devices.map { Row(keyID: $0.keyID, name: $0.name, enrolled: $0.createdAt, revoked: $0.revokedAt) }) }
+        if devices.isEmpty { return Output.line("no devices enrolled for \(account) (cloudnotes cloud enrol \(account) prints a code)") }
+        Output.table([["KEY ID", "DEVICE", "ENROLLED", "STATUS"]] + devices.map {
+            [String($0.keyID.prefix(16)), $0.name, $0.createdAt.formatted(.iso8601), $0.revokedAt == nil ? "active" : "revoked"]
+        })
+    }
+}
+
+struct RevokeDevice: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Cut a device off at once: its next request is refused.")
+
+    @OptionGroup var cloud: CloudOptions
+    @Argument(help: "The device's key ID (or a unique prefix of it, as devices shows).") var keyID: String
+    @Option(help: "The account the device is of.") var account: String
+
+    func run() throws {
+        let local = try cloud.open()
+        let matches = try local.devices(of: try local.account(named: account)).filter { $0.keyID.hasPrefix(keyID) && $0.revokedAt == nil }
+        guard matches.count == 1, let device = matches.first else {
+            throw CLIError(message: matches.isEmpty ? "no active device of \(account) has a key ID starting \(keyID)"
+                           : "\(matches.count) devices of \(account) have key IDs starting \(keyID): give more of it")
+        }
+        try local.revokeDevice(keyID: device.keyID)
+        Output.line("revoked \(device.name) (\(device.keyID.prefix(16))): its next request is refused")
+    }
+}
+
+struct IssueWebToken: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "web-token",
+        abstract: "Issue a ckAPIToken and ckWebAuthToken pair for a client that cannot sign requests.")
+
+    @OptionGroup var cloud: CloudOptions
+    @Option(help: "The account the tokens act as.") var account: String
+    @Option(help: "How many days the pair works.") var days: Double = 30
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let local = try cloud.open()
+        let token = try local.makeWebToken(for: try local.account(named: account), lifetime: days * 86_400)
+        if json {
+            return try Output.json(["ckAPIToken": token.apiToken, "ckWebAuthToken": token.webAuthToken,
+                                    "expires": token.expiresAt.formatted(.iso8601)])
+        }
+        Output.line("ckAPIToken=\(token.apiToken)")
+        Output.line("ckWebAuthToken=\(token.webAuthToken)")
+        Output.line("(shown once; works until \(token.expiresAt.formatted(.iso8601)); pass both as query parameters)")
+    }
+}
+
+/// The server's access log: one JSON object per line on stderr.
+struct JSONLineLog: LogHandler {
+    let label: String
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String, file: String,
+             function: String, line: UInt) {
+        var fields: [String: String] = ["time": Date().formatted(.iso8601), "level": "\(level)", "message": "\(message)"]
+        for (key, value) in metadata.merging(extra ?? [:], uniquingKeysWith: { $1 }) { fields[key] = "\(value)" }
+        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+        FileHandle.standardError.write(data + Data("\n".utf8))
+    }
+}
