@@ -125,6 +125,12 @@ let package = Package(
         // Temporary directories, seeded clouds and a process runner for every test target.
         .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
+        // The server as its own process, reached over loopback: who may call, and devices syncing through it.
+        .testTarget(name: "ServerTests", dependencies: [
+            "cloudnotes", "Cloud", "CloudWire", "CloudClient", "Notes", "Sync", "TestSupport",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "CloudWireTests", dependencies: ["CloudWire", "Cloud", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
         .testTarget(name: "FrontEndTests", dependencies: ["FrontEnd", "Terminal", "Notes", "Cloud", "TestSupport"]),

@@ -44,6 +44,8 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         self.timeout = .milliseconds(Int64(timeout * 1000))
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(5), read: self.timeout)
+        // A server that refuses connections is down now: say so at once (the sync core retries with its back-off).
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -70,9 +72,10 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         }
     }
 
-    /// One HTTP exchange; transport failures are the transient errors of an unreachable cloud.
+    /// One HTTP exchange; transport failures are the transient errors of an unreachable cloud. `started` hears
+    /// of the exchange under way (a long poll cancels it when its subscription ends).
     func send(path: String, query: String? = nil, method: HTTPMethod = .POST, body: Data, signed: Bool,
-              deadline: TimeAmount? = nil) throws(CloudError) -> (status: Int, body: Data) {
+              deadline: TimeAmount? = nil, started: (HTTPClient.Task<HTTPClient.Response>) -> Void = { _ in }) throws(CloudError) -> (status: Int, body: Data) {
         var url = server.absoluteString + path
         if let query { url += "?" + query }
         do {
@@ -83,7 +86,9 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
                 }
             }
             let request = try HTTPClient.Request(url: url, method: method, headers: headers, body: method == .GET ? nil : .bytes(body))
-            let response = try client.execute(request: request, deadline: .now() + (deadline ?? timeout)).wait()
+            let task = client.execute(request: request, delegate: ResponseAccumulator(request: request), deadline: .now() + (deadline ?? timeout))
+            started(task)
+            let response = try task.futureResult.wait()
             return (Int(response.status.code), response.body.map { Data($0.readableBytesView) } ?? Data())
         } catch let error as HTTPClientError where error == .readTimeout || error == .deadlineExceeded {
             throw .networkFailure

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Cloud
 import CloudWire
 import Foundation
@@ -12,6 +13,8 @@ final class RemotePushes: PushWatch, @unchecked Sendable {
     private let handler: @Sendable (Push) -> Void
     private let lock = NSLock()
     private var cancelled = false
+    /// The poll under way, ended at once by `cancel`.
+    private var poll: HTTPClient.Task<HTTPClient.Response>?
 
     init(cloud: RemoteCloud, topics: Set<PushTopic>, handler: @escaping @Sendable (Push) -> Void) {
         self.cloud = cloud
@@ -22,7 +25,13 @@ final class RemotePushes: PushWatch, @unchecked Sendable {
         thread.start()
     }
 
-    func cancel() { lock.withLock { cancelled = true } }
+    func cancel() {
+        let open = lock.withLock {
+            cancelled = true
+            return poll
+        }
+        open?.cancel()
+    }
 
     private var isCancelled: Bool { lock.withLock { cancelled } }
 
@@ -47,7 +56,13 @@ final class RemotePushes: PushWatch, @unchecked Sendable {
                 }
                 guard let poll = url else { throw .storage("the server's notification URL is not a URL") }
                 let (status, body) = try cloud.send(path: poll.path, query: "since=\(since)", method: .GET, body: Data(), signed: false,
-                                                    deadline: .seconds(60))
+                                                    deadline: .seconds(60)) { task in
+                    let cancelled = lock.withLock {
+                        self.poll = task
+                        return self.cancelled
+                    }
+                    if cancelled { task.cancel() }
+                }
                 if status == 404 {
                     url = nil  // the server forgot the token: make another
                     continue

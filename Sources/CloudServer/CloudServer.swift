@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import ServiceLifecycle
 
 /// `cloudnotes cloud serve`: the cloud in a directory over HTTP, in CloudKit Web Services' protocol
 /// (docs/PROTOCOL.md). Every request but `/healthz` and a device's enrolment is signed by an enrolled device
@@ -65,8 +66,9 @@ public struct CloudServer: Sendable {
                 listening("\(configuration.host):\(port)")
             },
             logger: logger)
-        hub.start()
-        defer { hub.stop() }
-        try await app.runService()
+        // Services stop in reverse order: the hub first, answering open polls, so the server's graceful
+        // shutdown waits for no poll's timeout.
+        let group = ServiceGroup(configuration: .init(services: [app, hub], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 }

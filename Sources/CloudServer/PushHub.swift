@@ -1,9 +1,13 @@
 import Cloud
 import Foundation
+import ServiceLifecycle
 
 /// Holds long polls open until a commit posts to one of their topics. The server's one subscription to the cloud
 /// directory feeds it; a client's notification token says which topics (its account's databases) it waits on.
-final class PushHub: @unchecked Sendable {
+///
+/// It runs as a service of the server's: when shutdown begins it answers every open poll (empty), so a graceful
+/// shutdown waits for no poll's timeout.
+final class PushHub: Service, @unchecked Sendable {
     struct Token {
         let account: String
         let topics: Set<PushTopic>
@@ -28,8 +32,10 @@ final class PushHub: @unchecked Sendable {
         self.random = random
     }
 
-    func start() {
+    func run() async throws {
         watch = cloud.subscribeToEveryTopic { [weak self] push in self?.posted(push) }
+        try? await gracefulShutdown()
+        stop()
     }
 
     func stop() {

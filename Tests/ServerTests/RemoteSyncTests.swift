@@ -1,0 +1,98 @@
+import Cloud
+@testable import CloudClient
+import Crypto
+import Foundation
+import Notes
+import Sync
+import Testing
+import TestSupport
+
+/// Devices with no directory in common but the server's: each has its own data directory and its own key.
+struct RemoteDevices {
+    let f: ServerFixture
+    let dir = TemporaryDirectory("remote-devices")
+
+    init() throws { f = try ServerFixture() }
+
+    /// A new device of heather's: enrolled with a code of its own, syncing through the server.
+    func device(_ name: String) throws -> NotesSync {
+        let key = P256.Signing.PrivateKey()
+        let credentials = try RemoteCloud.enrol(server: f.server.url, code: try f.cloud.makeEnrolmentCode(for: f.heather), key: key,
+                                                deviceName: "heather/\(name)")
+        let cloud = RemoteCloud(server: f.server.url, credentials: credentials, timeout: 5)
+        return try NotesSync(store: try DeviceStore(directory: dir.path(name)), cloud: cloud, account: FixedAccount(credentials.account))
+    }
+}
+
+/// Counts the rounds a live sync reported finished.
+final class RoundsDone: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = 0
+    func add() { lock.withLock { done += 1 } }
+    var count: Int { lock.withLock { done } }
+}
+
+@Suite(.serialized) struct RemoteSyncTests {
+    @Test func postsTravelBetweenDevicesThroughTheServer() throws {
+        let r = try RemoteDevices()
+        let a = try r.device("a"), b = try r.device("b")
+        let notes = try a.store.ensureDefaultNotebook(owner: r.f.heather.id)
+        try a.store.save(Post(id: "p1", zone: notes.zone, title: "Groceries", content: "milk", tags: ["home"]), by: r.f.heather.id, now: Date())
+        try a.syncNow()
+        try b.syncNow()
+        #expect(try b.store.post("Groceries").content == "milk")
+        #expect(try b.store.post("Groceries").tags == ["home"])
+
+        // Both edit the same post from the copy they hold: the merge keeps both.
+        var onA = try a.store.post("Groceries"), onB = try b.store.post("Groceries")
+        onA.content = "milk\neggs"
+        onB.content = "bread\nmilk"
+        try a.store.save(onA, by: r.f.heather.id, now: Date())
+        try b.store.save(onB, by: r.f.heather.id, now: Date())
+        try a.syncNow()
+        try b.syncNow()
+        try a.syncNow()
+        let merged = try a.store.post("Groceries").content
+        #expect(merged.contains("eggs") && merged.contains("bread"), "\(merged)")
+        #expect(try b.store.post("Groceries").content == merged)
+        // The server's own copy is what both hold.
+        #expect(try r.f.zones() == ["Notes"])
+    }
+
+    @Test func aLiveDeviceHearsAnotherDevicesEditOverTheLongPoll() throws {
+        let r = try RemoteDevices()
+        let a = try r.device("a"), b = try r.device("b")
+        let notes = try a.store.ensureDefaultNotebook(owner: r.f.heather.id)
+        try a.syncNow()
+        let rounds = RoundsDone()
+        let live = LiveSync(sync: b, random: SeededRandom(seed: 3)) { if $0.started > 0 { rounds.add() } }
+        live.start()
+        defer { live.stop() }
+        #expect(eventually { rounds.count >= 1 })
+        let before = live.counts.rounds
+
+        try a.store.save(Post(id: "p2", zone: notes.zone, title: "Live", content: "now"), by: r.f.heather.id, now: Date())
+        try a.syncNow()
+        #expect(eventually(timeout: 10) { (try? b.store.post("Live")) != nil }, "pushed, not asked for")
+        #expect(live.counts.rounds > before)
+    }
+
+    @Test func changesMadeWhileTheServerIsDownWaitAndGoOutWhenItIsBack() throws {
+        let r = try RemoteDevices()
+        let a = try r.device("a"), b = try r.device("b")
+        let notes = try a.store.ensureDefaultNotebook(owner: r.f.heather.id)
+        try a.syncNow()
+        let port = r.f.server.port
+        r.f.server.kill()
+
+        try a.store.save(Post(id: "p3", zone: notes.zone, title: "Offline", content: "typed on a train"), by: r.f.heather.id, now: Date())
+        #expect(throws: CloudError.self) { try a.syncNow() }
+        #expect(try a.store.pendingCount() > 0, "kept, waiting")
+
+        let again = try TestServer(cloud: r.f.directory.url, listen: "127.0.0.1:\(port)")
+        defer { again.stop() }
+        try a.syncNow()
+        try b.syncNow()
+        #expect(try b.store.post("Offline").content == "typed on a train")
+    }
+}

@@ -1,0 +1,116 @@
+import Cloud
+import CloudWire
+import Crypto
+import Foundation
+import Testing
+import TestSupport
+
+/// Every request must prove which device sent it: each forgery is refused alike (401, AUTHENTICATION_FAILED, no
+/// detail) and changes nothing.
+@Suite(.serialized) struct ServerAuthTests {
+    @Test func aSignedRequestFromAnEnrolledDeviceIsServed() throws {
+        let f = try ServerFixture()
+        let path = f.path(.private, "zones/modify"), body = try f.createZone("Notes")
+        #expect(try f.post(path, body: body, headers: try f.signed(body, path: path)).status == 200)
+        #expect(try f.zones() == ["Notes"])
+    }
+
+    @Test func forgeriesAreRefusedAndChangeNothing() throws {
+        let f = try ServerFixture()
+        let path = f.path(.private, "zones/modify")
+        let body = try f.createZone("Evil")
+        let stranger = P256.Signing.PrivateKey()
+        var attempts: [(String, () throws -> (status: Int, code: String?))] = [
+            ("unsigned", { try f.post(path, body: body) }),
+            ("signed by another key under this key's ID", { try f.post(path, body: body, headers: try f.signed(body, path: path, key: stranger)) }),
+            ("body changed after signing", {
+                try f.post(path, body: body, headers: try f.signed(try f.createZone("Harmless"), path: path))
+            }),
+            ("path changed after signing", {
+                try f.post(path, body: body, headers: try f.signed(body, path: f.path(.shared, "zones/modify")))
+            }),
+            ("dated 10 minutes ago", {
+                try f.post(path, body: body, headers: try f.signed(body, path: path, date: Date().addingTimeInterval(-600)))
+            }),
+            ("dated 10 minutes ahead", {
+                try f.post(path, body: body, headers: try f.signed(body, path: path, date: Date().addingTimeInterval(600)))
+            }),
+            ("an unknown key ID", {
+                var headers = try f.signed(body, path: path)
+                headers[RequestSignature.keyIDHeader] = String(repeating: "0", count: 64)
+                return try f.post(path, body: body, headers: headers)
+            }),
+            ("a garbled signature", {
+                var headers = try f.signed(body, path: path)
+                headers[RequestSignature.signatureHeader] = "not-base64!"
+                return try f.post(path, body: body, headers: headers)
+            }),
+            ("web tokens that were never issued", { try f.post(path, query: "ckAPIToken=abc&ckWebAuthToken=def", body: body) }),
+        ]
+        attempts.shuffle(using: &SeededGenerator.forTests)
+        for (what, attempt) in attempts {
+            let (status, code) = try attempt()
+            #expect(status == 401 && code == "AUTHENTICATION_FAILED", "\(what): \(status) \(code ?? "-")")
+        }
+        #expect(try f.zones().isEmpty)
+    }
+
+    @Test func aReplayedRequestIsRefused() throws {
+        let f = try ServerFixture()
+        let path = f.path(.private, "zones/modify")
+        let create = try f.createZone("Notes")
+        let headers = try f.signed(create, path: path)
+        #expect(try f.post(path, body: create, headers: headers).status == 200)
+        // The owner deletes the zone; the captured request, sent again, must not bring it back.
+        try f.cloud.database(.private, as: f.heather).delete(zone: ZoneID(name: "Notes"))
+        #expect(try f.post(path, body: create, headers: headers) == (401, "AUTHENTICATION_FAILED"))
+        #expect(try f.zones().isEmpty)
+    }
+
+    @Test func aRevokedDeviceIsCutOffAtOnce() throws {
+        let f = try ServerFixture()
+        let path = f.path(.private, "zones/modify")
+        let first = try f.createZone("One")
+        #expect(try f.post(path, body: first, headers: try f.signed(first, path: path)).status == 200)
+        try f.cloud.revokeDevice(keyID: f.keyID)
+        let second = try f.createZone("Two")
+        #expect(try f.post(path, body: second, headers: try f.signed(second, path: path)) == (401, "AUTHENTICATION_FAILED"))
+        #expect(try f.zones() == ["One"])
+    }
+
+    @Test func webTokensWorkUntilTheyExpireOrAreRevoked() throws {
+        let f = try ServerFixture()
+        let path = f.path(.private, "zones/modify")
+        let token = try f.cloud.makeWebToken(for: f.heather, lifetime: 2)
+        let query = "ckAPIToken=\(token.apiToken)&ckWebAuthToken=\(token.webAuthToken)"
+        #expect(try f.post(path, query: query, body: try f.createZone("ByToken")).status == 200)
+        let revoked = try f.cloud.makeWebToken(for: f.heather, lifetime: 60)
+        try f.cloud.revokeWebToken(apiToken: revoked.apiToken)
+        #expect(try f.post(path, query: "ckAPIToken=\(revoked.apiToken)&ckWebAuthToken=\(revoked.webAuthToken)",
+                           body: try f.createZone("Revoked")) == (401, "AUTHENTICATION_FAILED"))
+        Thread.sleep(forTimeInterval: 2.2)
+        #expect(try f.post(path, query: query, body: try f.createZone("Expired")) == (401, "AUTHENTICATION_FAILED"))
+        #expect(try f.zones() == ["ByToken"])
+    }
+
+    /// The account is the key's, never one the request names: a device of heather's asking for mary's private
+    /// database reaches only heather's.
+    @Test func theCallerIsTheKeysAccountWhateverTheRequestSays() throws {
+        let f = try ServerFixture()
+        let mary = try f.cloud.createAccount(name: "mary")
+        try f.cloud.database(.private, as: mary).save(zone: ZoneID(name: "Diary"))
+        let path = f.path(.private, "zones/lookup")
+        let body = try JSONEncoder().encode(ZonesRequest(zones: [.init(zoneID: WireZoneID(ZoneID(name: "Diary", owner: mary.id)))]))
+        #expect(try f.post(path, body: body, headers: try f.signed(body, path: path)).status == 200)  // answered, as heather
+        let posingAsMary = f.remote().database(.private, as: mary)
+        #expect(throws: CloudError.permissionFailure("only the owner reads or writes a private database")) {
+            try posingAsMary.fetchZone(ZoneID(name: "Diary", owner: mary.id))
+        }
+        #expect(try posingAsMary.allZones().isEmpty, "heather's own (empty) database, not mary's")
+    }
+}
+
+/// A fixed order for shuffles, so a failing run replays.
+enum SeededGenerator {
+    nonisolated(unsafe) static var forTests = SeededRandom(seed: 19)
+}
