@@ -1,25 +1,72 @@
+import Cloud
 import Foundation
 import Notes
 import Testing
 import TestSupport
 
-/// Several accounts and devices as separate `cloudnotes` processes against one temporary cloud.
-struct App {
-    let directory = TemporaryDirectory("app")
+/// Where the scenarios' cloud is: a directory every process opens, or a server on loopback.
+enum CloudPlace: String, CaseIterable, CustomStringConvertible, Sendable {
+    case directory, server
+    var description: String { rawValue }
+}
 
+/// Several accounts and devices as separate `cloudnotes` processes against one temporary cloud. With a server,
+/// each account is a machine of its own (its own data directory, nothing shared but the server), and each device
+/// signs in with a code from the operator before its first command.
+final class App: @unchecked Sendable {
+    let directory = TemporaryDirectory("app")
+    let place: CloudPlace
+    private var server: TestServer?
+    private let lock = NSLock()
+    private var signedIn: Set<String> = []
+
+    init() { place = .directory }
+
+    init(_ place: CloudPlace) throws {
+        self.place = place
+        if place == .server {
+            _ = try LocalCloud(directory: directory.url.appendingPathComponent("cloud"), environment: [:])
+            server = try TestServer(cloud: directory.url.appendingPathComponent("cloud"))
+        }
+    }
+
+    /// For the operator's commands (`cloudnotes cloud …`): the cloud directory, on the server's machine.
     var environment: [String: String] {
         ["CLOUDNOTES_CLOUD": directory.url.appendingPathComponent("cloud").path,
          "CLOUDNOTES_DATA": directory.url.appendingPathComponent("data").path]
     }
 
+    /// For an account's commands: its machine.
+    func environment(of account: String) -> [String: String] {
+        guard let server else { return environment }
+        return ["CLOUDNOTES_CLOUD": server.url.absoluteString, "CLOUDNOTES_DATA": directory.url.appendingPathComponent("machines/\(account)").path]
+    }
+
+    /// With a server: makes the account if new and signs the device in with a fresh code, once.
+    private func signIn(_ account: String, device: String?) throws {
+        guard let server else { return }
+        let device = device ?? account
+        guard lock.withLock({ signedIn.insert("\(account)/\(device)").inserted }) else { return }
+        var made = try CloudNotesBinary.run(["cloud", "create-account", account, "--json"], environment: environment)
+        if made.status != 0 { made = try CloudNotesBinary.run(["cloud", "enrol", account, "--json"], environment: environment) }
+        guard made.status == 0, let code = (try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])?["code"] as? String
+        else { throw CLITestFailure("no enrolment code for \(account): \(made.stderr)") }
+        let signIn = try CloudNotesBinary.run(["sign-in", account, "--device", device, "--cloud", server.url.absoluteString, "--code", code],
+                                             environment: environment(of: account))
+        guard signIn.status == 0 else { throw CLITestFailure("sign-in \(account)/\(device): \(signIn.stderr)") }
+    }
+
     /// `device` nil: the account's own default device.
     func run(_ arguments: String..., as account: String, device: String? = nil) throws -> ProcessResult {
-        try CloudNotesBinary.run(arguments + ["--account", account] + (device.map { ["--device", $0] } ?? []), environment: environment)
+        try signIn(account, device: device)
+        return try CloudNotesBinary.run(arguments + ["--account", account] + (device.map { ["--device", $0] } ?? []),
+                                        environment: environment(of: account))
     }
 
     func ok(_ arguments: String..., as account: String, device: String? = nil) throws -> String {
+        try signIn(account, device: device)
         let result = try CloudNotesBinary.run(arguments + ["--account", account] + (device.map { ["--device", $0] } ?? []),
-                                              environment: environment)
+                                              environment: environment(of: account))
         guard result.status == 0 else {
             throw CLITestFailure("cloudnotes \(arguments.joined(separator: " ")) as \(account) exited \(result.status): \(result.stderr)")
         }
@@ -37,8 +84,8 @@ struct App {
 }
 
 @Suite struct AppScenarioTests {
-    @Test func scenarios1And2ShareAcceptAndParticipants() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func scenarios1And2ShareAcceptAndParticipants(_ place: CloudPlace) throws {
+        let app = try App(place)
         _ = try app.ok("new", "Sharing demo is great", "--body", "hello", as: "jermaine")
         for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
         let url = try app.ok("share", "Sharing demo is great", "--invite", "heather@example.com,mary@example.com", "--read-write",
@@ -57,8 +104,8 @@ struct App {
         #expect(try app.ok("participants", "Sharing demo is great", as: "heather").contains("read-write  accepted"))
     }
 
-    @Test func scenario3AReadOnlyShareRefusesEditsWithTheReason() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func scenario3AReadOnlyShareRefusesEditsWithTheReason(_ place: CloudPlace) throws {
+        let app = try App(place)
         _ = try app.ok("status", as: "mary")
         _ = try app.ok("new", "View only", "--body", "look", as: "heather")
         let url = try app.ok("share", "View only", "--invite", "mary@example.com", "--read-only", as: "heather")
@@ -74,8 +121,8 @@ struct App {
         #expect(try app.ok("participants", "View only", as: "mary").contains("read-only   accepted"))
     }
 
-    @Test func scenario5EndingAShare() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func scenario5EndingAShare(_ place: CloudPlace) throws {
+        let app = try App(place)
         for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
         _ = try app.ok("new", "Shared", as: "jermaine")
         let url = try app.ok("share", "Shared", "--invite", "heather@example.com,mary@example.com", "--read-write", as: "jermaine")
@@ -95,8 +142,8 @@ struct App {
         #expect(try app.titles("jermaine") == ["Shared"], "the owner keeps the post")
     }
 
-    @Test func scenario5AParticipantLeaves() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func scenario5AParticipantLeaves(_ place: CloudPlace) throws {
+        let app = try App(place)
         for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
         _ = try app.ok("new", "Shared", as: "jermaine")
         let url = try app.ok("share", "Shared", "--invite", "heather@example.com,mary@example.com", as: "jermaine")
@@ -111,8 +158,8 @@ struct App {
         #expect(try app.titles("jermaine") == ["Shared"])
     }
 
-    @Test func scenario6ANotebookSharedAsAWholeIncludingLaterPosts() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func scenario6ANotebookSharedAsAWholeIncludingLaterPosts(_ place: CloudPlace) throws {
+        let app = try App(place)
         _ = try app.ok("status", as: "heather")
         _ = try app.ok("new-notebook", "Trip", as: "jermaine")
         _ = try app.ok("new", "Day one", "--notebook", "Trip", as: "jermaine")
@@ -129,8 +176,8 @@ struct App {
         #expect(try app.titles("heather") == [])
     }
 
-    @Test func scenario7ConcurrentEditsOnTwoDevicesMerge() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func scenario7ConcurrentEditsOnTwoDevicesMerge(_ place: CloudPlace) throws {
+        let app = try App(place)
         _ = try app.ok("new", "List", "--body", "milk\neggs\nbread", as: "heather", device: "phone")
         _ = try app.ok("list", as: "heather", device: "laptop")
         // Both devices edit before either syncs: the cloud is unreachable for both edits.
@@ -149,8 +196,8 @@ struct App {
         }
     }
 
-    @Test func scenario9OfflineEditsWaitAndAreSentWhenTheCloudReturns() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func scenario9OfflineEditsWaitAndAreSentWhenTheCloudReturns(_ place: CloudPlace) throws {
+        let app = try App(place)
         _ = try app.ok("status", as: "heather")
         _ = try CloudNotesBinary.run(["cloud", "faults", "--unreachable"], environment: app.environment)
         let offline = try app.ok("new", "Written offline", as: "heather")
@@ -175,8 +222,8 @@ struct App {
 }
 
 @Suite struct EncryptedLocationTests {
-    @Test func scenario8TheLocationIsCiphertextInTheCloudAndEveryParticipantReadsIt() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func scenario8TheLocationIsCiphertextInTheCloudAndEveryParticipantReadsIt(_ place: CloudPlace) throws {
+        let app = try App(place)
         _ = try app.ok("status", as: "mary")
         _ = try app.ok("new", "Meet here", "--location", "Secret Cafe, 12 Hang Bac", as: "heather")
         let url = try app.ok("share", "Meet here", "--invite", "mary@example.com", as: "heather").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -332,8 +379,8 @@ struct App {
 }
 
 @Suite struct InvitationInboxTests {
-    @Test func anInvitationIsSeenAndAcceptedOrDeclinedWithoutAURL() throws {
-        let app = App()
+    @Test(arguments: CloudPlace.allCases) func anInvitationIsSeenAndAcceptedOrDeclinedWithoutAURL(_ place: CloudPlace) throws {
+        let app = try App(place)
         for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
         _ = try app.ok("new", "Trip", as: "jermaine")
         _ = try app.ok("new", "Budget", as: "jermaine")
