@@ -223,9 +223,22 @@ public struct DatabaseChangesResponse: Codable, Sendable {
 
 /// `zones/lookup` (and the `zones` of `zones/list`'s answer).
 public struct ZonesRequest: Codable, Sendable {
+    /// A zone named as `{"zoneID": {…}}`, or (as `zones/lookup` documents it) as the zone ID itself.
     public struct Zone: Codable, Sendable {
         public var zoneID: WireZoneID
         public init(zoneID: WireZoneID) { self.zoneID = zoneID }
+
+        private enum Key: String, CodingKey { case zoneID }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Key.self)
+            zoneID = c.contains(.zoneID) ? try c.decode(WireZoneID.self, forKey: .zoneID) : try WireZoneID(from: decoder)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(zoneID, forKey: .zoneID)
+        }
     }
 
     public var zones: [Zone]

@@ -12,7 +12,8 @@ import Foundation
 /// `detail` (its words), `zoneID`, `serverRecord` (a conflict's record as the
 /// server has it) and `limit`.
 public struct WireError: Codable, Hashable, Sendable, Error {
-    public var uuid: String
+    /// The server's ID for the failure, for its log; clients' per-record errors often leave it out.
+    public var uuid: String?
     public var serverErrorCode: String
     public var reason: String?
     /// Seconds.

@@ -64,6 +64,7 @@ public struct WireRecord: Hashable, Sendable {
         for (key, value) in record.fields { fields[key] = .plain(value) }
         for key in record.allKeys where record.fields[key] == nil { fields[key] = record.encrypted(key).map(WireValue.encrypted) }
         parent = record.parent.map(Parent.named) ?? .none
+        deleted = false
         if let system = record.system {
             recordChangeTag = system.changeTag
             created = WireStamp(timestamp: system.createdAt.timeIntervalSince1970 * 1000, userRecordName: system.createdBy)
