@@ -108,7 +108,8 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes-bench",
             dependencies: [
-                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal",
+                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudClient",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -36,11 +36,15 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     let client: HTTPClient
     /// How long a request may take before it counts as a network failure.
     let timeout: TimeAmount
+    /// Hears each exchange's duration and status (0 when it failed in transport), for measurements.
+    let observer: (@Sendable (_ seconds: Double, _ status: Int) -> Void)?
 
-    public init(server: URL, container: String = LocalCloud.defaultContainer, credentials: Credentials, timeout: TimeInterval = 30) {
+    public init(server: URL, container: String = LocalCloud.defaultContainer, credentials: Credentials, timeout: TimeInterval = 30,
+                observer: (@Sendable (_ seconds: Double, _ status: Int) -> Void)? = nil) {
         self.server = server
         self.container = container
         self.credentials = credentials
+        self.observer = observer
         self.timeout = .milliseconds(Int64(timeout * 1000))
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(5), read: self.timeout)
@@ -78,6 +82,9 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
               deadline: TimeAmount? = nil, started: (HTTPClient.Task<HTTPClient.Response>) -> Void = { _ in }) throws(CloudError) -> (status: Int, body: Data) {
         var url = server.absoluteString + path
         if let query { url += "?" + query }
+        let began = DispatchTime.now().uptimeNanoseconds
+        var status = 0
+        defer { observer?(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9, status) }
         do {
             var headers = HTTPHeaders([("Content-Type", "application/json")])
             if signed {
@@ -89,7 +96,8 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
             let task = client.execute(request: request, delegate: ResponseAccumulator(request: request), deadline: .now() + (deadline ?? timeout))
             started(task)
             let response = try task.futureResult.wait()
-            return (Int(response.status.code), response.body.map { Data($0.readableBytesView) } ?? Data())
+            status = Int(response.status.code)
+            return (status, response.body.map { Data($0.readableBytesView) } ?? Data())
         } catch let error as HTTPClientError where error == .readTimeout || error == .deadlineExceeded {
             throw .networkFailure
         } catch {

@@ -29,7 +29,11 @@ struct LiveBenchmark: ParsableCommand {
 
     static func measure(edits: Int) throws -> [Figure] {
         let scratch = try Scratch()
-        let a = try scratch.device("a"), b = try scratch.device("b")
+        return try measure(edits: edits, scratch: scratch, a: try scratch.device("a"), b: try scratch.device("b"))
+    }
+
+    /// The same for two devices however they reach the cloud (through a server, say).
+    static func measure(edits: Int, scratch: Scratch, a: NotesSync, b: NotesSync) throws -> [Figure] {
         let notes = try a.store.ensureDefaultNotebook(owner: scratch.account.id)
         var post = Scratch.posts(1, in: notes.zone)[0]
         try a.store.save(post, by: scratch.account.id, now: Date())

@@ -7,7 +7,7 @@ struct Bench: ParsableCommand {
         commandName: "cloudnotes-bench",
         abstract: "CloudNotes benchmarks (build with -c release).",
         subcommands: [AllBenchmarks.self, FrontEndBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, CommandLineBenchmark.self,
-                      HistoryBenchmark.self,
+                      HistoryBenchmark.self, NetBenchmark.self,
                       FetchProbe.self],
         defaultSubcommand: AllBenchmarks.self)
 }

@@ -1,0 +1,183 @@
+import ArgumentParser
+import Cloud
+import CloudClient
+import Crypto
+import Foundation
+import Notes
+import Sync
+
+/// The cloud through `cloudnotes cloud serve` on loopback (the server a process of its own, built beside this
+/// benchmark), beside the same through the cloud directory in the same run: sync throughput, live latency store
+/// to store, and the server's load with many devices editing at once.
+struct NetBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "net", abstract: "Sync through the server: throughput, latency, load.")
+
+    @Option(help: "Posts per throughput run.") var posts = 10_000
+    @Option(help: "Edits measured for live latency.") var edits = 200
+    @Option(help: "Devices of the load run.") var devices = 100
+    @Option(help: "Seconds of the load run.") var seconds = 60.0
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func run() throws {
+        var figures = try Self.throughput(posts)
+        figures += try Self.live(edits: edits)
+        figures += try Self.load(devices: devices, seconds: seconds)
+        try report(figures, json: json, title: "net")
+    }
+
+    /// Device A sends `n` posts and device B fetches them, through the server and through the directory, rounds
+    /// alternating; the ratio is of the medians.
+    static func throughput(_ n: Int, rounds: Int = 3) throws -> [Figure] {
+        var served = Timings(), direct = Timings()
+        for _ in 0..<rounds {
+            for throughServer in [true, false] {
+                let scratch = try Scratch()
+                let server = throughServer ? try ServedCloud(scratch) : nil
+                let a = try server?.device("a") ?? scratch.device("a"), b = try server?.device("b") ?? scratch.device("b")
+                let notes = try a.store.ensureDefaultNotebook(owner: scratch.account.id)
+                try a.syncNow()
+                try b.syncNow()
+                try a.store.save(Scratch.posts(n, in: notes.zone), by: scratch.account.id, now: Date())
+                let took = try Timings.once { try a.syncNow() } + Timings.once { try b.syncNow() }
+                guard try b.store.postCount() == n else { throw ValidationError("device B holds \(try b.store.postCount()) posts, not \(n)") }
+                if throughServer { served.samples.append(took) } else { direct.samples.append(took) }
+            }
+        }
+        return [
+            Figure(name: "send and fetch \(n) posts through the server", median: served.median, unit: "ms", target: "—"),
+            Figure(name: "the same through the cloud directory", median: direct.median, unit: "ms", target: "—"),
+            Figure(name: "through the server / through the directory", median: served.median / direct.median, unit: "×", target: "≤ 2"),
+        ]
+    }
+
+    /// An edit on A until B's store holds it, both syncing live through the server.
+    static func live(edits: Int) throws -> [Figure] {
+        let scratch = try Scratch()
+        let server = try ServedCloud(scratch)
+        let figures = try LiveBenchmark.measure(edits: edits, scratch: scratch, a: try server.device("a"), b: try server.device("b"))
+        return figures.map { figure in
+            var through = figure
+            through.name = "server: " + figure.name.trimmingCharacters(in: .whitespaces)
+            if figure.target.hasPrefix("p95") { through.target = "p95 ≤ 100" }
+            return through
+        }
+    }
+
+    /// `devices` devices (four to an account), each editing its own post and syncing once a second for `seconds`:
+    /// every HTTP exchange timed as its client saw it.
+    static func load(devices count: Int, seconds: Double) throws -> [Figure] {
+        let scratch = try Scratch()
+        let server = try ServedCloud(scratch)
+        let exchanges = Exchanges()
+        var syncs: [NotesSync] = []
+        for i in 0..<count {
+            let account = try scratch.cloud.accountCreatingIfNeeded(name: "load\(i / 4)")
+            syncs.append(try server.device("d\(i)", account: account, observer: exchanges.add))
+        }
+        for sync in syncs { try sync.syncNow() }
+        exchanges.reset()
+        let failures = Failures()
+        let deadline = Date() + seconds
+        let group = DispatchGroup()
+        for (i, sync) in syncs.enumerated() {
+            let thread = Thread {
+                defer { group.leave() }
+                do {
+                    let notes = try sync.store.ensureDefaultNotebook(owner: sync.account.currentAccount()!.id)
+                    var post = Post(id: "load\(i)", zone: notes.zone, title: "Device \(i)")
+                    var tick = Date() + Double(i % 100) / 100  // spread over the second
+                    var edit = 0
+                    while tick < deadline {
+                        Thread.sleep(until: tick)
+                        post.content = "edit \(edit)"
+                        edit += 1
+                        try sync.store.save(post, by: sync.account.currentAccount()!.id, now: Date())
+                        do { try sync.syncNow() } catch { failures.add() }
+                        tick += 1
+                    }
+                } catch {
+                    failures.add()
+                }
+            }
+            group.enter()
+            thread.start()
+        }
+        group.wait()
+        let timings = exchanges.timings
+        return [
+            Figure(name: "load: \(count) devices, an edit a second each, \(Int(seconds)) s: requests", value: Double(timings.samples.count),
+                   unit: "requests", target: "—"),
+            Figure(name: "load: request latency as clients saw it", median: timings.median, p95: timings.p95, p99: timings.p99, unit: "ms",
+                   target: "p95 ≤ 100"),
+            Figure(name: "load: failed requests (transport or 5xx) / syncs that failed", value: Double(exchanges.errors), unit: "requests",
+                   target: "0"),
+            Figure(name: "load: syncs that failed", value: Double(failures.count), unit: "syncs", target: "0"),
+        ]
+    }
+}
+
+/// The scratch cloud served by a `cloudnotes cloud serve` process on a free loopback port, stopped on release.
+final class ServedCloud {
+    let scratch: Scratch
+    let url: URL
+    private let process = Process()
+
+    init(_ scratch: Scratch) throws {
+        self.scratch = scratch
+        process.executableURL = beside("cloudnotes")
+        process.arguments = ["cloud", "serve", "--cloud", scratch.directory.appendingPathComponent("cloud").path, "--listen", "127.0.0.1:0"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: "listening on ") else { throw ValidationError("the server did not start: \(text)") }
+        url = URL(string: "http://" + text[range.upperBound...].prefix { !$0.isNewline })!
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// A device of `account` (the scratch's by default), enrolled with a key of its own, syncing through the server.
+    func device(_ name: String, account: Account? = nil, observer: (@Sendable (Double, Int) -> Void)? = nil) throws -> NotesSync {
+        let account = account ?? scratch.account
+        let key = P256.Signing.PrivateKey()
+        let credentials = try RemoteCloud.enrol(server: url, code: try scratch.cloud.makeEnrolmentCode(for: account), key: key, deviceName: name)
+        let cloud = RemoteCloud(server: url, credentials: credentials, observer: observer)
+        let store = try DeviceStore(directory: scratch.directory.appendingPathComponent("devices/\(name)"))
+        store.keyring = try Keyring(directory: scratch.directory.appendingPathComponent("keychains/\(account.name)"), account: account, cloud: cloud)
+        return try NotesSync(store: store, cloud: cloud, account: FixedAccount(account))
+    }
+}
+
+/// Every exchange's duration, from many threads.
+final class Exchanges: @unchecked Sendable {
+    private let lock = NSLock()
+    private var samples: [Double] = []
+    private var failed = 0
+
+    func add(_ seconds: Double, _ status: Int) {
+        lock.withLock {
+            samples.append(seconds * 1000)
+            if status == 0 || status >= 500 || status == 429 { failed += 1 }
+        }
+    }
+
+    func reset() { lock.withLock { samples = []; failed = 0 } }
+    var timings: Timings { lock.withLock { Timings(samples: samples) } }
+    var errors: Int { lock.withLock { failed } }
+}
+
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func add() { lock.withLock { n += 1 } }
+    var count: Int { lock.withLock { n } }
+}
