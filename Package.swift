@@ -118,7 +118,8 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes-soak",
             dependencies: [
-                "Cloud", "Sync", "Notes",
+                "Cloud", "Sync", "Notes", "CloudClient",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -22,9 +22,9 @@ public struct CloudServer: Sendable {
         public var maxBodyBytes = 2 * 1024 * 1024
         /// How long a long poll waits before an empty answer.
         public var pollTimeout: TimeInterval = 25
-        /// Requests a second per account, on average, and the burst allowed.
-        public var rate: Double = 50
-        public var burst: Double = 200
+        /// Requests a second per account, on average, and the burst allowed (a sync round is about eight).
+        public var rate: Double = 200
+        public var burst: Double = 400
 
         public init(host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil) {
             self.host = host

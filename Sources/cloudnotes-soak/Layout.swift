@@ -1,4 +1,6 @@
 import Cloud
+import CloudClient
+import Crypto
 import Foundation
 import Notes
 import Sync
@@ -17,6 +19,35 @@ struct SoakLayout {
 
     func openCloud(faults: FaultPlan? = .off) throws -> LocalCloud {
         try LocalCloud(directory: cloudDirectory, faults: faults, environment: [:])
+    }
+
+    /// Where a device keeps its key for the server (its PEM and key ID).
+    func key(_ index: Int) -> URL { root.appendingPathComponent("keys/d\(index).json") }
+
+    struct DeviceKeyFile: Codable {
+        var keyID: String
+        var pem: String
+        var account: Account
+    }
+
+    /// Enrols a key for each device, as `cloudnotes sign-in --code` would, for a run through a server.
+    func enrolDevices(_ processes: Int) throws {
+        let cloud = try openCloud()
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("keys"), withIntermediateDirectories: true)
+        for index in 0..<processes {
+            let account = try cloud.account(named: Self.account(of: index))
+            let key = P256.Signing.PrivateKey()
+            let device = try cloud.enrol(code: try cloud.makeEnrolmentCode(for: account), publicKey: key.publicKey.derRepresentation,
+                                         deviceName: "soak-d\(index)").key
+            try JSONEncoder().encode(DeviceKeyFile(keyID: device.keyID, pem: key.pemRepresentation, account: account)).write(to: self.key(index))
+        }
+    }
+
+    /// Device `index` reaching the cloud through the server at `url`.
+    func remoteCloud(_ index: Int, server url: URL) throws -> RemoteCloud {
+        let file = try JSONDecoder().decode(DeviceKeyFile.self, from: Data(contentsOf: key(index)))
+        return RemoteCloud(server: url, credentials: .init(keyID: file.keyID, key: try P256.Signing.PrivateKey(pemRepresentation: file.pem),
+                                                           account: file.account), timeout: 5)
     }
 
     /// Accounts, the shared notebook, and its acceptance.

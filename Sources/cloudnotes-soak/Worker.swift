@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cloud
+import CloudClient
 import Foundation
 import Notes
 import Sync
@@ -16,12 +17,16 @@ struct Worker: ParsableCommand {
     @Option var root: String
     @Option var process: Int
     @Option var seed: UInt64
+    @Option(help: "Reach the cloud through this server instead of its directory.") var server: String?
 
     func run() throws {
         let layout = SoakLayout(root: URL(fileURLWithPath: root))
         let random = SeededRandom(seed: seed)
-        let cloud = try LocalCloud(directory: layout.cloudDirectory)  // faults from the environment
-        let account = try cloud.account(named: SoakLayout.account(of: process))
+        // Through a server, the faults are the server's (from its environment); otherwise this process's own.
+        let cloud: any Cloud = try server.map { try layout.remoteCloud(process, server: URL(string: $0)!) }
+            ?? LocalCloud(directory: layout.cloudDirectory)
+        let account = try server == nil ? cloud.account(named: SoakLayout.account(of: process))
+            : (cloud as! RemoteCloud).credentials.account
         let store = try DeviceStore(directory: layout.device(process))
         let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account))
         let notes = try store.ensureDefaultNotebook(owner: account.id)

@@ -23,6 +23,8 @@ struct Run: ParsableCommand {
     @Option(help: "Mean seconds between SIGKILLs.") var killEvery = 3.0
     @Option(help: "Seed of the run (workers, kills).") var seed: UInt64 = 1
     @Option(help: "Keep the run's files here (default: a temporary directory, removed when all is well).") var directory: String?
+    @Flag(help: "Workers talk to a server (cloudnotes cloud serve, built beside this), which is itself killed and restarted at random.")
+    var server = false
 
     func validate() throws {
         if processes < 3 { throw ValidationError("--processes must be at least 3 (one per account)") }
@@ -32,26 +34,38 @@ struct Run: ParsableCommand {
         let root = URL(fileURLWithPath: directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-soak-\(getpid())").path)
         let layout = SoakLayout(root: root)
         _ = try layout.prepare()
+        if server { try layout.enrolDevices(processes) }
         let random = SeededRandom(seed: seed)
         let faults = "rate=\(faultRate);errors=networkFailure,serviceUnavailable,zoneBusy,requestRateLimited;retryAfter=0.05"
+        var served = try server ? SoakServer(layout: layout, faults: faults) : nil
         // Every worker a seed of its own (not a few digits): two that shared one would make the same new posts
         // again, writing over what others had appended to them, which no person can do.
-        var workers = (0..<processes).map { try! start(process: $0, root: root, seed: random.next(), faults: faults) }
-        var kills = 0
+        var workers = (0..<processes).map { try! start(process: $0, root: root, seed: random.next(), faults: faults, server: served?.url) }
+        var kills = 0, serverKills = 0
         let deadline = Date() + seconds
         while Date() < deadline {
             Thread.sleep(forTimeInterval: min(deadline.timeIntervalSinceNow, random.unit() * 2 * killEvery))
             guard Date() < deadline else { break }
+            if let running = served, random.below(4) == 0 {
+                // The server dies mid-request; it comes back on the same port a moment later.
+                running.kill()
+                serverKills += 1
+                Thread.sleep(forTimeInterval: random.unit() * 0.5)
+                served = try SoakServer(layout: layout, faults: faults, port: running.url.port)
+                continue
+            }
             let victim = random.below(processes)
             kill(workers[victim].processIdentifier, SIGKILL)
             workers[victim].waitUntilExit()
             kills += 1
-            workers[victim] = try start(process: victim, root: root, seed: random.next(), faults: faults)
+            workers[victim] = try start(process: victim, root: root, seed: random.next(), faults: faults, server: served?.url)
         }
         for worker in workers { kill(worker.processIdentifier, SIGKILL) }
         for worker in workers { worker.waitUntilExit() }
+        served?.kill()
         let report = try SoakCheck(layout: layout, processes: processes).run()
-        print("soak: \(processes) processes, \(Int(seconds)) s, fault rate \(faultRate), \(kills) kills, seed \(seed): \(report.summary)")
+        let through = server ? "through a server (killed \(serverKills) times)" : "on the cloud directory"
+        print("soak: \(processes) processes \(through), \(Int(seconds)) s, fault rate \(faultRate), \(kills) kills, seed \(seed): \(report.summary)")
         if report.violations.isEmpty {
             if directory == nil { try? FileManager.default.removeItem(at: root) }
         } else {
@@ -61,16 +75,60 @@ struct Run: ParsableCommand {
         }
     }
 
-    func start(process: Int, root: URL, seed: UInt64, faults: String) throws -> Process {
+    func start(process: Int, root: URL, seed: UInt64, faults: String, server: URL?) throws -> Process {
         let worker = Process()
         worker.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         worker.arguments = ["worker", "--root", root.path, "--process", String(process), "--seed", String(seed)]
+            + (server.map { ["--server", $0.absoluteString] } ?? [])
         var env = ProcessInfo.processInfo.environment
-        env["CLOUDNOTES_FAULTS"] = faults
+        env["CLOUDNOTES_FAULTS"] = server == nil ? faults : nil
         worker.environment = env
         worker.standardOutput = FileHandle.nullDevice
         try worker.run()
         return worker
+    }
+}
+
+/// `cloudnotes cloud serve` for a soak run, faults injected at the server.
+final class SoakServer {
+    let url: URL
+    private let process: Process
+
+    /// Starts it; a port just freed by a killed server can take a moment to bind again, so it tries a few times.
+    init(layout: SoakLayout, faults: String, port: Int? = nil) throws {
+        var lastOutput = ""
+        for _ in 0..<50 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cloudnotes")
+            process.arguments = ["cloud", "serve", "--cloud", layout.cloudDirectory.path, "--listen", "127.0.0.1:\(port ?? 0)"]
+            var env = ProcessInfo.processInfo.environment
+            env["CLOUDNOTES_FAULTS"] = faults
+            process.environment = env
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var text = ""
+            while !text.contains("\n") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            if let range = text.range(of: "listening on ") {
+                self.process = process
+                url = URL(string: "http://" + text[range.upperBound...].prefix { !$0.isNewline })!
+                return
+            }
+            process.waitUntilExit()
+            lastOutput = text
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw ValidationError("the server did not start: \(lastOutput)")
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 }
 

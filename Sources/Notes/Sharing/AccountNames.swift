@@ -5,8 +5,16 @@ import Foundation
 public struct AccountNames: Sendable {
     private let byID: [String: String]
 
+    /// The cloud's names; while it cannot be reached (a server down), none: IDs show until it can.
     public init(_ cloud: any Cloud) throws {
-        byID = Dictionary(uniqueKeysWithValues: try cloud.accounts().map { ($0.id, $0.name) })
+        let accounts: [Account]
+        do {
+            accounts = try cloud.accounts()
+        } catch {
+            guard error.isTransient else { throw error }
+            accounts = []
+        }
+        byID = Dictionary(uniqueKeysWithValues: accounts.map { ($0.id, $0.name) })
     }
 
     public init(_ byID: [String: String]) { self.byID = byID }

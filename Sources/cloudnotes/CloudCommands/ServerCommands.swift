@@ -31,7 +31,12 @@ struct Serve: AsyncParsableCommand {
         let colon = listen.lastIndex(of: ":")!
         var configuration = CloudServer.Configuration(host: String(listen[..<colon]), port: Int(listen[listen.index(after: colon)...])!,
                                                       tlsCertificate: tlsCert, tlsKey: tlsKey)
-        configuration.pollTimeout = Double(ProcessInfo.processInfo.environment["CLOUDNOTES_POLL_TIMEOUT"] ?? "") ?? configuration.pollTimeout
+        let env = ProcessInfo.processInfo.environment
+        configuration.pollTimeout = Double(env["CLOUDNOTES_POLL_TIMEOUT"] ?? "") ?? configuration.pollTimeout
+        // CLOUDNOTES_RATE_LIMIT=RATE,BURST: requests a second per account, and the burst allowed.
+        if let limit = env["CLOUDNOTES_RATE_LIMIT"]?.split(separator: ",").compactMap({ Double($0) }), limit.count == 2 {
+            (configuration.rate, configuration.burst) = (limit[0], limit[1])
+        }
         LoggingSystem.bootstrap { label in JSONLineLog(label: label) }
         let server = CloudServer(cloud: local, configuration: configuration)
         try await server.run { address in Output.line("listening on \(address)") }
