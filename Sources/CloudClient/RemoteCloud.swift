@@ -5,6 +5,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// The cloud on a server (`cloudnotes cloud serve`), as a `Cloud`: every
 /// request goes over HTTP/1.1 (kept alive; TLS verified by default) in the
@@ -39,7 +40,10 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     /// Hears each exchange's duration and status (0 when it failed in transport), for measurements.
     let observer: (@Sendable (_ seconds: Double, _ status: Int) -> Void)?
 
+    /// - Parameter trustRoots: a PEM file of certificates to trust for HTTPS besides the system's (a server with a
+    ///   private CA); the server's certificate is always verified.
     public init(server: URL, container: String = LocalCloud.defaultContainer, credentials: Credentials, timeout: TimeInterval = 30,
+                trustRoots: String? = ProcessInfo.processInfo.environment["CLOUDNOTES_CA_FILE"],
                 observer: (@Sendable (_ seconds: Double, _ status: Int) -> Void)? = nil) {
         self.server = server
         self.container = container
@@ -50,6 +54,11 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         configuration.timeout = .init(connect: .seconds(5), read: self.timeout)
         // A server that refuses connections is down now: say so at once (the sync core retries with its back-off).
         configuration.connectionPool.retryConnectionEstablishment = false
+        if let trustRoots, !trustRoots.isEmpty {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(trustRoots)
+            configuration.tlsConfiguration = tls
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -100,9 +109,19 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
             return (status, response.body.map { Data($0.readableBytesView) } ?? Data())
         } catch let error as HTTPClientError where error == .readTimeout || error == .deadlineExceeded {
             throw .networkFailure
+        } catch let error as NIOSSLError {
+            throw Self.untrusted(error)
+        } catch let error as BoringSSLError {
+            throw Self.untrusted(error)
         } catch {
             throw .networkUnavailable
         }
+    }
+
+    /// A server whose certificate does not verify is not one to retry: say so, and how to trust a private CA.
+    private static func untrusted(_ error: any Error) -> CloudError {
+        .permissionFailure("the server's TLS certificate could not be verified (\(error)); "
+                           + "for a server with a private CA, CLOUDNOTES_CA_FILE names the CA's PEM file")
     }
 
     static func error(status: Int, body: Data) -> CloudError {

@@ -7,9 +7,12 @@ public final class TestServer: @unchecked Sendable {
     public let url: URL
     public let log: URL
 
-    public init(cloud directory: URL, environment: [String: String] = [:], listen: String = "127.0.0.1:0") throws {
+    /// - Parameter tls: a PEM certificate and key: serve HTTPS.
+    public init(cloud directory: URL, environment: [String: String] = [:], listen: String = "127.0.0.1:0",
+                tls: (certificate: String, key: String)? = nil) throws {
         process.executableURL = CloudNotesBinary.url
         process.arguments = ["cloud", "serve", "--cloud", directory.path, "--listen", listen]
+            + (tls.map { ["--tls-cert", $0.certificate, "--tls-key", $0.key] } ?? [])
         var env = ProcessInfo.processInfo.environment
         env["CLOUDNOTES_FAULTS"] = nil
         env["CLOUDNOTES_CLOUD"] = nil
@@ -35,7 +38,7 @@ public final class TestServer: @unchecked Sendable {
             throw ServerDidNotStart(output: text + (try String(contentsOf: log, encoding: .utf8)))
         }
         let address = text[range.upperBound...].prefix { !$0.isNewline }
-        url = URL(string: "http://\(address)")!
+        url = URL(string: "\(tls == nil ? "http" : "https")://\(address)")!
     }
 
     public struct ServerDidNotStart: Error, CustomStringConvertible {

@@ -1,0 +1,48 @@
+import Cloud
+@testable import CloudClient
+import Crypto
+import Foundation
+import Testing
+import TestSupport
+
+/// HTTPS: the server's certificate is always verified. One no CA vouches for is refused in words (not retried
+/// as a network failure); once its CA is trusted (CLOUDNOTES_CA_FILE), devices sync.
+@Suite(.serialized) struct TLSTests {
+    /// A self-signed certificate for 127.0.0.1 (its own CA).
+    static func selfSigned(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {
+        let certificate = directory.path("cert.pem").path, key = directory.path("key.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
+        return (certificate, key)
+    }
+
+    @Test func anUntrustedCertificateIsRefusedAndATrustedOneServes() throws {
+        let directory = TemporaryDirectory("tls")
+        let cloud = try LocalCloud(directory: directory.path("cloud"), environment: [:])
+        let heather = try cloud.createAccount(name: "heather")
+        let tls = try Self.selfSigned(in: directory)
+        let server = try TestServer(cloud: directory.path("cloud"), tls: tls)
+        #expect(server.url.scheme == "https")
+        let key = P256.Signing.PrivateKey()
+        let device = try cloud.enrol(code: try cloud.makeEnrolmentCode(for: heather), publicKey: key.publicKey.derRepresentation,
+                                     deviceName: "heather/laptop").key
+        let credentials = RemoteCloud.Credentials(keyID: device.keyID, key: key, account: heather)
+
+        let untrusting = RemoteCloud(server: server.url, credentials: credentials, trustRoots: nil)
+        #expect { try untrusting.database(.private, as: heather).allZones() } throws: { error in
+            guard let error = error as? CloudError else { return false }
+            return !error.isTransient && "\(error)".contains("certificate could not be verified")
+        }
+
+        let trusting = RemoteCloud(server: server.url, credentials: credentials, trustRoots: tls.certificate)
+        try trusting.database(.private, as: heather).save(zone: ZoneID(name: "Notes"))
+        #expect(try cloud.database(.private, as: heather).allZones().map(\.name) == ["Notes"])
+    }
+}
