@@ -54,27 +54,39 @@ public struct WireService: Sendable {
 
     // MARK: Operations
 
+    /// Items a request may name (records, zones, users, shares), as CloudKit allows per request.
+    public static let maxItems = 400
+
     private func answer(_ operation: String, body: Data, database: CloudDatabase) throws -> Answer {
         switch operation {
-        case "records/modify": return try ok(modify(try decode(RecordsModifyRequest.self, body), database))
-        case "records/lookup": return try ok(lookup(try decode(RecordsLookupRequest.self, body), database))
+        case "records/modify": return try ok(modify(try within(decode(RecordsModifyRequest.self, body), \.operations.count), database))
+        case "records/lookup": return try ok(lookup(try within(decode(RecordsLookupRequest.self, body), \.records.count), database))
         case "records/query": return try ok(WireQuery.run(try decode(RecordsQueryRequest.self, body), database))
         case "records/changes": return try ok(recordChanges(try decode(RecordsChangesRequest.self, body), database))
-        case "changes/zone": return try ok(zoneChanges(try decode(ZoneChangesRequest.self, body), database))
+        case "changes/zone": return try ok(zoneChanges(try within(decode(ZoneChangesRequest.self, body), \.zones.count), database))
         case "changes/database": return try ok(databaseChanges(try decode(DatabaseChangesRequest.self, body), database))
         case "zones/list": return try ok(ZonesResponse(zones: database.allZones().map { .zone(WireZone(zoneID: WireZoneID($0))) }))
-        case "zones/lookup": return try ok(lookupZones(try decode(ZonesRequest.self, body), database))
-        case "zones/modify": return try ok(modifyZones(try decode(ZonesModifyRequest.self, body), database))
+        case "zones/lookup": return try ok(lookupZones(try within(decode(ZonesRequest.self, body), \.zones.count), database))
+        case "zones/modify": return try ok(modifyZones(try within(decode(ZonesModifyRequest.self, body), \.operations.count), database))
         case "users/current": return try ok(WireUser(database.caller))
-        case "users/lookup/email": return try ok(lookupUsers(try decode(UsersLookupRequest.self, body)))
+        case "users/lookup/email": return try ok(lookupUsers(try within(decode(UsersLookupRequest.self, body), \.users.count)))
         case "records/resolve", "records/accept":
-            return try ok(shortGUIDs(try decode(ShortGUIDsRequest.self, body), accept: operation == "records/accept", database))
+            return try ok(shortGUIDs(try within(decode(ShortGUIDsRequest.self, body), \.shortGUIDs.count), accept: operation == "records/accept",
+                                     database))
         default:
             guard let call = WireCalls.operations[operation] else {
                 throw WireFormatError("no operation \(operation) (docs/PROTOCOL.md lists them)")
             }
             return try ok(call(cloud, try decode(CallRequest.self, body), database))
         }
+    }
+
+    /// The request, if it names no more items than one may.
+    private func within<Request>(_ request: Request, _ count: KeyPath<Request, Int>) throws -> Request {
+        guard request[keyPath: count] <= Self.maxItems else {
+            throw CloudError.limitExceeded("a request names at most \(Self.maxItems) items, not \(request[keyPath: count])")
+        }
+        return request
     }
 
     private func modify(_ request: RecordsModifyRequest, _ database: CloudDatabase) throws -> RecordsResponse {

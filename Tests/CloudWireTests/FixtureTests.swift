@@ -109,3 +109,18 @@ import TestSupport
         return try JSONSerialization.data(withJSONObject: strip(try JSONSerialization.jsonObject(with: data)))
     }
 }
+
+@Suite struct WireLimitTests {
+    @Test func aRequestNamingMoreThan400ItemsIsRefusedWhole() throws {
+        let test = try TestCloud()
+        let ada = try test.cloud.createAccount(name: "ada")
+        let service = WireService(cloud: test.cloud, uuids: { "u" })
+        let names = (0...400).map { RecordsLookupRequest.Name(recordName: "r\($0)") }
+        let body = try JSONEncoder().encode(RecordsLookupRequest(records: names, zoneID: nil))
+        let answer = service.handle(WirePath(container: test.cloud.container, scope: .private, operation: "records/lookup"), body: body, caller: ada)
+        #expect(answer.status == 413)
+        #expect(try JSONDecoder().decode(WireError.self, from: answer.body).serverErrorCode == "LIMIT_EXCEEDED")
+        let fine = try JSONEncoder().encode(RecordsLookupRequest(records: Array(names.prefix(400)), zoneID: nil))
+        #expect(service.handle(WirePath(container: test.cloud.container, scope: .private, operation: "records/lookup"), body: fine, caller: ada).status == 200)
+    }
+}
