@@ -22,7 +22,7 @@ final class ImmediateSync: SyncControl, @unchecked Sendable {
         } catch {
             if case .cloudChanged? = error as? SyncError { cloudChanged = true }
         }
-        frontEnd?.storeChanged()
+        frontEnd?.storeChanged(LiveSync.Update(inbox: sync.inboxCount()))
     }
     func status() -> LiveSync.Status { .synced }
     private(set) var cloudChanged = false

@@ -3,15 +3,8 @@ import Foundation
 import Notes
 
 /// The inbox (`I`): invitations addressed to the account, accepted or declined without a URL. Its count
-/// shows in the top line, read again after each sync round.
+/// shows in the top line, as each sync round counts it (off this thread: the cloud may be a server).
 extension FrontEnd {
-    /// How many invitations wait, asked of the cloud when the store changed (not every frame).
-    func countInvitations() {
-        guard let sharing = context.postSharing else { return }
-        invitationCount = (try? sharing.invitations().count) ?? 0
-        requestCount = (try? sharing.accessRequests().filter { $0.request.status == .pending }.count) ?? 0
-    }
-
     func openInbox() {
         guard let sharing = context.postSharing else { return }
         do {

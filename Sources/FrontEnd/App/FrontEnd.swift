@@ -38,7 +38,7 @@ public final class FrontEnd: @unchecked Sendable {
     var anchor: (post: Post, selection: Int)?
     /// Notices gathered while no front end ran are said at the first frame.
     private var noticesSaid = false
-    /// Invitations waiting in the inbox, as last counted (see `countInvitations`).
+    /// Invitations waiting in the inbox, as the last sync round counted them (`LiveSync.Update.inbox`).
     var invitationCount = 0
     /// Requests to join this account's shares, waiting for an answer.
     var requestCount = 0
@@ -80,7 +80,7 @@ public final class FrontEnd: @unchecked Sendable {
         let keep = window != nil ? selectedPost : anchor.flatMap { $0.selection == state.selection ? $0.post : nil }
         let wasFailing = status.map { $0.level != .info } ?? false  // the status line already says so
         invalidate()
-        countInvitations()
+        if let inbox = update?.inbox { (invitationCount, requestCount) = (inbox.invitations, inbox.requests) }
         let editingNow = readPresences()
         var gone: String?
         if let keep {
@@ -154,7 +154,6 @@ public final class FrontEnd: @unchecked Sendable {
         updatePresence()
         if !noticesSaid {
             noticesSaid = true
-            countInvitations()
             if let said = sayNotices() { flash(said, .warning, seconds: 8) }
         }
         size = (width, height)

@@ -22,15 +22,19 @@ public final class LiveSync: @unchecked Sendable {
         public var arrivals: [Arrival] = []
         public var refusals: [Refusal] = []
         public var error: String?
+        /// What waits in the inbox, counted after the round; nil when not counted.
+        public var inbox: InboxCount?
         /// When the round began (`DispatchTime` uptime, nanoseconds) and how long its fetch and send took;
         /// zero when no round ran.
         public var started: UInt64 = 0
         public var duration: TimeInterval = 0
 
-        public init(arrivals: [Arrival] = [], refusals: [Refusal] = [], error: String? = nil, started: UInt64 = 0, duration: TimeInterval = 0) {
+        public init(arrivals: [Arrival] = [], refusals: [Refusal] = [], error: String? = nil, inbox: InboxCount? = nil,
+                    started: UInt64 = 0, duration: TimeInterval = 0) {
             self.arrivals = arrivals
             self.refusals = refusals
             self.error = error
+            self.inbox = inbox
             self.started = started
             self.duration = duration
         }
@@ -137,7 +141,8 @@ public final class LiveSync: @unchecked Sendable {
             let news = sync.takeNews()
             Self.announceStored(sync.store.directory)
             let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }, started: started, duration: duration))
+            onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }, inbox: sync.inboxCount(),
+                            started: started, duration: duration))
         }
         do {
             try sync.sync(round)

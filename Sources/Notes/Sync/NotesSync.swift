@@ -137,6 +137,15 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         try syncNow()
     }
 
+    /// How many invitations wait for this account and how many people ask to join its shares, asked of the
+    /// cloud after a round (off the front end's thread: the cloud may be a server); nil if it cannot say now.
+    public func inboxCount() -> InboxCount? {
+        guard let me = account.currentAccount(),
+              let invitations = try? cloud.invitations(for: me),
+              let requests = try? cloud.accessRequests(ownedBy: me) else { return nil }
+        return InboxCount(invitations: invitations.count, requests: requests.filter { $0.request.status == .pending }.count)
+    }
+
     /// What arrived from the cloud since the last call, and the refusals to tell; both then start afresh.
     public func takeNews() -> (arrivals: [Arrival], refusals: [Refusal]) {
         lock.withLock {
@@ -236,6 +245,17 @@ extension NotesSync {
     private func tellRescued(_ ids: [RecordID], because error: (RecordID) -> CloudError) {
         guard !ids.isEmpty else { return }
         lock.withLock { refusals += ids.map { Refusal($0, error($0), outcome: DeviceStore.rescuedNote) } }
+    }
+}
+
+/// What waits in an account's inbox.
+public struct InboxCount: Equatable, Sendable {
+    public var invitations: Int
+    public var requests: Int
+
+    public init(invitations: Int, requests: Int) {
+        self.invitations = invitations
+        self.requests = requests
     }
 }
 
