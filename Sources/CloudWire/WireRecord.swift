@@ -147,6 +147,14 @@ extension WireRecord: Codable {
         case recordName, recordType, recordChangeTag, fields, created, modified, deleted, parent, zoneID, changedKeys
     }
 
+    /// A field's name, whatever it is.
+    private struct FieldKey: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         recordName = try c.decode(String.self, forKey: .recordName)
@@ -157,20 +165,12 @@ extension WireRecord: Codable {
         deleted = try c.decodeIfPresent(Bool.self, forKey: .deleted)
         zoneID = try c.decodeIfPresent(WireZoneID.self, forKey: .zoneID)
         changedKeys = try c.decodeIfPresent([String].self, forKey: .changedKeys)
-        if c.contains(.fields) {
-            let raw = try c.decode([String: JSON].self, forKey: .fields)
-            for (key, value) in raw {
-                // A field written as null, or as {"value": null}, is removed; a value without a type has its JSON's.
-                guard let inner = value["value"], inner != .null else {
-                    fields[key] = .some(nil)
-                    continue
-                }
-                let type = value["type"]?.string ?? WireValue.inferredType(of: inner)
-                do {
-                    fields[key] = try WireValue.decode(inner, type: type)
-                } catch {
-                    throw DecodingError.dataCorruptedError(forKey: .fields, in: c, debugDescription: "field \(key): \(error.why)")
-                }
+        if c.contains(.fields), try !c.decodeNil(forKey: .fields) {
+            // A field written as null, or as {"value": null}, is removed.
+            let written = try c.nestedContainer(keyedBy: FieldKey.self, forKey: .fields)
+            for key in written.allKeys {
+                fields[key.stringValue] = try written.decodeNil(forKey: key) ? .some(nil)
+                    : WireValue.decodeIfPresent(from: try written.superDecoder(forKey: key))
             }
         }
         if c.contains(.parent) {
@@ -185,12 +185,10 @@ extension WireRecord: Codable {
         try c.encodeIfPresent(recordType, forKey: .recordType)
         try c.encodeIfPresent(recordChangeTag, forKey: .recordChangeTag)
         if !fields.isEmpty {
-            let written = fields.mapValues { value -> JSON in
-                guard let value else { return .null }
-                let (inner, type) = WireValue.encode(value)
-                return .object(["value": inner, "type": .string(type)])
+            var written = c.nestedContainer(keyedBy: FieldKey.self, forKey: .fields)
+            for (key, value) in fields {
+                if let value { try written.encode(value, forKey: FieldKey(stringValue: key)) } else { try written.encodeNil(forKey: FieldKey(stringValue: key)) }
             }
-            try c.encode(written, forKey: .fields)
         }
         try c.encodeIfPresent(created, forKey: .created)
         try c.encodeIfPresent(modified, forKey: .modified)
