@@ -14,7 +14,11 @@ extension RemoteCloud {
             RecordsModifyRequest.Operation(operationType: policy == .ifServerRecordUnchanged && record.changeTag == nil ? "create" : type,
                                            record: WireRecord(saving: record))
         } + deleting.map { RecordsModifyRequest.Operation(operationType: "forceDelete", record: WireRecord(deleting: $0)) }
-        let answer: RecordsResponse = try call(database.scope, "records/modify", RecordsModifyRequest(operations: operations, atomic: atomically))
+        // A save checked against its change tag stores the record as sent (the tag says the server held what the
+        // device did): the answer need carry only the new tag and stamps, not the fields back.
+        let lean = policy == .ifServerRecordUnchanged
+        let answer: RecordsResponse = try call(database.scope, "records/modify",
+                                               RecordsModifyRequest(operations: operations, atomic: atomically, desiredKeys: lean ? [] : nil))
         guard answer.records.count == operations.count else { throw missing("a result for each operation", in: "records/modify") }
         var result = ModifyResult()
         result.commit = answer.commit
@@ -22,6 +26,8 @@ extension RemoteCloud {
         for (index, (id, item)) in zip(ids, answer.records).enumerated() {
             let isSave = index < saving.count
             switch item {
+            case .record(let record) where isSave && lean:
+                result.saveResults[id] = Result { () throws(CloudError) in try saved(saving[index], as: record) }
             case .record(let record) where isSave:
                 result.saveResults[id] = Result { () throws(CloudError) in try stored(record, in: id.zone) }
             case .record:
@@ -140,6 +146,15 @@ extension RemoteCloud {
 
     public func endedShares(in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> [EndedShare] {
         try ask(database.scope, "shares/ended") { $0.zoneID = WireZoneID(zone) }.ended ?? []
+    }
+
+    /// A record as sent, stamped with the system fields the server's answer gave it.
+    func saved(_ sent: Record, as answer: WireRecord) throws(CloudError) -> Record {
+        guard let stamped = try stored(answer, in: sent.id.zone).system else { throw missing("the saved record's change tag", in: "records/modify") }
+        var record = sent
+        record.markClean()
+        record.restoreSystemFields(stamped)
+        return record
     }
 
     /// A record of an answer, as the cloud holds it.

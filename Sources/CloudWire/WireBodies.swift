@@ -42,11 +42,15 @@ public struct RecordsModifyRequest: Codable, Sendable {
     public var zoneID: WireZoneID?
     /// Apple's default is true in a custom zone.
     public var atomic: Bool?
+    /// The fields the answer's records carry (all when absent; none when empty: a client that sent the whole
+    /// record needs only its new change tag and stamps back).
+    public var desiredKeys: [String]?
 
-    public init(operations: [Operation], zoneID: WireZoneID? = nil, atomic: Bool?) {
+    public init(operations: [Operation], zoneID: WireZoneID? = nil, atomic: Bool?, desiredKeys: [String]? = nil) {
         self.operations = operations
         self.zoneID = zoneID
         self.atomic = atomic
+        self.desiredKeys = desiredKeys
     }
 }
 

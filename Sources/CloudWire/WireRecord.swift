@@ -57,13 +57,16 @@ public struct WireRecord: Hashable, Sendable {
         self.zoneID = zoneID
     }
 
-    /// A record whole, as the cloud holds it.
-    public init(_ record: Record) {
+    /// A record as the cloud holds it: whole, or with only the fields `keys` names (and then no parent).
+    public init(_ record: Record, keys: [String]? = nil) {
         self.init(recordName: record.id.name, zoneID: WireZoneID(record.id.zone))
         recordType = record.type
-        for (key, value) in record.fields { fields[key] = .plain(value) }
-        for key in record.allKeys where record.fields[key] == nil { fields[key] = record.encrypted(key).map(WireValue.encrypted) }
-        parent = record.parent.map(Parent.named) ?? .none
+        let wanted = keys.map(Set.init)
+        for (key, value) in record.fields where wanted?.contains(key) ?? true { fields[key] = .plain(value) }
+        for key in record.allKeys where record.fields[key] == nil && wanted?.contains(key) ?? true {
+            fields[key] = record.encrypted(key).map(WireValue.encrypted)
+        }
+        parent = keys == nil ? record.parent.map(Parent.named) ?? .none : .unchanged
         deleted = false
         if let system = record.system {
             recordChangeTag = system.changeTag

@@ -132,7 +132,7 @@ public struct WireService: Sendable {
                 }
             }
             switch result.saveResults[id] {
-            case .success(let record)?: return .record(WireRecord(record))
+            case .success(let record)?: return .record(WireRecord(record, keys: request.desiredKeys))
             case .failure(let error)?: return .error(WireError(error, uuid: uuids(), recordName: id.name))
             case nil: return .error(WireError(.invalidArguments("no result"), uuid: uuids(), recordName: id.name))
             }

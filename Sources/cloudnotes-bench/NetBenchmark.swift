@@ -16,12 +16,15 @@ struct NetBenchmark: ParsableCommand {
     @Option(help: "Edits measured for live latency.") var edits = 200
     @Option(help: "Devices of the load run.") var devices = 100
     @Option(help: "Seconds of the load run.") var seconds = 60.0
+    @Option(help: "Which parts to run (comma-separated).") var parts = "throughput,live,load"
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func run() throws {
-        var figures = try Self.throughput(posts)
-        figures += try Self.live(edits: edits)
-        figures += try Self.load(devices: devices, seconds: seconds)
+        let parts = Set(parts.split(separator: ",").map(String.init))
+        var figures: [Figure] = []
+        if parts.contains("throughput") { figures += try Self.throughput(posts) }
+        if parts.contains("live") { figures += try Self.live(edits: edits) }
+        if parts.contains("load") { figures += try Self.load(devices: devices, seconds: seconds) }
         try report(figures, json: json, title: "net")
     }
 
