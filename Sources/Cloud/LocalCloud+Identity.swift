@@ -10,6 +10,11 @@ public struct CloudIdentity: Equatable, Codable, Sendable, CustomStringConvertib
     public var sequence: Int64
 
     public var description: String { "cloud \(id) at change \(sequence)" }
+
+    public init(id: String, sequence: Int64) {
+        self.id = id
+        self.sequence = sequence
+    }
 }
 
 extension LocalCloud {

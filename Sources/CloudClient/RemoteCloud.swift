@@ -37,14 +37,17 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     let client: HTTPClient
     /// How long a request may take before it counts as a network failure.
     let timeout: TimeAmount
-    /// Hears each exchange's duration and status (0 when it failed in transport), for measurements.
-    let observer: (@Sendable (_ seconds: Double, _ status: Int) -> Void)?
+    /// The cloud the last answer came from, and when: what `identity()` says for a second after.
+    private let lastIdentity = NSLock()
+    private var _lastIdentity: (identity: CloudIdentity, at: UInt64)?
+    /// Hears each exchange's path, duration and status (0 when it failed in transport), for measurements.
+    let observer: (@Sendable (_ path: String, _ seconds: Double, _ status: Int) -> Void)?
 
     /// - Parameter trustRoots: a PEM file of certificates to trust for HTTPS besides the system's (a server with a
     ///   private CA); the server's certificate is always verified.
     public init(server: URL, container: String = LocalCloud.defaultContainer, credentials: Credentials, timeout: TimeInterval = 30,
                 trustRoots: String? = ProcessInfo.processInfo.environment["CLOUDNOTES_CA_FILE"],
-                observer: (@Sendable (_ seconds: Double, _ status: Int) -> Void)? = nil) {
+                observer: (@Sendable (_ path: String, _ seconds: Double, _ status: Int) -> Void)? = nil) {
         self.server = server
         self.container = container
         self.credentials = credentials
@@ -93,7 +96,7 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         if let query { url += "?" + query }
         let began = DispatchTime.now().uptimeNanoseconds
         var status = 0
-        defer { observer?(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9, status) }
+        defer { observer?(path, Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9, status) }
         do {
             var headers = HTTPHeaders([("Content-Type", "application/json")])
             if signed {
@@ -106,6 +109,9 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
             started(task)
             let response = try task.futureResult.wait()
             status = Int(response.status.code)
+            if let header = response.headers.first(name: CloudIdentityHeader.name), let identity = CloudIdentityHeader.parse(header) {
+                lastIdentity.withLock { _lastIdentity = (identity, DispatchTime.now().uptimeNanoseconds) }
+            }
             return (status, response.body.map { Data($0.readableBytesView) } ?? Data())
         } catch let error as HTTPClientError where error == .readTimeout || error == .deadlineExceeded {
             throw .networkFailure
@@ -144,7 +150,11 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
 
     // MARK: Which cloud, which people
 
+    /// The cloud's identity: as the last answer (under a second old) named it, else asked. The sync core checks it
+    /// before each fetch and send, and again before anything a fetch would delete, which always follows an answer.
     public func identity() throws(CloudError) -> CloudIdentity {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let recent = lastIdentity.withLock({ _lastIdentity }), now - recent.at < 1_000_000_000 { return recent.identity }
         guard let identity = try ask(.private, "cloud/identity").identity else { throw missing("identity", in: "cloud/identity") }
         return identity
     }

@@ -1,6 +1,7 @@
 import Cloud
 import CloudWire
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -83,8 +84,12 @@ final class RequestHandler: @unchecked Sendable {
             let token = hub.makeToken(for: caller)
             return (json(["webcourierURL": "\(baseURL)/notifications/\(token)", "apnsToken": token]), caller.id)
         }
-        let answer = await run { self.service.handle(wirePath, body: body, caller: caller) }
-        return (reply(answer), caller.id)
+        let (answer, identity) = await run { (self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity()) }
+        var response = reply(answer)
+        // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
+        // device need not ask for it in a request of its own before each fetch and send.
+        if let identity { response.headers[.cloudIdentity] = "\(identity.id) \(identity.sequence)" }
+        return (response, caller.id)
     }
 
     /// `devices/enrol`, unsigned: a code an operator made trades for the registration of a device's public key.
@@ -140,4 +145,8 @@ final class RequestHandler: @unchecked Sendable {
     }
 
     private func uuid() -> String { UUID().uuidString.lowercased() }
+}
+
+extension HTTPField.Name {
+    static let cloudIdentity = HTTPField.Name(CloudIdentityHeader.name)!
 }

@@ -1,5 +1,17 @@
+import Cloud
 import Crypto
 import Foundation
+
+/// Ours: every answer of the server names the cloud that gave it (`ID SEQUENCE`), as `cloud/identity` would.
+public enum CloudIdentityHeader {
+    public static let name = "X-CloudNotes-Cloud"
+
+    public static func parse(_ value: String) -> CloudIdentity? {
+        let parts = value.split(separator: " ")
+        guard parts.count == 2, let sequence = Int64(parts[1]) else { return nil }
+        return CloudIdentity(id: String(parts[0]), sequence: sequence)
+    }
+}
 
 /// CloudKit's server-to-server request signature, which every CloudNotes
 /// device puts on every request: an ECDSA P-256 signature (DER, base64) of

@@ -149,7 +149,7 @@ final class ServedCloud {
     }
 
     /// A device of `account` (the scratch's by default), enrolled with a key of its own, syncing through the server.
-    func device(_ name: String, account: Account? = nil, observer: (@Sendable (Double, Int) -> Void)? = nil) throws -> NotesSync {
+    func device(_ name: String, account: Account? = nil, observer: (@Sendable (String, Double, Int) -> Void)? = nil) throws -> NotesSync {
         let account = account ?? scratch.account
         let key = P256.Signing.PrivateKey()
         let credentials = try RemoteCloud.enrol(server: url, code: try scratch.cloud.makeEnrolmentCode(for: account), key: key, deviceName: name)
@@ -166,7 +166,7 @@ final class Exchanges: @unchecked Sendable {
     private var samples: [Double] = []
     private var failed = 0
 
-    func add(_ seconds: Double, _ status: Int) {
+    func add(_ path: String, _ seconds: Double, _ status: Int) {
         lock.withLock {
             samples.append(seconds * 1000)
             if status == 0 || status >= 500 || status == 429 { failed += 1 }

@@ -15,13 +15,21 @@ struct RemoteDevices {
     init() throws { f = try ServerFixture() }
 
     /// A new device of heather's: enrolled with a code of its own, syncing through the server.
-    func device(_ name: String) throws -> NotesSync {
+    func device(_ name: String, observer: (@Sendable (String, Double, Int) -> Void)? = nil) throws -> NotesSync {
         let key = P256.Signing.PrivateKey()
         let credentials = try RemoteCloud.enrol(server: f.server.url, code: try f.cloud.makeEnrolmentCode(for: f.heather), key: key,
                                                 deviceName: "heather/\(name)")
-        let cloud = RemoteCloud(server: f.server.url, credentials: credentials, timeout: 5)
+        let cloud = RemoteCloud(server: f.server.url, credentials: credentials, timeout: 5, observer: observer)
         return try NotesSync(store: try DeviceStore(directory: dir.path(name)), cloud: cloud, account: FixedAccount(credentials.account))
     }
+}
+
+/// The paths of a device's exchanges, in order.
+final class Paths: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [String] = []
+    func add(_ path: String) { lock.withLock { all.append(path) } }
+    func take() -> [String] { lock.withLock { defer { all = [] }; return all } }
 }
 
 /// Counts the rounds a live sync reported finished.
@@ -57,6 +65,23 @@ final class RoundsDone: @unchecked Sendable {
         #expect(try b.store.post("Groceries").content == merged)
         // The server's own copy is what both hold.
         #expect(try r.f.zones() == ["Notes"])
+    }
+
+    /// Every answer names the cloud that gave it, so a round does not ask for it before each fetch and send.
+    @Test func aRoundAsksForTheCloudsIdentityOnlyWhenNoAnswerNamedItLately() throws {
+        let r = try RemoteDevices()
+        let paths = Paths()
+        let a = try r.device("a", observer: { path, _, _ in paths.add(path) })
+        try a.syncNow()
+        let first = paths.take()
+        try a.syncNow()
+        let second = paths.take()
+        #expect(first.filter { $0.hasSuffix("/cloud/identity") }.count <= 1, "\(first)")
+        #expect(!second.contains { $0.hasSuffix("/cloud/identity") }, "\(second)")
+        #expect(second.count <= 4, "an idle round: each database's changes, little more: \(second)")
+        Thread.sleep(forTimeInterval: 1.1)
+        try a.syncNow()
+        #expect(paths.take().filter { $0.hasSuffix("/cloud/identity") }.count == 1, "asked again once the last answer is old")
     }
 
     @Test func aLiveDeviceHearsAnotherDevicesEditOverTheLongPoll() throws {
