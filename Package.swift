@@ -125,7 +125,7 @@ let package = Package(
             ]
         ),
         // Temporary directories, seeded clouds and a process runner for every test target.
-        .target(name: "TestSupport", dependencies: ["Cloud"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Cloud", "CloudClient"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         // The server as its own process, reached over loopback: who may call, and devices syncing through it.
         .testTarget(name: "ServerTests", dependencies: [

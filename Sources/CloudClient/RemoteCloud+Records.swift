@@ -26,11 +26,11 @@ extension RemoteCloud {
         for (index, (id, item)) in zip(ids, answer.records).enumerated() {
             let isSave = index < saving.count
             switch item {
-            case .record(let record) where isSave && lean:
+            case .value(let record) where isSave && lean:
                 result.saveResults[id] = Result { () throws(CloudError) in try saved(saving[index], as: record) }
-            case .record(let record) where isSave:
+            case .value(let record) where isSave:
                 result.saveResults[id] = Result { () throws(CloudError) in try stored(record, in: id.zone) }
-            case .record:
+            case .value:
                 result.deleteResults[id] = .success(())
             case .error(let error) where isSave:
                 result.saveResults[id] = .failure(error.cloudError)
@@ -48,7 +48,7 @@ extension RemoteCloud {
             let answer: RecordsResponse = try call(database.scope, "records/lookup", request)
             for (id, item) in zip(inZone, answer.records) {
                 switch item {
-                case .record(let record): out[id] = Result { () throws(CloudError) in try stored(record, in: zone) }
+                case .value(let record): out[id] = Result { () throws(CloudError) in try stored(record, in: zone) }
                 case .error(let error): out[id] = .failure(error.cloudError)
                 }
             }
@@ -66,8 +66,8 @@ extension RemoteCloud {
         result.commit = answer.commit
         for (index, (zone, item)) in zip(saving + deleting, answer.zones).enumerated() {
             switch item {
-            case .zone(let saved) where index < saving.count: result.saveResults[zone] = .success(saved.zoneID.zoneID)
-            case .zone: result.deleteResults[zone] = .success(reason)
+            case .value(let saved) where index < saving.count: result.saveResults[zone] = .success(saved.zoneID.zoneID)
+            case .value: result.deleteResults[zone] = .success(reason)
             case .error(let error) where index < saving.count: result.saveResults[zone] = .failure(error.cloudError)
             case .error(let error): result.deleteResults[zone] = .failure(error.cloudError)
             }
@@ -78,7 +78,7 @@ extension RemoteCloud {
     public func fetchZone(_ zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> ZoneID {
         let answer: ZonesResponse = try call(database.scope, "zones/lookup", ZonesRequest(zones: [.init(zoneID: WireZoneID(zone))]))
         switch answer.zones.first {
-        case .zone(let found)?: return found.zoneID.zoneID
+        case .value(let found)?: return found.zoneID.zoneID
         case .error(let error)?: throw error.cloudError
         case nil: throw missing("zones", in: "zones/lookup")
         }
@@ -86,7 +86,7 @@ extension RemoteCloud {
 
     public func allZones(in database: CloudDatabase) throws(CloudError) -> [ZoneID] {
         let answer: ZonesResponse = try call(database.scope, "zones/list", ZonesRequest(zones: []))
-        return answer.zones.compactMap { if case .zone(let zone) = $0 { zone.zoneID.zoneID } else { nil } }
+        return answer.zones.compactMap { if case .value(let zone) = $0 { zone.zoneID.zoneID } else { nil } }
     }
 
     public func databaseChanges(since token: ChangeToken?, limit: Int?, in database: CloudDatabase) throws(CloudError) -> DatabaseChanges {

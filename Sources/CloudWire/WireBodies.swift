@@ -4,9 +4,10 @@ import Foundation
 // Request and response bodies of the operations Apple documents, in Apple's keys; keys marked "ours" are
 // CloudNotes' extensions, which other clients leave out and may ignore.
 
-/// One record of a `records` array: the record, or why it failed.
-public enum WireItem: Hashable, Sendable, Codable {
-    case record(WireRecord)
+/// One item of a `records` or `zones` array: the record or zone, or why it failed (a dictionary with a
+/// `serverErrorCode`).
+public enum WireOutcome<Value: Codable & Hashable & Sendable>: Hashable, Sendable, Codable {
+    case value(Value)
     case error(WireError)
 
     private enum Key: String, CodingKey { case serverErrorCode }
@@ -15,17 +16,20 @@ public enum WireItem: Hashable, Sendable, Codable {
         if try decoder.container(keyedBy: Key.self).contains(.serverErrorCode) {
             self = .error(try WireError(from: decoder))
         } else {
-            self = .record(try WireRecord(from: decoder))
+            self = .value(try Value(from: decoder))
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
-        case .record(let record): try record.encode(to: encoder)
+        case .value(let value): try value.encode(to: encoder)
         case .error(let error): try error.encode(to: encoder)
         }
     }
 }
+
+public typealias WireItem = WireOutcome<WireRecord>
+public typealias WireZoneItem = WireOutcome<WireZone>
 
 /// `records/modify`: `operationType` is create, update, forceUpdate, replace, forceReplace, delete or forceDelete.
 public struct RecordsModifyRequest: Codable, Sendable {
@@ -267,29 +271,6 @@ public struct ZonesModifyRequest: Codable, Sendable {
     public init(operations: [Operation], deletionReason: String?) {
         self.operations = operations
         self.deletionReason = deletionReason
-    }
-}
-
-/// A zone of an answer, or its error.
-public enum WireZoneItem: Codable, Hashable, Sendable {
-    case zone(WireZone)
-    case error(WireError)
-
-    private enum Key: String, CodingKey { case serverErrorCode }
-
-    public init(from decoder: any Decoder) throws {
-        if try decoder.container(keyedBy: Key.self).contains(.serverErrorCode) {
-            self = .error(try WireError(from: decoder))
-        } else {
-            self = .zone(try WireZone(from: decoder))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .zone(let zone): try zone.encode(to: encoder)
-        case .error(let error): try error.encode(to: encoder)
-        }
     }
 }
 

@@ -34,7 +34,7 @@ enum WireQuery {
         let limit = max(1, min(request.resultsLimit ?? 200, 200))
         let page = Array(matching.dropFirst(start).prefix(limit))
         let next = start + page.count < matching.count ? String(start + page.count) : nil
-        return RecordsResponse(records: page.map { .record(WireRecord($0)) }, continuationMarker: next)
+        return RecordsResponse(records: page.map { .value(WireRecord($0)) }, continuationMarker: next)
     }
 
     private static func matches(_ record: Record, _ filter: RecordsQueryRequest.Filter) throws -> Bool {

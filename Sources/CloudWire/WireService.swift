@@ -65,7 +65,7 @@ public struct WireService: Sendable {
         case "records/changes": return try ok(recordChanges(try decode(RecordsChangesRequest.self, body), database))
         case "changes/zone": return try ok(zoneChanges(try within(decode(ZoneChangesRequest.self, body), \.zones.count), database))
         case "changes/database": return try ok(databaseChanges(try decode(DatabaseChangesRequest.self, body), database))
-        case "zones/list": return try ok(ZonesResponse(zones: database.allZones().map { .zone(WireZone(zoneID: WireZoneID($0))) }))
+        case "zones/list": return try ok(ZonesResponse(zones: database.allZones().map { .value(WireZone(zoneID: WireZoneID($0))) }))
         case "zones/lookup": return try ok(lookupZones(try within(decode(ZonesRequest.self, body), \.zones.count), database))
         case "zones/modify": return try ok(modifyZones(try within(decode(ZonesModifyRequest.self, body), \.operations.count), database))
         case "users/current": return try ok(WireUser(database.caller))
@@ -127,12 +127,12 @@ public struct WireService: Sendable {
                 case .success?, nil:
                     var gone = WireRecord(deleting: id)
                     gone.deleted = true
-                    return .record(gone)
+                    return .value(gone)
                 case .failure(let error)?: return .error(WireError(error, uuid: uuids(), recordName: id.name))
                 }
             }
             switch result.saveResults[id] {
-            case .success(let record)?: return .record(WireRecord(record, keys: request.desiredKeys))
+            case .success(let record)?: return .value(WireRecord(record, keys: request.desiredKeys))
             case .failure(let error)?: return .error(WireError(error, uuid: uuids(), recordName: id.name))
             case nil: return .error(WireError(.invalidArguments("no result"), uuid: uuids(), recordName: id.name))
             }
@@ -154,7 +154,7 @@ public struct WireService: Sendable {
         let found = try database.records(ids)
         return RecordsResponse(records: ids.map { id in
             switch found[id] {
-            case .success(let record)?: .record(WireRecord(record))
+            case .success(let record)?: .value(WireRecord(record))
             case .failure(let error)?: .error(WireError(error, uuid: uuids(), recordName: id.name))
             case nil: .error(WireError(.unknownItem(id), uuid: uuids(), recordName: id.name))
             }
@@ -164,7 +164,7 @@ public struct WireService: Sendable {
     private func recordChanges(_ request: RecordsChangesRequest, _ database: CloudDatabase) throws -> RecordsResponse {
         let changes = try database.zoneChanges(in: request.zoneID.zoneID, since: try request.syncToken.map(ChangeToken.init(parsing:)),
                                                limit: request.resultsLimit)
-        return RecordsResponse(records: Self.records(changes).map(WireItem.record), syncToken: changes.token.description,
+        return RecordsResponse(records: Self.records(changes).map(WireItem.value), syncToken: changes.token.description,
                                moreComing: changes.moreComing)
     }
 
@@ -202,7 +202,7 @@ public struct WireService: Sendable {
     private func lookupZones(_ request: ZonesRequest, _ database: CloudDatabase) throws -> ZonesResponse {
         ZonesResponse(zones: try request.zones.map { zone in
             do {
-                return .zone(WireZone(zoneID: WireZoneID(try database.fetchZone(zone.zoneID.zoneID))))
+                return .value(WireZone(zoneID: WireZoneID(try database.fetchZone(zone.zoneID.zoneID))))
             } catch let error as CloudError where !error.isTransient {
                 return .error(WireError(error, uuid: uuids()))
             }
@@ -225,12 +225,12 @@ public struct WireService: Sendable {
         let result = try database.modifyZones(saving: saves, deleting: deletes, reason: reason)
         let items = saves.map { zone -> WireZoneItem in
             switch result.saveResults[zone]! {
-            case .success(let saved): .zone(WireZone(zoneID: WireZoneID(saved)))
+            case .success(let saved): .value(WireZone(zoneID: WireZoneID(saved)))
             case .failure(let error): .error(WireError(error, uuid: uuids()))
             }
         } + deletes.map { zone -> WireZoneItem in
             switch result.deleteResults[zone]! {
-            case .success(let reason): .zone(WireZone(zoneID: WireZoneID(zone), deleted: true, deletionReason: reason.rawValue))
+            case .success(let reason): .value(WireZone(zoneID: WireZoneID(zone), deleted: true, deletionReason: reason.rawValue))
             case .failure(let error): .error(WireError(error, uuid: uuids()))
             }
         }

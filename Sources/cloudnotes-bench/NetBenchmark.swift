@@ -122,30 +122,12 @@ struct NetBenchmark: ParsableCommand {
 /// The scratch cloud served by a `cloudnotes cloud serve` process on a free loopback port, stopped on release.
 final class ServedCloud {
     let scratch: Scratch
-    let url: URL
-    private let process = Process()
+    let server: ServerProcess
+    var url: URL { server.url }
 
     init(_ scratch: Scratch) throws {
         self.scratch = scratch
-        process.executableURL = beside("cloudnotes")
-        process.arguments = ["cloud", "serve", "--cloud", scratch.directory.appendingPathComponent("cloud").path, "--listen", "127.0.0.1:0"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let range = text.range(of: "listening on ") else { throw ValidationError("the server did not start: \(text)") }
-        url = URL(string: "http://" + text[range.upperBound...].prefix { !$0.isNewline })!
-    }
-
-    deinit {
-        process.terminate()
-        process.waitUntilExit()
+        server = try ServerProcess(executable: beside("cloudnotes"), cloud: scratch.directory.appendingPathComponent("cloud"))
     }
 
     /// A device of `account` (the scratch's by default), enrolled with a key of its own, syncing through the server.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cloud
+import CloudClient
 import Foundation
 import Notes
 
@@ -37,7 +38,7 @@ struct Run: ParsableCommand {
         if server { try layout.enrolDevices(processes) }
         let random = SeededRandom(seed: seed)
         let faults = "rate=\(faultRate);errors=networkFailure,serviceUnavailable,zoneBusy,requestRateLimited;retryAfter=0.05"
-        var served = try server ? SoakServer(layout: layout, faults: faults) : nil
+        var served = try server ? serve(layout, faults: faults) : nil
         // Every worker a seed of its own (not a few digits): two that shared one would make the same new posts
         // again, writing over what others had appended to them, which no person can do.
         var workers = (0..<processes).map { try! start(process: $0, root: root, seed: random.next(), faults: faults, server: served?.url) }
@@ -51,7 +52,7 @@ struct Run: ParsableCommand {
                 running.kill()
                 serverKills += 1
                 Thread.sleep(forTimeInterval: random.unit() * 0.5)
-                served = try SoakServer(layout: layout, faults: faults, port: running.url.port)
+                served = try serve(layout, faults: faults, port: running.port)
                 continue
             }
             let victim = random.below(processes)
@@ -75,6 +76,12 @@ struct Run: ParsableCommand {
         }
     }
 
+    /// `cloudnotes cloud serve` (built beside this) on the run's cloud, faults injected at the server.
+    func serve(_ layout: SoakLayout, faults: String, port: Int = 0) throws -> ServerProcess {
+        try ServerProcess(executable: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cloudnotes"),
+                          cloud: layout.cloudDirectory, listen: "127.0.0.1:\(port)", environment: ["CLOUDNOTES_FAULTS": faults])
+    }
+
     func start(process: Int, root: URL, seed: UInt64, faults: String, server: URL?) throws -> Process {
         let worker = Process()
         worker.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -86,49 +93,6 @@ struct Run: ParsableCommand {
         worker.standardOutput = FileHandle.nullDevice
         try worker.run()
         return worker
-    }
-}
-
-/// `cloudnotes cloud serve` for a soak run, faults injected at the server.
-final class SoakServer {
-    let url: URL
-    private let process: Process
-
-    /// Starts it; a port just freed by a killed server can take a moment to bind again, so it tries a few times.
-    init(layout: SoakLayout, faults: String, port: Int? = nil) throws {
-        var lastOutput = ""
-        for _ in 0..<50 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cloudnotes")
-            process.arguments = ["cloud", "serve", "--cloud", layout.cloudDirectory.path, "--listen", "127.0.0.1:\(port ?? 0)"]
-            var env = ProcessInfo.processInfo.environment
-            env["CLOUDNOTES_FAULTS"] = faults
-            process.environment = env
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            if let range = text.range(of: "listening on ") {
-                self.process = process
-                url = URL(string: "http://" + text[range.upperBound...].prefix { !$0.isNewline })!
-                return
-            }
-            process.waitUntilExit()
-            lastOutput = text
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        throw ValidationError("the server did not start: \(lastOutput)")
-    }
-
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 }
 
