@@ -60,15 +60,17 @@ final class PushHub: Service, @unchecked Sendable {
     /// next one, else (empty, a keep-alive) after `timeout`.
     func poll(_ token: Token, since: Int64, timeout: TimeInterval) async -> [Push] {
         let known = (try? cloud.lastPushes(to: token.topics)) ?? [:]
-        let missed = lock.withLock { () -> [Push] in
-            for (topic, sequence) in known where sequence > latest[topic, default: 0] { latest[topic] = sequence }
-            return token.topics.compactMap { topic in latest[topic].flatMap { $0 > since ? Push(topic: topic, sequence: $0) : nil } }
-        }
-        if !missed.isEmpty { return missed }
         let id = UUID()
         return await withCheckedContinuation { continuation in
             let once = Once(continuation)
-            lock.withLock { waiters[id] = Waiter(topics: token.topics, since: since, answer: once.resume) }
+            // Checked and registered under one lock: a push that lands between the two cannot be missed.
+            let missed = lock.withLock { () -> [Push] in
+                for (topic, sequence) in known where sequence > latest[topic, default: 0] { latest[topic] = sequence }
+                let missed = token.topics.compactMap { topic in latest[topic].flatMap { $0 > since ? Push(topic: topic, sequence: $0) : nil } }
+                if missed.isEmpty { waiters[id] = Waiter(topics: token.topics, since: since, answer: once.resume) }
+                return missed
+            }
+            guard missed.isEmpty else { return once.resume(missed) }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
                 self?.lock.withLock { _ = self?.waiters.removeValue(forKey: id) }
                 once.resume([])
