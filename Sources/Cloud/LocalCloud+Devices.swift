@@ -51,17 +51,26 @@ extension LocalCloud {
             throw .invalidArguments("a device name is 1 to 100 characters on one line")
         }
         let now = clock.now()
+        let hash = Self.hash(Self.normalized(code))
+        let refused = CloudError.permissionFailure("that enrolment code is not valid (wrong, used, or more than a day old)")
+        // Looked up in a read first: guesses do not take the cloud's write lock from everyone's saves.
+        guard try file.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM enrolments WHERE code_hash = ?", arguments: [hash]) }) == true else {
+            throw refused
+        }
         return try file.write { db in
-            let hash = Self.hash(Self.normalized(code))
             guard let row = try Row.fetchOne(db, sql: "SELECT account, expires_at FROM enrolments WHERE code_hash = ?", arguments: [hash]),
                   (row["expires_at"] as Double) >= now.timeIntervalSince1970,
                   let account = try Self.fetchAccount(db, column: "id", value: row["account"]) else {
-                throw CloudError.permissionFailure("that enrolment code is not valid (wrong, used, or more than a day old)")
+                throw refused
+            }
+            // A key enrols once: another account's code cannot take over (or revive) a device's key.
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE key_id = ?", arguments: [Self.keyID(of: key)]) != true else {
+                throw CloudError.invalidArguments("this device key is already enrolled; a device makes a new key to enrol again")
             }
             try db.execute(sql: "DELETE FROM enrolments WHERE code_hash = ?", arguments: [hash])
             let device = DeviceKey(keyID: Self.keyID(of: key), account: account.id, publicKey: key.derRepresentation, name: name,
                                    createdAt: now, revokedAt: nil)
-            try db.execute(sql: "INSERT OR REPLACE INTO devices(key_id, account, public_key, name, created_at) VALUES (?, ?, ?, ?, ?)",
+            try db.execute(sql: "INSERT INTO devices(key_id, account, public_key, name, created_at) VALUES (?, ?, ?, ?, ?)",
                            arguments: [device.keyID, device.account, device.publicKey, device.name, now.timeIntervalSince1970])
             return (account, device)
         }

@@ -16,7 +16,8 @@ extension RemoteCloud {
         } + deleting.map { RecordsModifyRequest.Operation(operationType: "forceDelete", record: WireRecord(deleting: $0)) }
         // A save checked against its change tag stores the record as sent (the tag says the server held what the
         // device did): the answer need carry only the new tag and stamps, not the fields back.
-        let lean = policy == .ifServerRecordUnchanged
+        // (Only where every zone is named by its owner: the cloud's answer spells a caller's default owner out.)
+        let lean = policy == .ifServerRecordUnchanged && saving.allSatisfy { $0.id.zone.owner != ZoneID.defaultOwner }
         let answer: RecordsResponse = try call(database.scope, "records/modify",
                                                RecordsModifyRequest(operations: operations, atomic: atomically, desiredKeys: lean ? [] : nil))
         guard answer.records.count == operations.count else { throw missing("a result for each operation", in: "records/modify") }

@@ -154,7 +154,7 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     /// before each fetch and send, and again before anything a fetch would delete, which always follows an answer.
     public func identity() throws(CloudError) -> CloudIdentity {
         let now = DispatchTime.now().uptimeNanoseconds
-        if let recent = lastIdentity.withLock({ _lastIdentity }), now - recent.at < 1_000_000_000 { return recent.identity }
+        if let recent = lastIdentity.withLock({ _lastIdentity }), recent.at > now || now - recent.at < 1_000_000_000 { return recent.identity }
         guard let identity = try ask(.private, "cloud/identity").identity else { throw missing("identity", in: "cloud/identity") }
         return identity
     }

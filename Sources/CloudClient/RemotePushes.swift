@@ -20,7 +20,11 @@ final class RemotePushes: PushWatch, @unchecked Sendable {
         self.cloud = cloud
         self.topics = topics
         self.handler = handler
-        let thread = Thread { [weak self] in self?.run() }
+        // Held only for one pass at a time: the watch ends when cancelled or released.
+        let thread = Thread { [weak self] in
+            var poll = Poll()
+            while let pushes = self, !pushes.isCancelled { pushes.pass(&poll) }
+        }
         thread.name = "cloudnotes.pushes"
         thread.start()
     }
@@ -44,43 +48,47 @@ final class RemotePushes: PushWatch, @unchecked Sendable {
         var pushes: [Notice]
     }
 
-    private func run() {
+    /// Where the polling stands between passes.
+    private struct Poll {
         var url: URL?
-        var since: Int64 = 0
+        /// The last commit heard of on each database: one cursor each, as commits reach the server in any order.
+        var since: [String: Int64] = [:]
         var wait: TimeInterval = 0.25
-        while !isCancelled {
-            do throws(CloudError) {
-                if url == nil {
-                    let token: Token = try cloud.call(nil, "tokens/create", ["apnsEnvironment": cloud.environment])
-                    url = URL(string: token.webcourierURL)
-                }
-                guard let poll = url else { throw .storage("the server's notification URL is not a URL") }
-                let (status, body) = try cloud.send(path: poll.path, query: "since=\(since)", method: .GET, body: Data(), signed: false,
-                                                    deadline: .seconds(60)) { task in
-                    let cancelled = lock.withLock {
-                        self.poll = task
-                        return self.cancelled
-                    }
-                    if cancelled { task.cancel() }
-                }
-                if status == 404 {
-                    url = nil  // the server forgot the token: make another
-                    continue
-                }
-                guard status == 200, let notices = try? JSONDecoder().decode(Notices.self, from: body) else {
-                    throw RemoteCloud.error(status: status, body: body)
-                }
-                wait = 0.25
-                for notice in notices.pushes {
-                    guard let scope = DatabaseScope(rawValue: notice.database), let sequence = Int64(notice.sequence) else { continue }
-                    let topic = PushTopic.database(scope, of: cloud.credentials.account.id)
-                    since = max(since, sequence)
-                    if topics.contains(topic), !isCancelled { handler(Push(topic: topic, sequence: sequence)) }
-                }
-            } catch {
-                Thread.sleep(forTimeInterval: wait)
-                wait = min(wait * 2, 5)
+    }
+
+    private func pass(_ state: inout Poll) {
+        do throws(CloudError) {
+            if state.url == nil {
+                let token: Token = try cloud.call(nil, "tokens/create", ["apnsEnvironment": cloud.environment])
+                state.url = URL(string: token.webcourierURL)
             }
+            guard let poll = state.url else { throw .storage("the server's notification URL is not a URL") }
+            let cursors = state.since.sorted { $0.key < $1.key }.map { "since.\($0.key)=\($0.value)" }.joined(separator: "&")
+            let (status, body) = try cloud.send(path: poll.path, query: cursors.isEmpty ? nil : cursors, method: .GET, body: Data(),
+                                                signed: false, deadline: .seconds(60)) { task in
+                let cancelled = lock.withLock {
+                    self.poll = task
+                    return self.cancelled
+                }
+                if cancelled { task.cancel() }
+            }
+            if status == 404 {
+                state.url = nil  // the server forgot the token: make another
+                return
+            }
+            guard status == 200, let notices = try? JSONDecoder().decode(Notices.self, from: body) else {
+                throw RemoteCloud.error(status: status, body: body)
+            }
+            state.wait = 0.25
+            for notice in notices.pushes {
+                guard let scope = DatabaseScope(rawValue: notice.database), let sequence = Int64(notice.sequence) else { continue }
+                let topic = PushTopic.database(scope, of: cloud.credentials.account.id)
+                state.since[notice.database] = max(state.since[notice.database] ?? 0, sequence)
+                if topics.contains(topic), !isCancelled { handler(Push(topic: topic, sequence: sequence)) }
+            }
+        } catch {
+            Thread.sleep(forTimeInterval: state.wait)
+            state.wait = min(state.wait * 2, 5)
         }
     }
 }

@@ -12,13 +12,22 @@ final class Authenticator: @unchecked Sendable {
         case unsigned, unknownKey, revokedKey, badDate, staleDate, badSignature, replayed, badToken
     }
 
+    /// A request dated before the server started (within the allowed skew): a device whose clock is behind, or a
+    /// replay the server can no longer tell from one (its memory of signatures went with the restart). Answered
+    /// "try again later" after `wait` seconds: the device signs anew, with a later date.
+    struct DatedBeforeStart: Error {
+        let wait: TimeInterval
+    }
+
     private let cloud: LocalCloud
     private let clock: @Sendable () -> Date
     private let lock = NSLock()
-    /// Signatures accepted within the allowed skew, by when they stop mattering (a replay older than that
-    /// fails the date check). Requests dated before the server started are refused, so a restart that loses
-    /// this set opens no window.
+    /// The signatures accepted within the allowed skew, by key ID and the signature's `r` (its random nonce's
+    /// point: the same in a signature re-encoded as `(r, n−s)`, new in each one a device makes, even of the same
+    /// request in the same second), by when they stop mattering (a replay older than that fails the date
+    /// check). Requests dated before the server started are put off, so a restart that loses this set opens no window.
     private var seen: [String: Date] = [:]
+    private var prunedAt = Date.distantPast
     private let started: Date
 
     init(cloud: LocalCloud, clock: @escaping @Sendable () -> Date = Date.init) {
@@ -45,7 +54,7 @@ final class Authenticator: @unchecked Sendable {
         else { throw Refusal.unsigned }
         guard let date = RequestSignature.parseDate(stamp) else { throw Refusal.badDate }
         let now = clock()
-        guard abs(date.timeIntervalSince(now)) <= RequestSignature.allowedSkew, date >= started else { throw Refusal.staleDate }
+        guard abs(date.timeIntervalSince(now)) <= RequestSignature.allowedSkew else { throw Refusal.staleDate }
         guard let device = try cloud.device(keyID: keyID) else { throw Refusal.unknownKey }
         guard device.revokedAt == nil else { throw Refusal.revokedKey }
         guard let key = try? P256.Signing.PublicKey(derRepresentation: device.publicKey) else { throw Refusal.unknownKey }
@@ -57,10 +66,18 @@ final class Authenticator: @unchecked Sendable {
                 || (body.isEmpty && RequestSignature.isValid(signature, key: key, message: Data("\(stamp)::\(signed)".utf8)))
         }
         guard valid else { throw Refusal.badSignature }
+        guard date >= started else { throw DatedBeforeStart(wait: started.timeIntervalSince(date) + 1) }
+        guard let der = Data(base64Encoded: signature), let parsed = try? P256.Signing.ECDSASignature(derRepresentation: der) else {
+            throw Refusal.badSignature
+        }
+        let request = keyID + ":" + parsed.rawRepresentation.prefix(32).base64EncodedString()
         try lock.withLock {
-            seen = seen.filter { $0.value > now }
-            guard seen[signature] == nil else { throw Refusal.replayed }
-            seen[signature] = date.addingTimeInterval(RequestSignature.allowedSkew + 1)
+            if now.timeIntervalSince(prunedAt) > 1 {
+                seen = seen.filter { $0.value > now }
+                prunedAt = now
+            }
+            guard seen[request] == nil else { throw Refusal.replayed }
+            seen[request] = date.addingTimeInterval(RequestSignature.allowedSkew + 1)
         }
         guard let account = try cloud.account(id: device.account) else { throw Refusal.unknownKey }
         return account

@@ -14,8 +14,8 @@ final class PushHub: Service, @unchecked Sendable {
     }
 
     private struct Waiter {
-        let topics: Set<PushTopic>
-        let since: Int64
+        /// Each topic waited on, with the last commit its client heard of there.
+        let since: [PushTopic: Int64]
         let answer: @Sendable ([Push]) -> Void
     }
 
@@ -26,6 +26,7 @@ final class PushHub: Service, @unchecked Sendable {
     private var waiters: [UUID: Waiter] = [:]
     private var latest: [PushTopic: Int64] = [:]
     private var watch: (any PushWatch)?
+    private var stopped = false
 
     init(cloud: LocalCloud, random: any RandomSource) {
         self.cloud = cloud
@@ -41,6 +42,7 @@ final class PushHub: Service, @unchecked Sendable {
     func stop() {
         watch?.cancel()
         let all = lock.withLock {
+            stopped = true  // polls that arrive after are answered at once
             defer { waiters = [:] }
             return waiters.values.map(\.answer)
         }
@@ -56,20 +58,24 @@ final class PushHub: Service, @unchecked Sendable {
 
     func token(_ id: String) -> Token? { lock.withLock { tokens[id] } }
 
-    /// Answers with the pushes after `since` to the token's topics: at once when some are known, else at the
-    /// next one, else (empty, a keep-alive) after `timeout`.
-    func poll(_ token: Token, since: Int64, timeout: TimeInterval) async -> [Push] {
+    /// Answers with the pushes to the token's topics after the commit its client last heard of on each (a cursor
+    /// per topic: commits to different topics reach the hub in any order): at once when some are known, else at
+    /// the next one, else (empty, a keep-alive) after `timeout`.
+    func poll(_ token: Token, since: [String: Int64], timeout: TimeInterval) async -> [Push] {
+        let since = Dictionary(uniqueKeysWithValues: token.topics.map { topic in (topic, since[Self.database(of: topic)] ?? 0) })
         let known = (try? cloud.lastPushes(to: token.topics)) ?? [:]
         let id = UUID()
         return await withCheckedContinuation { continuation in
             let once = Once(continuation)
             // Checked and registered under one lock: a push that lands between the two cannot be missed.
-            let missed = lock.withLock { () -> [Push] in
+            let missed = lock.withLock { () -> [Push]? in
+                guard !stopped else { return nil }
                 for (topic, sequence) in known where sequence > latest[topic, default: 0] { latest[topic] = sequence }
-                let missed = token.topics.compactMap { topic in latest[topic].flatMap { $0 > since ? Push(topic: topic, sequence: $0) : nil } }
-                if missed.isEmpty { waiters[id] = Waiter(topics: token.topics, since: since, answer: once.resume) }
+                let missed = since.compactMap { topic, heard in latest[topic].flatMap { $0 > heard ? Push(topic: topic, sequence: $0) : nil } }
+                if missed.isEmpty { waiters[id] = Waiter(since: since, answer: once.resume) }
                 return missed
             }
+            guard let missed else { return once.resume([]) }
             guard missed.isEmpty else { return once.resume(missed) }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
                 self?.lock.withLock { _ = self?.waiters.removeValue(forKey: id) }
@@ -81,11 +87,18 @@ final class PushHub: Service, @unchecked Sendable {
     private func posted(_ push: Push) {
         let woken = lock.withLock { () -> [@Sendable ([Push]) -> Void] in
             latest[push.topic] = max(latest[push.topic, default: 0], push.sequence)
-            let ready = waiters.filter { $0.value.topics.contains(push.topic) && push.sequence > $0.value.since }
+            let ready = waiters.filter { waiter in waiter.value.since[push.topic].map { push.sequence > $0 } ?? false }
             for id in ready.keys { waiters[id] = nil }
             return ready.values.map(\.answer)
         }
         for answer in woken { answer([push]) }
+    }
+}
+
+extension PushHub {
+    /// The database a topic of the token covers, as the poll's answer and cursors name it (`private`, `shared`).
+    static func database(of topic: PushTopic) -> String {
+        topic.fileName.split(separator: ".").last.map(String.init) ?? topic.fileName
     }
 }
 

@@ -44,10 +44,13 @@ final class RequestHandler: @unchecked Sendable {
         do {
             (response, account) = try await route(&request, path: path)
         } catch {
-            response = reply(service.failure(WireError(uuid: UUID().uuidString.lowercased(), serverErrorCode: "INTERNAL_ERROR", reason: "\(error)")))
+            // The detail stays in the log: it may name files or SQL.
+            logger.error("failed", metadata: ["path": "\(Self.logged(path))", "error": "\(error)"])
+            response = reply(service.failure(WireError(uuid: UUID().uuidString.lowercased(), serverErrorCode: "INTERNAL_ERROR",
+                                                       reason: "the server could not answer this request")))
         }
         var metadata: Logger.Metadata = [
-            "method": "\(request.method)", "path": "\(path)", "status": "\(response.status.code)",
+            "method": "\(request.method)", "path": "\(Self.logged(path))", "status": "\(response.status.code)",
             "ms": "\(String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6))",
         ]
         if let account { metadata["account"] = "\(account)" }
@@ -73,8 +76,10 @@ final class RequestHandler: @unchecked Sendable {
             let headers = Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
             let query = request.uri.query
             caller = try await run { try self.authenticator.caller(headers: headers, path: path, query: query, body: body) }
+        } catch let later as Authenticator.DatedBeforeStart {
+            return (reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid()))), nil)
         } catch {
-            logger.notice("refused", metadata: ["path": "\(path)", "why": "\(error)"])
+            logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
             return (reply(service.failure(.authenticationFailed(uuid: uuid()))), nil)
         }
         if let wait = limiter.wait(for: caller.id) {
@@ -82,7 +87,9 @@ final class RequestHandler: @unchecked Sendable {
         }
         if wirePath.operation == "tokens/create" {
             let token = hub.makeToken(for: caller)
-            return (json(["webcourierURL": "\(baseURL)/notifications/\(token)", "apnsToken": token]), caller.id)
+            // The URL the client reached this server by (a proxy's, say), else the one it listens on.
+            let base = request.head.authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
+            return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), caller.id)
         }
         let (answer, identity) = await run { (self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity()) }
         var response = reply(answer)
@@ -112,16 +119,18 @@ final class RequestHandler: @unchecked Sendable {
         }
     }
 
-    /// A long poll on a notification URL: the pushes since `since` (a query parameter), or an empty keep-alive.
+    /// A long poll on a notification URL: the pushes after the cursors `since.private` and `since.shared` (query
+    /// parameters, the last commit the client heard of on each), or an empty keep-alive.
     private func poll(_ request: Request, token: String) async -> Response {
         guard let subscription = hub.token(token) else {
             return reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "NOT_FOUND", reason: "no such notification token (create another)")))
         }
-        let since = Int64(Authenticator.parameters(request.uri.query)["since"] ?? "") ?? 0
-        let pushes = await hub.poll(subscription, since: since, timeout: configuration.pollTimeout)
-        let notices = pushes.map { push in
-            ["database": push.topic.fileName.split(separator: ".").last.map(String.init) ?? "", "sequence": "\(push.sequence)"]
+        var since: [String: Int64] = [:]
+        for (name, value) in Authenticator.parameters(request.uri.query) where name.hasPrefix("since.") {
+            since[String(name.dropFirst("since.".count))] = Int64(value)
         }
+        let pushes = await hub.poll(subscription, since: since, timeout: configuration.pollTimeout)
+        let notices = pushes.map { push in ["database": PushHub.database(of: push.topic), "sequence": "\(push.sequence)"] }
         return json(["pushes": notices])
     }
 
@@ -145,6 +154,11 @@ final class RequestHandler: @unchecked Sendable {
     }
 
     private func uuid() -> String { UUID().uuidString.lowercased() }
+
+    /// A path as logged: a notification token is a credential, so it is left out.
+    static func logged(_ path: String) -> String {
+        path.hasPrefix("/notifications/") ? "/notifications/…" : path
+    }
 }
 
 extension HTTPField.Name {

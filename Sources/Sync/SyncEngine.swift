@@ -108,7 +108,10 @@ public final class SyncEngine: @unchecked Sendable {
     /// Whether a push brings nothing this engine has not seen: its last fetch covered the commit, or the commit
     /// is its own and followed only what it had seen. A push from before the engine's first fetch is new.
     public func hasSeen(_ push: Push) -> Bool {
-        if state.withLock({ $0.databaseToken })?.covers(push.sequence) == true { return true }
+        // While zones the database's changes named wait to be fetched, the token runs ahead of what arrived.
+        let (token, waiting) = state.withLock { ($0.databaseToken, !$0.zonesToFetch.isEmpty) }
+        if waiting { return false }
+        if token?.covers(push.sequence) == true { return true }
         return push.sequence <= ownCommitsSeen.withLock { $0 }
     }
 

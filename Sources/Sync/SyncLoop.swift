@@ -26,6 +26,8 @@ public final class SyncLoop: @unchecked Sendable {
     private let work: Work
     private let random: any RandomSource
     private let queue = DispatchQueue(label: "cloudnotes.sync-loop")
+    /// Set on `queue`, so `stop` knows it is called from a round (an engine released there, a delegate).
+    private let onQueue = DispatchSpecificKey<Bool>()
     // Touched on `queue` only.
     private var scheduler: SyncScheduler
     private var timer: DispatchSourceTimer?
@@ -44,6 +46,7 @@ public final class SyncLoop: @unchecked Sendable {
         self.random = random
         self.work = work ?? { round in try Self.run(round, on: weak.compactMap(\.engine)) }
         scheduler = SyncScheduler(timing: timing)
+        queue.setSpecific(key: onQueue, value: true)
     }
 
     deinit { watch?.cancel() }
@@ -58,13 +61,14 @@ public final class SyncLoop: @unchecked Sendable {
 
     /// Stops; a round under way finishes first. Nothing runs after.
     public func stop() {
-        queue.sync {
+        let stop = { [self] in
             stopped = true
             timer?.cancel()
             timer = nil
             watch?.cancel()
             watch = nil
         }
+        if DispatchQueue.getSpecific(key: onQueue) == true { stop() } else { queue.sync(execute: stop) }
     }
 
     /// Changes wait to be sent in these databases (all when nil): send them soon.

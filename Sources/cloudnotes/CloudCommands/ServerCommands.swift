@@ -134,6 +134,18 @@ struct IssueWebToken: ParsableCommand {
     }
 }
 
+struct RevokeWebToken: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "revoke-web-token", abstract: "Cut off a web token pair at once.")
+
+    @OptionGroup var cloud: CloudOptions
+    @Argument(help: "Its ckAPIToken.") var apiToken: String
+
+    func run() throws {
+        try cloud.open().revokeWebToken(apiToken: apiToken)
+        Output.line("revoked web token \(apiToken): its next request is refused")
+    }
+}
+
 /// The server's access log: one JSON object per line on stderr.
 struct JSONLineLog: LogHandler {
     let label: String
