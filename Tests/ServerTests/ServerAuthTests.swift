@@ -67,6 +67,37 @@ import TestSupport
         #expect(try f.zones().isEmpty)
     }
 
+    /// An ECDSA signature `(r, s)` verifies as `(r, n−s)` too: a captured request re-encoded that way is still a replay.
+    @Test func aReplayWithTheSignatureReEncodedIsRefused() throws {
+        let f = try ServerFixture()
+        let path = f.path(.private, "zones/modify")
+        let create = try f.createZone("Notes")
+        var headers = try f.signed(create, path: path)
+        #expect(try f.post(path, body: create, headers: headers).status == 200)
+        try f.cloud.database(.private, as: f.heather).delete(zone: ZoneID(name: "Notes"))
+        let signature = try P256.Signing.ECDSASignature(derRepresentation: Data(base64Encoded: headers[RequestSignature.signatureHeader]!)!)
+        let raw = Array(signature.rawRepresentation)
+        let flipped = try P256.Signing.ECDSASignature(rawRepresentation: raw.prefix(32) + Self.orderMinus(Array(raw.suffix(32))))
+        headers[RequestSignature.signatureHeader] = flipped.derRepresentation.base64EncodedString()
+        #expect(try f.post(path, body: create, headers: headers) == (401, "AUTHENTICATION_FAILED"))
+        #expect(try f.zones().isEmpty)
+    }
+
+    /// n − s for P-256's group order n, big-endian.
+    static func orderMinus(_ s: [UInt8]) -> [UInt8] {
+        let n: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                          0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51]
+        var out = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
+        for i in (0..<32).reversed() {
+            var digit = Int(n[i]) - Int(s[i]) - borrow
+            borrow = digit < 0 ? 1 : 0
+            if digit < 0 { digit += 256 }
+            out[i] = UInt8(digit)
+        }
+        return out
+    }
+
     @Test func aRevokedDeviceIsCutOffAtOnce() throws {
         let f = try ServerFixture()
         let path = f.path(.private, "zones/modify")
