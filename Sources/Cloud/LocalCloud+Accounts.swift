@@ -55,6 +55,24 @@ extension LocalCloud {
         try file.read { db in try Self.fetchAccount(db, column: "id", value: id) }
     }
 
+    /// The accounts `caller` meets: itself, the people of every share it owns or takes part in (the owner of a
+    /// zone shared with it among them), and those asking to join its shares. What a server tells a device: every
+    /// account's name and email is not every device's business.
+    public func accounts(knownTo caller: Account) throws(CloudError) -> [Account] {
+        try file.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM accounts WHERE id = :me
+                   OR id IN (SELECT other.account FROM participants mine JOIN participants other ON other.share = mine.share
+                             WHERE mine.account = :me AND other.account IS NOT NULL)
+                   OR id IN (SELECT d.owner FROM participants mine JOIN shares s ON s.id = mine.share
+                             JOIN zones z ON z.id = s.zone JOIN databases d ON d.id = z.database WHERE mine.account = :me)
+                   OR id IN (SELECT r.account FROM access_requests r JOIN shares s ON s.id = r.share JOIN zones z ON z.id = s.zone
+                             JOIN databases d ON d.id = z.database WHERE d.owner = :me)
+                ORDER BY name
+                """, arguments: ["me": caller.id]).map(Self.account(from:))
+        }
+    }
+
     public func accounts() throws(CloudError) -> [Account] {
         try file.read { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM accounts ORDER BY name")).map(Self.account(from:))

@@ -14,7 +14,7 @@ enum WireCalls {
         "users/lookup/id": { cloud, r, _ in
             try answer { $0.users = try cloud.account(id: try r.require(r.userRecordName, "userRecordName")).map { [WireUser($0)] } ?? [] }
         },
-        "users/list": { cloud, _, _ in try answer { $0.users = try cloud.accounts().map(WireUser.init) } },
+        "users/list": { cloud, _, db in try answer { $0.users = try cloud.accounts(knownTo: db.caller).map(WireUser.init) } },
         "shares/requestAccess": { cloud, r, db in
             try cloud.requestAccess(ShareURL(container: cloud.container, shortGUID: try r.require(r.shortGUID, "shortGUID")), as: db.caller)
             return CallResponse()

@@ -145,3 +145,21 @@ import TestSupport
 enum SeededGenerator {
     nonisolated(unsafe) static var forTests = SeededRandom(seed: 19)
 }
+
+/// What a device learns of other people through the server: those it meets, not the whole cloud.
+@Suite(.serialized) struct ServerPrivacyTests {
+    @Test func aDeviceListsOnlyThePeopleItMeets() throws {
+        let f = try ServerFixture()
+        let mary = try f.cloud.createAccount(name: "mary"), zed = try f.cloud.createAccount(name: "zed")
+        let notes = try f.cloud.database(.private, as: mary).save(zone: ZoneID(name: "Notes"))
+        var share = Share(zoneWide: ZoneID(name: notes.name, owner: mary.id), title: "Notes")
+        share.publicPermission = .none
+        let db = f.cloud.database(.private, as: mary)
+        let saved = try db.saveShare(share)
+        try db.addParticipant(try db.lookUpParticipant(accountName: "heather"), permission: .readOnly, to: saved.share.id)
+
+        let names = try f.remote().accounts().map(\.name)
+        #expect(names == ["heather", "mary"], "\(names)")
+        #expect(!names.contains(zed.name))
+    }
+}
