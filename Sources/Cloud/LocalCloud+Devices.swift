@@ -122,6 +122,15 @@ extension LocalCloud {
         }
     }
 
+    /// Whether a web token pair with this API token works now (issued, unexpired, not revoked).
+    public func webTokenIsLive(apiToken: String) throws(CloudError) -> Bool {
+        let now = clock.now().timeIntervalSince1970
+        return try file.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM web_tokens WHERE api_token = ? AND expires_at > ? AND revoked_at IS NULL",
+                              arguments: [apiToken, now]) == true
+        }
+    }
+
     public func revokeWebToken(apiToken: String) throws(CloudError) {
         try file.write { db in
             try db.execute(sql: "UPDATE web_tokens SET revoked_at = ? WHERE api_token = ? AND revoked_at IS NULL",

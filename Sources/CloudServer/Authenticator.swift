@@ -36,17 +36,39 @@ final class Authenticator: @unchecked Sendable {
         started = clock().addingTimeInterval(-1)
     }
 
+    /// What a request proved: whose it is, and by which credential (a device key, a web token).
+    struct Caller {
+        let account: Account
+        let credential: Credential
+    }
+
+    enum Credential: Hashable {
+        case key(String)
+        case webToken(String)
+    }
+
     /// The caller of a request.
-    func caller(headers: [String: String], path: String, query: String?, body: Data) throws -> Account {
+    func caller(headers: [String: String], path: String, query: String?, body: Data) throws -> Caller {
         if let keyID = headers[RequestSignature.keyIDHeader.lowercased()] {
-            return try signedCaller(keyID: keyID, headers: headers, path: path, query: query, body: body)
+            return Caller(account: try signedCaller(keyID: keyID, headers: headers, path: path, query: query, body: body), credential: .key(keyID))
         }
         let parameters = Self.parameters(query)
         if let api = parameters["ckAPIToken"], let auth = parameters["ckWebAuthToken"] {
             guard let account = try cloud.account(apiToken: api, webAuthToken: auth) else { throw Refusal.badToken }
-            return account
+            return Caller(account: account, credential: .webToken(api))
         }
         throw Refusal.unsigned
+    }
+
+    /// Whether a credential still works (a poll opened with it ends when it is revoked or expires).
+    func isLive(_ credential: Credential) -> Bool {
+        switch credential {
+        case .key(let keyID):
+            guard let device = try? cloud.device(keyID: keyID) else { return false }
+            return device.revokedAt == nil
+        case .webToken(let api):
+            return (try? cloud.webTokenIsLive(apiToken: api)) == true
+        }
     }
 
     private func signedCaller(keyID: String, headers: [String: String], path: String, query: String?, body: Data) throws -> Account {

@@ -11,7 +11,15 @@ final class PushHub: Service, @unchecked Sendable {
     struct Token {
         let account: String
         let topics: Set<PushTopic>
+        /// What made it: it works while that does.
+        let credential: Authenticator.Credential
+        var lastPolled: Date
     }
+
+    /// A token not polled for this long is forgotten (its client makes another); a credential holds at most
+    /// `tokensPerCredential` (the oldest go).
+    static let idleLifetime: TimeInterval = 600
+    static let tokensPerCredential = 8
 
     private struct Waiter {
         /// Each topic waited on, with the last commit its client heard of there.
@@ -50,13 +58,29 @@ final class PushHub: Service, @unchecked Sendable {
     }
 
     /// A new notification token for an account's private and shared databases (CloudKit's `tokens/create`).
-    func makeToken(for account: Account) -> String {
+    func makeToken(for caller: Authenticator.Caller, now: Date = Date()) -> String {
         let token = random.hex(bytes: 16)
-        lock.withLock { tokens[token] = Token(account: account.id, topics: [.database(.private, of: account.id), .database(.shared, of: account.id)]) }
+        let id = caller.account.id
+        lock.withLock {
+            tokens = tokens.filter { now.timeIntervalSince($0.value.lastPolled) < Self.idleLifetime }
+            let same = tokens.filter { $0.value.credential == caller.credential }.sorted { $0.value.lastPolled < $1.value.lastPolled }
+            for old in same.prefix(max(0, same.count - Self.tokensPerCredential + 1)) { tokens[old.key] = nil }
+            tokens[token] = Token(account: id, topics: [.database(.private, of: id), .database(.shared, of: id)],
+                                  credential: caller.credential, lastPolled: now)
+        }
         return token
     }
 
-    func token(_ id: String) -> Token? { lock.withLock { tokens[id] } }
+    /// The token, if it is one, noted as polled now.
+    func token(_ id: String, now: Date = Date()) -> Token? {
+        lock.withLock {
+            tokens[id]?.lastPolled = now
+            return tokens[id]
+        }
+    }
+
+    /// Forgets a token whose credential no longer works.
+    func forget(_ id: String) { lock.withLock { tokens[id] = nil } }
 
     /// Answers with the pushes to the token's topics after the commit its client last heard of on each (a cursor
     /// per topic: commits to different topics reach the hub in any order): at once when some are known, else at

@@ -71,22 +71,23 @@ final class RequestHandler: @unchecked Sendable {
             return (reply(service.failure(WireError(.limitExceeded("a request body holds at most \(configuration.maxBodyBytes / 1024 / 1024) MB"), uuid: uuid()))), nil)
         }
         if wirePath.operation == "devices/enrol" { return (await enrol(body), nil) }
-        let caller: Account
+        let authenticated: Authenticator.Caller
         do {
             let headers = Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
             let query = request.uri.query
-            caller = try await run { try self.authenticator.caller(headers: headers, path: path, query: query, body: body) }
+            authenticated = try await run { try self.authenticator.caller(headers: headers, path: path, query: query, body: body) }
         } catch let later as Authenticator.DatedBeforeStart {
             return (reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid()))), nil)
         } catch {
             logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
             return (reply(service.failure(.authenticationFailed(uuid: uuid()))), nil)
         }
+        let caller = authenticated.account
         if let wait = limiter.wait(for: caller.id) {
             return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), caller.id)
         }
         if wirePath.operation == "tokens/create" {
-            let token = hub.makeToken(for: caller)
+            let token = hub.makeToken(for: authenticated)
             // The URL the client reached this server by (a proxy's, say), else the one it listens on.
             let base = request.head.authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
             return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), caller.id)
@@ -122,7 +123,9 @@ final class RequestHandler: @unchecked Sendable {
     /// A long poll on a notification URL: the pushes after the cursors `since.private` and `since.shared` (query
     /// parameters, the last commit the client heard of on each), or an empty keep-alive.
     private func poll(_ request: Request, token: String) async -> Response {
-        guard let subscription = hub.token(token) else {
+        // A token works while what made it does: a device revoked since hears nothing more.
+        guard let subscription = hub.token(token), await run({ self.authenticator.isLive(subscription.credential) }) else {
+            hub.forget(token)
             return reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "NOT_FOUND", reason: "no such notification token (create another)")))
         }
         var since: [String: Int64] = [:]

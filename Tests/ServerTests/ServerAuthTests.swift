@@ -1,7 +1,9 @@
+import AsyncHTTPClient
 import Cloud
 import CloudWire
 import Crypto
 import Foundation
+import NIOCore
 import Testing
 import TestSupport
 
@@ -107,6 +109,25 @@ import TestSupport
         let second = try f.createZone("Two")
         #expect(try f.post(path, body: second, headers: try f.signed(second, path: path)) == (401, "AUTHENTICATION_FAILED"))
         #expect(try f.zones() == ["One"])
+    }
+
+    /// A notification URL works while the device that asked for it does: revoked, it hears nothing more.
+    @Test func aRevokedDevicesNotificationURLStopsWorking() throws {
+        let f = try ServerFixture()
+        let path = WirePath(container: LocalCloud.defaultContainer, scope: nil, operation: "tokens/create").path
+        let body = Data("{}".utf8)
+        var request = try HTTPClient.Request(url: f.server.url.absoluteString + path, method: .POST, body: .bytes(body))
+        for (name, value) in try f.signed(body, path: path) { request.headers.add(name: name, value: value) }
+        let answer = try f.http.execute(request: request, deadline: .now() + .seconds(10)).wait()
+        let made = try JSONDecoder().decode([String: String].self, from: Data(try #require(answer.body).readableBytesView))
+        let poll = try #require(made["webcourierURL"])
+        try f.cloud.database(.private, as: f.heather).save(zone: ZoneID(name: "Notes"))
+        func get() throws -> UInt {
+            try f.http.execute(request: try HTTPClient.Request(url: poll, method: .GET), deadline: .now() + .seconds(30)).wait().status.code
+        }
+        #expect(try get() == 200, "a change is there to hear")
+        try f.cloud.revokeDevice(keyID: f.keyID)
+        #expect(try get() == 404)
     }
 
     @Test func webTokensWorkUntilTheyExpireOrAreRevoked() throws {
