@@ -132,7 +132,7 @@ let package = Package(
             "cloudnotes", "Cloud", "CloudWire", "CloudClient", "Notes", "Sync", "TestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        ], exclude: ["ThirdParty"]),
         .testTarget(name: "CloudWireTests", dependencies: ["CloudWire", "Cloud", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncSimulation", "Cloud", "TestSupport"]),
         .testTarget(name: "FrontEndTests", dependencies: ["FrontEnd", "Terminal", "Notes", "Cloud", "TestSupport"]),
