@@ -82,13 +82,10 @@ public struct WireError: Codable, Hashable, Sendable, Error {
             serverRecord = WireRecord(server)
             self.recordName = recordName ?? server.id.name
         case .zoneNotFound(let zone): zoneID = WireZoneID(zone)
-        case .unknownItem(let id):
+        case .unknownItem(let id), .alreadyShared(let id):
             self.recordName = id.name
             zoneID = WireZoneID(id.zone)
         case .tooManyParticipants(let limit): self.limit = limit
-        case .alreadyShared(let id):
-            self.recordName = id.name
-            zoneID = WireZoneID(id.zone)
         case .unknownAccount(let words), .permissionFailure(let words), .participantNeedsVerification(let words),
              .participantNotInvited(let words), .limitExceeded(let words), .invalidArguments(let words), .storage(let words),
              .notAuthenticated(let words):

@@ -93,6 +93,14 @@ public struct WireRecord: Hashable, Sendable {
         self.init(recordName: id.name, zoneID: WireZoneID(id.zone))
     }
 
+    /// A record gone, as answers write it: `{recordName, deleted: true}`, with its type where known.
+    public static func deleted(_ id: RecordID, type: String? = nil) -> WireRecord {
+        var gone = WireRecord(deleting: id)
+        gone.deleted = true
+        gone.recordType = type
+        return gone
+    }
+
     /// The record in `zone` (its own `zoneID` when it names one), with every key it carries marked changed,
     /// as a save request hands it to the cloud.
     public func changes(in zone: ZoneID) throws(WireFormatError) -> Record {

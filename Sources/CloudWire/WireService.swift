@@ -125,9 +125,7 @@ public struct WireService: Sendable {
             if isDelete {
                 switch result.deleteResults[id] {
                 case .success?, nil:
-                    var gone = WireRecord(deleting: id)
-                    gone.deleted = true
-                    return .value(gone)
+                    return .value(.deleted(id))
                 case .failure(let error)?: return .error(WireError(error, uuid: uuids(), recordName: id.name))
                 }
             }
@@ -184,12 +182,7 @@ public struct WireService: Sendable {
 
     /// A zone's changes as one `records` array: saved records whole, deleted ones as `{recordName, deleted, recordType}`.
     static func records(_ changes: ZoneChanges) -> [WireRecord] {
-        changes.modified.map { WireRecord($0) } + changes.deleted.map { deletion in
-            var gone = WireRecord(deleting: deletion.id)
-            gone.deleted = true
-            gone.recordType = deletion.type
-            return gone
-        }
+        changes.modified.map { WireRecord($0) } + changes.deleted.map { WireRecord.deleted($0.id, type: $0.type) }
     }
 
     private func databaseChanges(_ request: DatabaseChangesRequest, _ database: CloudDatabase) throws -> DatabaseChangesResponse {

@@ -8,19 +8,20 @@ enum TopicTable {
     static func advance(_ db: Database, _ topics: Set<PushTopic>, to sequence: Int64, unknown: Int64) throws -> [PushTopic: Int64] {
         var previous: [PushTopic: Int64] = [:]
         for topic in topics {
-            let name = topic.fileName
-            previous[topic] = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM push_topics WHERE name = ?"), arguments: [name])
-                ?? unknown
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO push_topics(name, seq) VALUES (?, ?)").execute(arguments: [name, sequence])
+            previous[topic] = try seq(db, topic) ?? unknown
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO push_topics(name, seq) VALUES (?, ?)").execute(arguments: [topic.fileName, sequence])
         }
         return previous
     }
 
+    /// The last commit posted to each topic (0 for one never posted to).
     static func last(_ db: Database, _ topics: Set<PushTopic>) throws -> [PushTopic: Int64] {
         var last: [PushTopic: Int64] = [:]
-        for topic in topics {
-            last[topic] = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM push_topics WHERE name = ?"), arguments: [topic.fileName]) ?? 0
-        }
+        for topic in topics { last[topic] = try seq(db, topic) ?? 0 }
         return last
+    }
+
+    private static func seq(_ db: Database, _ topic: PushTopic) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM push_topics WHERE name = ?"), arguments: [topic.fileName])
     }
 }

@@ -18,19 +18,22 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A PEM certificate chain: serve HTTPS.", valueName: "FILE")) var tlsCert: String?
     @Option(help: ArgumentHelp("The certificate's PEM private key.", valueName: "FILE")) var tlsKey: String?
 
+    /// `--listen` as a host and a port, if it is one.
+    private var address: (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), colon != listen.startIndex,
+              let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        return (String(listen[..<colon]), port)
+    }
+
     func validate() throws {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port),
-              colon != listen.startIndex else {
-            throw ValidationError("--listen is HOST:PORT, like 127.0.0.1:8443")
-        }
+        guard address != nil else { throw ValidationError("--listen is HOST:PORT, like 127.0.0.1:8443") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
     }
 
     func run() async throws {
         let local = try cloud.open()
-        let colon = listen.lastIndex(of: ":")!
-        var configuration = CloudServer.Configuration(host: String(listen[..<colon]), port: Int(listen[listen.index(after: colon)...])!,
-                                                      tlsCertificate: tlsCert, tlsKey: tlsKey)
+        let (host, port) = address!  // validated
+        var configuration = CloudServer.Configuration(host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey)
         let env = ProcessInfo.processInfo.environment
         configuration.pollTimeout = Double(env["CLOUDNOTES_POLL_TIMEOUT"] ?? "") ?? configuration.pollTimeout
         // CLOUDNOTES_RATE_LIMIT=RATE,BURST: requests a second per account, and the burst allowed.
