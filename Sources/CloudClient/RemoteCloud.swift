@@ -75,14 +75,14 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         let path = WirePath(container: container, environment: environment, scope: scope, operation: operation).path
         let data: Data
         do {
-            data = try JSONEncoder().encode(body)
+            data = try WireJSON.encode(body)
         } catch {
             throw .invalidArguments("cannot write the request: \(error)")
         }
         let (status, answer) = try send(path: path, body: data, signed: true)
         guard status == 200 else { throw Self.error(status: status, body: answer) }
         do {
-            return try JSONDecoder().decode(Answer.self, from: answer)
+            return try WireJSON.decode(Answer.self, from: answer)
         } catch {
             throw .storage("the server's answer to \(operation) is not the protocol's: \(error)")
         }
@@ -131,7 +131,7 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     }
 
     static func error(status: Int, body: Data) -> CloudError {
-        guard let wire = try? JSONDecoder().decode(WireError.self, from: body) else {
+        guard let wire = try? WireError(json: JSON(parsing: body)) else {
             return status >= 500 ? .serviceUnavailable(retryAfter: 1) : .invalidArguments("the server answered \(status)")
         }
         return wire.cloudError

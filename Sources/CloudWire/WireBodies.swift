@@ -28,18 +28,40 @@ public enum WireOutcome<Value: Codable & Hashable & Sendable>: Hashable, Sendabl
     }
 }
 
+extension WireOutcome: JSONConvertible where Value: JSONConvertible {
+    public init(json: JSON) throws(WireFormatError) {
+        self = json["serverErrorCode"] == nil ? .value(try Value(json: json)) : .error(try WireError(json: json))
+    }
+
+    public var json: JSON {
+        switch self {
+        case .value(let value): value.json
+        case .error(let error): error.json
+        }
+    }
+}
+
 public typealias WireItem = WireOutcome<WireRecord>
 public typealias WireZoneItem = WireOutcome<WireZone>
 
 /// `records/modify`: `operationType` is create, update, forceUpdate, replace, forceReplace, delete or forceDelete.
-public struct RecordsModifyRequest: Codable, Sendable {
-    public struct Operation: Codable, Sendable {
+public struct RecordsModifyRequest: JSONConvertible, Sendable {
+    public struct Operation: JSONConvertible, Sendable {
         public var operationType: String
         public var record: WireRecord
         public init(operationType: String, record: WireRecord) {
             self.operationType = operationType
             self.record = record
         }
+
+        public init(json: JSON) throws(WireFormatError) {
+            let object = try json.object("an operation")
+            operationType = try object.requiredString("operationType")
+            guard let record = try object.value("record", as: WireRecord.self) else { throw WireFormatError("an operation has a record") }
+            self.record = record
+        }
+
+        public var json: JSON { .object(["operationType": .string(operationType), "record": record.json]) }
     }
 
     public var operations: [Operation]
@@ -56,10 +78,25 @@ public struct RecordsModifyRequest: Codable, Sendable {
         self.atomic = atomic
         self.desiredKeys = desiredKeys
     }
+
+    public init(json: JSON) throws(WireFormatError) {
+        let object = try json.object("the body")
+        guard let operations = try object.values("operations", as: Operation.self) else { throw WireFormatError("operations is required") }
+        self.init(operations: operations, zoneID: try object.value("zoneID"), atomic: try object.bool("atomic"),
+                  desiredKeys: try object.strings("desiredKeys"))
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["operations": .array(operations.map(\.json))]
+        object.add("zoneID", zoneID)
+        object.add("atomic", atomic)
+        object.add("desiredKeys", desiredKeys)
+        return .object(object)
+    }
 }
 
 /// The answer of `records/modify`, `records/lookup`, `records/query` and `records/changes`.
-public struct RecordsResponse: Codable, Sendable {
+public struct RecordsResponse: JSONConvertible, Sendable {
     public var records: [WireItem]
     public var continuationMarker: String?
     public var syncToken: String?
@@ -74,6 +111,30 @@ public struct RecordsResponse: Codable, Sendable {
         self.syncToken = syncToken
         self.moreComing = moreComing
         self.commit = commit
+    }
+
+    public init(json: JSON) throws(WireFormatError) {
+        let object = try json.object("the answer")
+        records = try object.values("records") ?? []
+        continuationMarker = try object.string("continuationMarker")
+        syncToken = try object.string("syncToken")
+        moreComing = try object.bool("moreComing")
+        if let commit = object["commit"], commit != .null {
+            let written = try commit.object("commit")
+            guard let sequence = try written.int("sequence"), let previous = try written.int("previous") else {
+                throw WireFormatError("a commit is {sequence, previous}")
+            }
+            self.commit = Commit(sequence: sequence, previous: previous)
+        }
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["records": .array(records.map(\.json))]
+        object.add("continuationMarker", continuationMarker)
+        object.add("syncToken", syncToken)
+        object.add("moreComing", moreComing)
+        object.add("commit", commit.map { .object(["sequence": .int($0.sequence), "previous": .int($0.previous)]) })
+        return .object(object)
     }
 }
 
@@ -126,8 +187,8 @@ public struct RecordsChangesRequest: Codable, Sendable {
 }
 
 /// `changes/zone`: several zones' changes, each since its own token.
-public struct ZoneChangesRequest: Codable, Sendable {
-    public struct Zone: Codable, Sendable {
+public struct ZoneChangesRequest: JSONConvertible, Sendable {
+    public struct Zone: JSONConvertible, Sendable {
         public var zoneID: WireZoneID
         public var syncToken: String?
         public var resultsLimit: Int?
@@ -140,15 +201,49 @@ public struct ZoneChangesRequest: Codable, Sendable {
             self.resultsLimit = resultsLimit
             self.knownRecords = knownRecords
         }
+
+        public init(json: JSON) throws(WireFormatError) {
+            let object = try json.object("a zone")
+            guard let zoneID = try object.value("zoneID", as: WireZoneID.self) else { throw WireFormatError("a zone names its zoneID") }
+            var known: [String: String]?
+            if let written = object["knownRecords"], written != .null {
+                known = [:]
+                for member in try written.object("knownRecords").members {
+                    guard let tag = member.value.string else { throw WireFormatError("knownRecords maps record names to change tags") }
+                    known?[member.key] = tag
+                }
+            }
+            self.init(zoneID: zoneID, syncToken: try object.string("syncToken"), resultsLimit: try object.int("resultsLimit").map(Int.init),
+                      knownRecords: known)
+        }
+
+        public var json: JSON {
+            var object: JSONObject = ["zoneID": zoneID.json]
+            object.add("syncToken", syncToken)
+            object.add("resultsLimit", resultsLimit.map(Int64.init))
+            if let knownRecords {
+                var known = JSONObject()
+                for (name, tag) in knownRecords { known.add(name, tag) }
+                object.add("knownRecords", .object(known))
+            }
+            return .object(object)
+        }
     }
 
     public var zones: [Zone]
     public init(zones: [Zone]) { self.zones = zones }
+
+    public init(json: JSON) throws(WireFormatError) {
+        guard let zones = try json.object("the body").values("zones", as: Zone.self) else { throw WireFormatError("zones is required") }
+        self.zones = zones
+    }
+
+    public var json: JSON { .object(["zones": .array(zones.map(\.json))]) }
 }
 
 /// The answer of `changes/zone`: per zone, its changed records (a deleted one as `{recordName, deleted: true}`) or its error.
-public struct ZoneChangesResponse: Codable, Sendable {
-    public struct Zone: Codable, Sendable {
+public struct ZoneChangesResponse: JSONConvertible, Sendable {
+    public struct Zone: JSONConvertible, Sendable {
         public var zoneID: WireZoneID
         public var records: [WireRecord]?
         public var syncToken: String?
@@ -163,34 +258,35 @@ public struct ZoneChangesResponse: Codable, Sendable {
             self.error = error
         }
 
-        private enum Key: String, CodingKey { case zoneID, records, syncToken, moreComing, serverErrorCode }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: Key.self)
-            zoneID = try c.decode(WireZoneID.self, forKey: .zoneID)
-            records = try c.decodeIfPresent([WireRecord].self, forKey: .records)
-            syncToken = try c.decodeIfPresent(String.self, forKey: .syncToken)
-            moreComing = try c.decodeIfPresent(Bool.self, forKey: .moreComing)
-            error = c.contains(.serverErrorCode) ? try WireError(from: decoder) : nil
+        public init(json: JSON) throws(WireFormatError) {
+            let object = try json.object("a zone's changes")
+            guard let zoneID = try object.value("zoneID", as: WireZoneID.self) else { throw WireFormatError("a zone's changes name its zoneID") }
+            self.init(zoneID: zoneID, records: try object.values("records"), syncToken: try object.string("syncToken"),
+                      moreComing: try object.bool("moreComing"), error: object["serverErrorCode"] == nil ? nil : try WireError(json: json))
         }
 
-        public func encode(to encoder: any Encoder) throws {
-            if let error {
-                try error.encode(to: encoder)
-                var c = encoder.container(keyedBy: Key.self)
-                try c.encode(zoneID, forKey: .zoneID)
-                return
+        /// A zone that failed is its error with its zoneID.
+        public var json: JSON {
+            if var error = error {
+                error.zoneID = zoneID
+                return error.json
             }
-            var c = encoder.container(keyedBy: Key.self)
-            try c.encode(zoneID, forKey: .zoneID)
-            try c.encodeIfPresent(records, forKey: .records)
-            try c.encodeIfPresent(syncToken, forKey: .syncToken)
-            try c.encodeIfPresent(moreComing, forKey: .moreComing)
+            var object: JSONObject = ["zoneID": zoneID.json]
+            object.add("records", records)
+            object.add("syncToken", syncToken)
+            object.add("moreComing", moreComing)
+            return .object(object)
         }
     }
 
     public var zones: [Zone]
     public init(zones: [Zone]) { self.zones = zones }
+
+    public init(json: JSON) throws(WireFormatError) {
+        zones = try json.object("the answer").values("zones") ?? []
+    }
+
+    public var json: JSON { .object(["zones": .array(zones.map(\.json))]) }
 }
 
 /// `changes/database`.

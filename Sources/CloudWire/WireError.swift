@@ -11,7 +11,7 @@ import Foundation
 /// `cloudnotesCode` (`CloudError.code`), and, where the error carries them,
 /// `detail` (its words), `zoneID`, `serverRecord` (a conflict's record as the
 /// server has it) and `limit`.
-public struct WireError: Codable, Hashable, Sendable, Error {
+public struct WireError: Hashable, Sendable, Error {
     /// The server's ID for the failure, for its log; clients' per-record errors often leave it out.
     public var uuid: String?
     public var serverErrorCode: String
@@ -141,5 +141,38 @@ public struct WireError: Codable, Hashable, Sendable, Error {
         case "INTERNAL_ERROR": return .storage(why)
         default: return .invalidArguments(why)
         }
+    }
+}
+
+extension WireError: JSONConvertible {
+    public init(json: JSON) throws(WireFormatError) {
+        let object = try json.object("an error")
+        uuid = try object.string("uuid")
+        serverErrorCode = try object.requiredString("serverErrorCode")
+        reason = try object.string("reason")
+        retryAfter = try object.double("retryAfter")
+        redirectURL = try object.string("redirectURL")
+        recordName = try object.string("recordName")
+        zoneID = try object.value("zoneID")
+        cloudnotesCode = try object.string("cloudnotesCode")
+        serverRecord = try object.value("serverRecord")
+        limit = try object.int("limit").map(Int.init)
+        detail = try object.string("detail")
+    }
+
+    public var json: JSON {
+        var object = JSONObject()
+        object.add("uuid", uuid)
+        object.add("serverErrorCode", serverErrorCode)
+        object.add("reason", reason)
+        object.add("retryAfter", retryAfter)
+        object.add("redirectURL", redirectURL)
+        object.add("recordName", recordName)
+        object.add("zoneID", zoneID)
+        object.add("cloudnotesCode", cloudnotesCode)
+        object.add("serverRecord", serverRecord)
+        object.add("limit", limit.map(Int64.init))
+        object.add("detail", detail)
+        return .object(object)
     }
 }

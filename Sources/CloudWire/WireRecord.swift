@@ -2,7 +2,7 @@ import Cloud
 import Foundation
 
 /// A zone ID as the protocol writes it; no `ownerRecordName` means the caller's own.
-public struct WireZoneID: Codable, Hashable, Sendable {
+public struct WireZoneID: Hashable, Sendable {
     public var zoneName: String
     public var ownerRecordName: String?
 
@@ -15,7 +15,7 @@ public struct WireZoneID: Codable, Hashable, Sendable {
 }
 
 /// When and by whom a record was created or last modified.
-public struct WireStamp: Codable, Hashable, Sendable {
+public struct WireStamp: Hashable, Sendable {
     /// Milliseconds since 1970.
     public var timestamp: Double
     public var userRecordName: String
@@ -101,115 +101,122 @@ public struct WireRecord: Hashable, Sendable {
         return gone
     }
 
-    /// The record in `zone` (its own `zoneID` when it names one), with every key it carries marked changed,
-    /// as a save request hands it to the cloud.
+    /// The record in `zone` (its own `zoneID` when it names one) as a save request hands it to the cloud: the keys
+    /// `changedKeys` names marked changed, or, without it, every key it carries (a removal and a parent included).
     public func changes(in zone: ZoneID) throws(WireFormatError) -> Record {
-        guard let recordType else { throw WireFormatError("record \(recordName) has no recordType") }
-        var record = Record(type: recordType, id: RecordID(name: recordName, zone: zoneID?.zoneID ?? zone))
-        for (key, value) in fields {
-            switch value {
-            case .plain(let plain)?: record[key] = plain
-            case .encrypted(let data)?: record.setEncrypted(key, data)
-            case nil: record[key] = nil
-            }
-        }
-        switch parent {
-        case .unchanged: break
-        case .none: record.setParent(nil)
-        case .named(let name): record.setParent(name)
-        }
-        if let changedKeys {
-            // Only the keys named changed: the rest travel so that a save that creates the record has it whole.
-            let whole = record
-            record.markClean()
-            for key in changedKeys {
-                if key == Record.parentKey {
-                    record.setParent(whole.parent)
-                } else if let data = whole.encrypted(key) {
-                    record.setEncrypted(key, data)
-                } else {
-                    record[key] = whole[key]
-                }
-            }
-        }
-        if let recordChangeTag {
-            record.restoreSystemFields(SystemFields(changeTag: recordChangeTag, createdAt: .distantPast, createdBy: "",
-                                                    modifiedAt: .distantPast, modifiedBy: ""))
-        }
-        return record
+        try record(in: zone, system: recordChangeTag.map {
+            SystemFields(changeTag: $0, createdAt: .distantPast, createdBy: "", modifiedAt: .distantPast, modifiedBy: "")
+        }, changed: true)
     }
 
     /// The record as the cloud holds it (an answer's), nothing marked changed.
     public func stored(in zone: ZoneID) throws(WireFormatError) -> Record {
-        var record = try changes(in: zone)
-        record.markClean()
-        if let recordChangeTag, let created, let modified {
-            record.restoreSystemFields(SystemFields(
-                changeTag: recordChangeTag,
-                createdAt: Date(timeIntervalSince1970: created.timestamp / 1000), createdBy: created.userRecordName,
-                modifiedAt: Date(timeIntervalSince1970: modified.timestamp / 1000), modifiedBy: modified.userRecordName))
+        guard let recordChangeTag, let created, let modified else { return try record(in: zone, system: nil, changed: false) }
+        return try record(in: zone, system: SystemFields(
+            changeTag: recordChangeTag,
+            createdAt: Date(timeIntervalSince1970: created.timestamp / 1000), createdBy: created.userRecordName,
+            modifiedAt: Date(timeIntervalSince1970: modified.timestamp / 1000), modifiedBy: modified.userRecordName), changed: false)
+    }
+
+    /// Built whole in one go (setting a record's keys one at a time tracks each change: a third of a server's
+    /// work on a save).
+    private func record(in zone: ZoneID, system: SystemFields?, changed: Bool) throws(WireFormatError) -> Record {
+        guard let recordType else { throw WireFormatError("record \(recordName) has no recordType") }
+        var plain: [String: FieldValue] = [:], encrypted: [String: Data] = [:]
+        plain.reserveCapacity(fields.count)
+        for (key, value) in fields {
+            switch value {
+            case .plain(let value)?: plain[key] = value
+            case .encrypted(let data)?: encrypted[key] = data
+            case nil: break
+            }
         }
-        return record
+        let parentName: String? = if case .named(let name) = parent { name } else { nil }
+        var changedKeys: Set<String> = []
+        if changed {
+            if let named = self.changedKeys {
+                changedKeys = Set(named)
+            } else {
+                changedKeys = Set(fields.keys)
+                if parent != .unchanged { changedKeys.insert(Record.parentKey) }
+            }
+        }
+        return Record(id: RecordID(name: recordName, zone: zoneID?.zoneID ?? zone), type: recordType, fields: plain, encryptedFields: encrypted,
+                      parent: parentName, system: system, changedKeys: changedKeys)
     }
 }
 
-extension WireRecord: Codable {
-    private enum Key: String, CodingKey {
-        case recordName, recordType, recordChangeTag, fields, created, modified, deleted, parent, zoneID, changedKeys
-    }
-
-    /// A field's name, whatever it is.
-    private struct FieldKey: CodingKey {
-        let stringValue: String
-        init(stringValue: String) { self.stringValue = stringValue }
-        var intValue: Int? { nil }
-        init?(intValue: Int) { nil }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Key.self)
-        recordName = try c.decode(String.self, forKey: .recordName)
-        recordType = try c.decodeIfPresent(String.self, forKey: .recordType)
-        recordChangeTag = try c.decodeIfPresent(String.self, forKey: .recordChangeTag)
-        created = try c.decodeIfPresent(WireStamp.self, forKey: .created)
-        modified = try c.decodeIfPresent(WireStamp.self, forKey: .modified)
-        deleted = try c.decodeIfPresent(Bool.self, forKey: .deleted)
-        zoneID = try c.decodeIfPresent(WireZoneID.self, forKey: .zoneID)
-        changedKeys = try c.decodeIfPresent([String].self, forKey: .changedKeys)
-        if c.contains(.fields), try !c.decodeNil(forKey: .fields) {
+extension WireRecord: JSONConvertible {
+    public init(json: JSON) throws(WireFormatError) {
+        let object = try json.object("a record")
+        self.init(recordName: try object.requiredString("recordName"), zoneID: try object.value("zoneID"))
+        recordType = try object.string("recordType")
+        recordChangeTag = try object.string("recordChangeTag")
+        created = try object.value("created")
+        modified = try object.value("modified")
+        deleted = try object.bool("deleted")
+        changedKeys = try object.strings("changedKeys")
+        if let written = object["fields"], written != .null {
             // A field written as null, or as {"value": null}, is removed.
-            let written = try c.nestedContainer(keyedBy: FieldKey.self, forKey: .fields)
-            for key in written.allKeys {
-                fields[key.stringValue] = try written.decodeNil(forKey: key) ? .some(nil)
-                    : WireValue.decodeIfPresent(from: try written.superDecoder(forKey: key))
+            for member in try written.object("fields").members {
+                let value = member.value == .null ? nil : try member.value.object("field \(member.key)")["value"]
+                fields[member.key] = value == nil || value == .null ? .some(nil) : try WireValue(json: member.value)
             }
         }
-        if c.contains(.parent) {
-            parent = try c.decodeNil(forKey: .parent) ? .none
-                : .named(try c.decode([String: String].self, forKey: .parent)["recordName"] ?? "")
+        if let written = object["parent"] {
+            parent = written == .null ? .none : .named(try written.object("parent").requiredString("recordName"))
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Key.self)
-        try c.encode(recordName, forKey: .recordName)
-        try c.encodeIfPresent(recordType, forKey: .recordType)
-        try c.encodeIfPresent(recordChangeTag, forKey: .recordChangeTag)
+    public var json: JSON {
+        var object: JSONObject = ["recordName": .string(recordName)]
+        object.add("recordType", recordType)
+        object.add("recordChangeTag", recordChangeTag)
         if !fields.isEmpty {
-            var written = c.nestedContainer(keyedBy: FieldKey.self, forKey: .fields)
-            for (key, value) in fields {
-                if let value { try written.encode(value, forKey: FieldKey(stringValue: key)) } else { try written.encodeNil(forKey: FieldKey(stringValue: key)) }
-            }
+            var written = JSONObject()
+            for (key, value) in fields { written.add(key, value?.json ?? .null) }
+            object.add("fields", .object(written))
         }
-        try c.encodeIfPresent(created, forKey: .created)
-        try c.encodeIfPresent(modified, forKey: .modified)
-        try c.encodeIfPresent(deleted, forKey: .deleted)
+        object.add("created", created)
+        object.add("modified", modified)
+        object.add("deleted", deleted)
         switch parent {
         case .unchanged: break
-        case .none: try c.encodeNil(forKey: .parent)
-        case .named(let name): try c.encode(["recordName": name], forKey: .parent)
+        case .none: object.add("parent", .null)
+        case .named(let name): object.add("parent", .object(["recordName": .string(name)]))
         }
-        try c.encodeIfPresent(zoneID, forKey: .zoneID)
-        try c.encodeIfPresent(changedKeys, forKey: .changedKeys)
+        object.add("zoneID", zoneID)
+        object.add("changedKeys", changedKeys)
+        return .object(object)
+    }
+}
+
+extension WireZoneID: JSONConvertible {
+    public init(json: JSON) throws(WireFormatError) {
+        let object = try json.object("a zoneID")
+        zoneName = try object.requiredString("zoneName")
+        ownerRecordName = try object.string("ownerRecordName")
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["zoneName": .string(zoneName)]
+        object.add("ownerRecordName", ownerRecordName)
+        return .object(object)
+    }
+}
+
+extension WireStamp: JSONConvertible {
+    public init(json: JSON) throws(WireFormatError) {
+        let object = try json.object("a created or modified stamp")
+        guard let timestamp = try object.double("timestamp") else { throw WireFormatError("timestamp is required") }
+        self.timestamp = timestamp
+        userRecordName = try object.requiredString("userRecordName")
+        deviceID = try object.string("deviceID")
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["timestamp": .double(timestamp), "userRecordName": .string(userRecordName)]
+        object.add("deviceID", deviceID)
+        return .object(object)
     }
 }

@@ -49,7 +49,7 @@ public struct WireService: Sendable {
     }
 
     public func failure(_ error: WireError) -> Answer {
-        Answer(status: error.httpStatus, body: (try? Self.encoder.encode(error)) ?? Data())
+        Answer(status: error.httpStatus, body: (try? error.json.encoded()) ?? Data())
     }
 
     // MARK: Operations
@@ -250,15 +250,9 @@ public struct WireService: Sendable {
 
     // MARK: JSON
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    private func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws -> T { try WireJSON.decode(type, from: body) }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws -> T { try JSONDecoder().decode(type, from: body) }
-
-    private func ok(_ value: some Encodable) throws -> Answer { Answer(status: 200, body: try Self.encoder.encode(value)) }
+    private func ok(_ value: some Encodable) throws -> Answer { Answer(status: 200, body: try WireJSON.encode(value)) }
 
     private static func words(_ error: DecodingError) -> String {
         switch error {

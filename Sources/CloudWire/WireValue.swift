@@ -15,70 +15,16 @@ public enum WireValue: Hashable, Sendable {
     case encrypted(Data)
 }
 
-extension WireValue: Codable {
-    private enum Key: String, CodingKey { case value, type }
-
-    public init(from decoder: any Decoder) throws {
-        guard let value = try Self.decodeIfPresent(from: decoder) else {
-            throw DecodingError.valueNotFound(WireValue.self, .init(codingPath: decoder.codingPath, debugDescription: "a field needs a value"))
-        }
-        self = value
+extension WireValue: JSONConvertible {
+    public init(json: JSON) throws(WireFormatError) {
+        let object = try json.object("a field's value")
+        guard let value = object["value"], value != .null else { throw WireFormatError("a field needs a value") }
+        self = try Self.decode(value, type: object.string("type") ?? Self.inferredType(of: value))
     }
 
-    /// A field's `{value, type}`, read by its type straight from the decoder (probing a JSON value's kind by
-    /// failed decodes is slow); nil when its value is null (a field removed).
-    static func decodeIfPresent(from decoder: any Decoder) throws -> WireValue? {
-        let c = try decoder.container(keyedBy: Key.self)
-        guard c.contains(.value), try !c.decodeNil(forKey: .value) else { return nil }
-        guard let type = try c.decodeIfPresent(String.self, forKey: .type) else {
-            let value = try c.decode(JSON.self, forKey: .value)
-            return try wrap(c) { () throws(WireFormatError) in try decode(value, type: inferredType(of: value)) }
-        }
-        switch type {
-        case "STRING": return .plain(.string(try c.decode(String.self, forKey: .value)))
-        case "DOUBLE": return .plain(.double(try c.decode(Double.self, forKey: .value)))
-        case "TIMESTAMP": return .plain(.date(Date(timeIntervalSince1970: try c.decode(Double.self, forKey: .value) / 1000)))
-        case "BOOLEAN": return .plain(.bool(try c.decode(Bool.self, forKey: .value)))
-        case "BYTES", "ENCRYPTED_BYTES":
-            guard let data = Data(base64Encoded: try c.decode(String.self, forKey: .value)) else {
-                throw DecodingError.dataCorruptedError(forKey: .value, in: c, debugDescription: "bytes are written in base64")
-            }
-            return type == "BYTES" ? .plain(.bytes(data)) : .encrypted(data)
-        case "STRING_LIST": return .plain(.list(try c.decode([String].self, forKey: .value).map(FieldValue.string)))
-        default:
-            // The rarer types (numbers that may be strings, references, other lists) through a JSON value.
-            let value = try c.decode(JSON.self, forKey: .value)
-            return try wrap(c) { () throws(WireFormatError) in try decode(value, type: type) }
-        }
-    }
-
-    private static func wrap(_ c: KeyedDecodingContainer<Key>, _ body: () throws(WireFormatError) -> WireValue) throws -> WireValue {
-        do {
-            return try body()
-        } catch {
-            throw DecodingError.dataCorruptedError(forKey: .value, in: c, debugDescription: error.why)
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Key.self)
-        // The common types written straight, the rest through a JSON value.
-        switch self {
-        case .plain(.string(let v)): try c.encode(v, forKey: .value)
-        case .plain(.int(let v)): try c.encode(v, forKey: .value)
-        case .plain(.double(let v)): try c.encode(v, forKey: .value)
-        case .plain(.date(let v)): try c.encode(v.timeIntervalSince1970 * 1000, forKey: .value)
-        case .plain(.bytes(let v)), .encrypted(let v): try c.encode(v.base64EncodedString(), forKey: .value)
-        default:
-            let (value, type) = Self.encode(self)
-            try c.encode(value, forKey: .value)
-            try c.encode(type, forKey: .type)
-            return
-        }
-        switch self {
-        case .plain(let value): try c.encode(Self.typeName(value), forKey: .type)
-        case .encrypted: try c.encode("ENCRYPTED_BYTES", forKey: .type)
-        }
+    public var json: JSON {
+        let (value, type) = Self.encode(self)
+        return .object(["value": value, "type": .string(type)])
     }
 
     static func decode(_ value: JSON, type: String) throws(WireFormatError) -> WireValue {

@@ -14,42 +14,40 @@ import TestSupport
     static func object(_ data: Data) throws -> [String: Any] { try JSONSerialization.jsonObject(with: data) as! [String: Any] }
 
     @Test func everyRequestDecodes() throws {
-        let decoder = JSONDecoder()
-        _ = try decoder.decode(ZonesModifyRequest.self, from: Self.fixture("zones-modify.request.json"))
-        _ = try decoder.decode(ZonesRequest.self, from: Self.fixture("zones-lookup.request.json"))
-        _ = try decoder.decode(RecordsLookupRequest.self, from: Self.fixture("records-lookup.request.json"))
-        _ = try decoder.decode(RecordsQueryRequest.self, from: Self.fixture("records-query.request.json"))
-        _ = try decoder.decode(RecordsChangesRequest.self, from: Self.fixture("records-changes.request.json"))
-        _ = try decoder.decode(ZoneChangesRequest.self, from: Self.fixture("changes-zone.request.json"))
-        _ = try decoder.decode(DatabaseChangesRequest.self, from: Self.fixture("changes-database.request.json"))
-        _ = try decoder.decode(UsersLookupRequest.self, from: Self.fixture("users-lookup-email.request.json"))
-        _ = try decoder.decode(ShortGUIDsRequest.self, from: Self.fixture("records-resolve.request.json"))
-        _ = try decoder.decode(ShortGUIDsRequest.self, from: Self.fixture("records-accept.request.json"))
-        let modify = try decoder.decode(RecordsModifyRequest.self, from: try Self.withoutLocations(Self.fixture("records-modify.request.json")))
+        _ = try WireJSON.decode(ZonesModifyRequest.self, from: Self.fixture("zones-modify.request.json"))
+        _ = try WireJSON.decode(ZonesRequest.self, from: Self.fixture("zones-lookup.request.json"))
+        _ = try WireJSON.decode(RecordsLookupRequest.self, from: Self.fixture("records-lookup.request.json"))
+        _ = try WireJSON.decode(RecordsQueryRequest.self, from: Self.fixture("records-query.request.json"))
+        _ = try WireJSON.decode(RecordsChangesRequest.self, from: Self.fixture("records-changes.request.json"))
+        _ = try WireJSON.decode(ZoneChangesRequest.self, from: Self.fixture("changes-zone.request.json"))
+        _ = try WireJSON.decode(DatabaseChangesRequest.self, from: Self.fixture("changes-database.request.json"))
+        _ = try WireJSON.decode(UsersLookupRequest.self, from: Self.fixture("users-lookup-email.request.json"))
+        _ = try WireJSON.decode(ShortGUIDsRequest.self, from: Self.fixture("records-resolve.request.json"))
+        _ = try WireJSON.decode(ShortGUIDsRequest.self, from: Self.fixture("records-accept.request.json"))
+        let modify = try WireJSON.decode(RecordsModifyRequest.self, from: try Self.withoutLocations(Self.fixture("records-modify.request.json")))
         #expect(modify.operations.map(\.operationType) == ["create", "update", "forceUpdate", "replace", "forceReplace", "delete", "forceDelete"])
     }
 
     /// CloudNotes has no location field type: a record holding one is refused, naming the field.
     @Test func aLocationFieldIsRefusedByName() throws {
-        #expect { try JSONDecoder().decode(RecordsModifyRequest.self, from: try Self.fixture("records-modify.request.json")) } throws: { error in
+        #expect { try WireJSON.decode(RecordsModifyRequest.self, from: try Self.fixture("records-modify.request.json")) } throws: { error in
             "\(error)".contains("LOCATION")
         }
     }
 
     @Test func everyAnswerDecodesWithTheClientsTypes() throws {
-        let decoder = JSONDecoder()
         for name in ["records-modify", "records-lookup", "records-query", "records-changes"] {
-            _ = try decoder.decode(RecordsResponse.self, from: Self.withoutLocations(Self.fixture("\(name).response.json")))
+            _ = try WireJSON.decode(RecordsResponse.self, from: Self.withoutLocations(Self.fixture("\(name).response.json")))
         }
-        let conflict = try decoder.decode(RecordsResponse.self, from: Self.fixture("error-conflict.response.json"))
+        let conflict = try WireJSON.decode(RecordsResponse.self, from: Self.fixture("error-conflict.response.json"))
         #expect(conflict.records.contains { if case .error(let e) = $0 { e.serverErrorCode == "CONFLICT" && e.recordName != nil } else { false } })
-        _ = try decoder.decode(ZoneChangesResponse.self, from: Self.withoutLocations(Self.fixture("changes-zone.response.json")))
-        _ = try decoder.decode(DatabaseChangesResponse.self, from: Self.fixture("changes-database.response.json"))
-        for name in ["zones-list", "zones-lookup", "zones-modify"] { _ = try decoder.decode(ZonesResponse.self, from: Self.fixture("\(name).response.json")) }
-        #expect(try decoder.decode(WireUser.self, from: Self.fixture("users-current.response.json")).userRecordName.hasPrefix("_"))
-        _ = try decoder.decode(UsersResponse.self, from: Self.fixture("users-lookup-email.response.json"))
-        #expect(try decoder.decode(WireError.self, from: Self.fixture("error-auth.response.json")).cloudError.code == "notAuthenticated")
-        #expect(try decoder.decode(WireError.self, from: Self.fixture("error-throttled.response.json")).cloudError.isTransient)
+        _ = try WireJSON.decode(ZoneChangesResponse.self, from: Self.withoutLocations(Self.fixture("changes-zone.response.json")))
+        _ = try WireJSON.decode(DatabaseChangesResponse.self, from: Self.fixture("changes-database.response.json"))
+        for name in ["zones-list", "zones-lookup", "zones-modify"] { _ = try WireJSON.decode(ZonesResponse.self, from: Self.fixture("\(name).response.json")) }
+        #expect(try WireJSON.decode(WireUser.self, from: Self.fixture("users-current.response.json")).userRecordName.hasPrefix("_"))
+        _ = try WireJSON.decode(UsersResponse.self, from: Self.fixture("users-lookup-email.response.json"))
+        #expect(try WireJSON.decode(WireError.self, from: Self.fixture("error-auth.response.json")).cloudError.code == "notAuthenticated")
+        #expect(try WireJSON.decode(WireError.self, from: Self.fixture("error-throttled.response.json")).cloudError.isTransient)
     }
 
     /// Apple's requests, answered by the service from a real cloud: each answer carries the keys Apple's answer has.
@@ -119,7 +117,7 @@ import TestSupport
         let body = try JSONEncoder().encode(RecordsLookupRequest(records: names, zoneID: nil))
         let answer = service.handle(WirePath(container: test.cloud.container, scope: .private, operation: "records/lookup"), body: body, caller: ada)
         #expect(answer.status == 413)
-        #expect(try JSONDecoder().decode(WireError.self, from: answer.body).serverErrorCode == "LIMIT_EXCEEDED")
+        #expect(try WireJSON.decode(WireError.self, from: answer.body).serverErrorCode == "LIMIT_EXCEEDED")
         let fine = try JSONEncoder().encode(RecordsLookupRequest(records: Array(names.prefix(400)), zoneID: nil))
         #expect(service.handle(WirePath(container: test.cloud.container, scope: .private, operation: "records/lookup"), body: fine, caller: ada).status == 200)
     }

@@ -6,12 +6,14 @@ import Testing
 @Suite struct WireRecordTests {
     let zone = ZoneID(name: "Notes", owner: "_owner")
 
+    /// Through the bytes the client and the server write and read.
     private func roundTrip<T: Codable>(_ value: T) throws -> T {
-        try JSONDecoder().decode(T.self, from: JSONEncoder().encode(value))
+        try WireJSON.decode(T.self, from: WireJSON.encode(value))
     }
 
+    /// As another reader sees what we write.
     private func json(_ value: some Encodable) throws -> [String: Any] {
-        try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as! [String: Any]
+        try JSONSerialization.jsonObject(with: WireJSON.encode(value)) as! [String: Any]
     }
 
     @Test func everyKindOfValueComesBackAsItWent() throws {
@@ -79,7 +81,7 @@ import Testing
     /// Apple's clients name no changed keys: every field they send is a change, and one sent as null is removed.
     @Test func anAppleUpdateChangesTheFieldsItSends() throws {
         let body = #"{"recordName":"p1","recordType":"Post","recordChangeTag":"t1","fields":{"title":{"value":"x","type":"STRING"},"body":null}}"#
-        let record = try JSONDecoder().decode(WireRecord.self, from: Data(body.utf8)).changes(in: zone)
+        let record = try WireJSON.decode(WireRecord.self, from: Data(body.utf8)).changes(in: zone)
         #expect(record.changedKeys == ["title", "body"])
         #expect(record["title"] == .string("x") && record["body"] == nil)
     }
@@ -99,11 +101,13 @@ import Testing
 
     @Test func unknownKeysAreIgnoredAndBadValuesRefused() throws {
         let body = #"{"recordName":"p1","recordType":"Post","pluginFields":{},"fields":{"n":{"value":"12","type":"INT64"}}}"#
-        let record = try JSONDecoder().decode(WireRecord.self, from: Data(body.utf8)).changes(in: zone)
+        let record = try WireJSON.decode(WireRecord.self, from: Data(body.utf8)).changes(in: zone)
         #expect(record["n"] == .int(12), "numbersAsStrings")
         for bad in [#"{"value":"x","type":"INT64"}"#, #"{"value":"%%%","type":"BYTES"}"#, #"{"value":1,"type":"SHAPE"}"#,
-                    #"{"value":{"action":"NONE"},"type":"REFERENCE"}"#] {
+                    #"{"value":{"action":"NONE"},"type":"REFERENCE"}"#, #""x""#, "[]", "7"] {
+            // A field that is not {value, type} is refused, never read as a removal.
             let text = #"{"recordName":"p1","recordType":"Post","fields":{"f":"# + bad + "}}"
+            #expect(throws: WireFormatError.self) { try WireJSON.decode(WireRecord.self, from: Data(text.utf8)) }
             #expect(throws: DecodingError.self) { try JSONDecoder().decode(WireRecord.self, from: Data(text.utf8)) }
         }
     }

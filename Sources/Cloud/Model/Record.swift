@@ -54,16 +54,17 @@ public struct Record: Hashable, Codable, Sendable {
         self.changedKeys = []
     }
 
-    /// A record as stored: nothing marked changed.
-    init(id: RecordID, type: String, fields: [String: FieldValue], encryptedFields: [String: Data],
-         parent: String?, system: SystemFields?) {
+    /// A record whole, as stored or as a request carries it (`changedKeys` names its changes; `parentKey` a
+    /// change of parent).
+    public init(id: RecordID, type: String, fields: [String: FieldValue], encryptedFields: [String: Data],
+                parent: String?, system: SystemFields?, changedKeys: Set<String> = []) {
         self.id = id
         self.type = type
         self.fields = fields
         self.encryptedFields = encryptedFields
         self.parent = parent
         self.system = system
-        self.changedKeys = []
+        self.changedKeys = changedKeys
     }
 
     public subscript(key: String) -> FieldValue? {
