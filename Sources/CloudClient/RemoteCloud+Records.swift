@@ -105,11 +105,25 @@ extension RemoteCloud {
         return changes
     }
 
+    /// A zone's changes; while the caller applies a page that says more are coming, the next is on its way.
     public func zoneChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int?, known: [String: String],
                             in database: CloudDatabase) throws(CloudError) -> ZoneChanges {
+        let request = PageReadAhead.Request(scope: database.scope, zone: zone, token: token, limit: limit, known: known)
+        let changes: ZoneChanges
+        if let page = readAhead.take(request) { changes = page } else { changes = try zoneChanges(request) }
+        if changes.moreComing {
+            var next = request
+            next.token = changes.token
+            readAhead.start(next) { [self] request throws(CloudError) in try zoneChanges(request) }
+        }
+        return changes
+    }
+
+    private func zoneChanges(_ page: PageReadAhead.Request) throws(CloudError) -> ZoneChanges {
+        let (zone, token, limit, known) = (page.zone, page.token, page.limit, page.known)
         let request = ZoneChangesRequest(zones: [.init(zoneID: WireZoneID(zone), syncToken: token?.description, resultsLimit: limit,
                                                        knownRecords: known.isEmpty ? nil : known)])
-        let answer: ZoneChangesResponse = try call(database.scope, "changes/zone", request)
+        let answer: ZoneChangesResponse = try call(page.scope, "changes/zone", request)
         guard let result = answer.zones.first else { throw missing("zones", in: "changes/zone") }
         if let error = result.error { throw error.cloudError }
         guard let syncToken = result.syncToken else { throw missing("syncToken", in: "changes/zone") }

@@ -63,9 +63,7 @@ public struct WireRecord: Hashable, Sendable {
         recordType = record.type
         let wanted = keys.map(Set.init)
         for (key, value) in record.fields where wanted?.contains(key) ?? true { fields[key] = .plain(value) }
-        for key in record.allKeys where record.fields[key] == nil && wanted?.contains(key) ?? true {
-            fields[key] = record.encrypted(key).map(WireValue.encrypted)
-        }
+        for (key, data) in record.encryptedFields where wanted?.contains(key) ?? true { fields[key] = .encrypted(data) }
         parent = keys == nil ? record.parent.map(Parent.named) ?? .none : .unchanged
         deleted = false
         if let system = record.system {
@@ -81,9 +79,10 @@ public struct WireRecord: Hashable, Sendable {
         self.init(recordName: record.id.name, zoneID: WireZoneID(record.id.zone))
         recordType = record.type
         recordChangeTag = record.changeTag
+        fields.reserveCapacity(record.fields.count + record.encryptedFields.count)
         for (key, value) in record.fields { fields[key] = .plain(value) }
-        for key in record.allKeys where record.fields[key] == nil { fields[key] = record.encrypted(key).map(WireValue.encrypted) }
-        for key in record.changedKeys where !record.allKeys.contains(key) && key != Record.parentKey { fields[key] = .some(nil) }
+        for (key, data) in record.encryptedFields { fields[key] = .encrypted(data) }
+        for key in record.changedKeys where fields[key] == nil && key != Record.parentKey { fields[key] = .some(nil) }
         parent = record.parent.map(Parent.named) ?? .none
         changedKeys = record.changedKeys.sorted()
     }

@@ -16,7 +16,7 @@ struct NetBenchmark: ParsableCommand {
     @Option(help: "Edits measured for live latency.") var edits = 200
     @Option(help: "Devices of the load run.") var devices = 100
     @Option(help: "Seconds of the load run.") var seconds = 60.0
-    @Option(help: "Which parts to run (comma-separated).") var parts = "throughput,live,load"
+    @Option(help: "Which parts to run (comma-separated): wire, throughput, live, load.") var parts = "wire,throughput,live,load"
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func run() throws {
@@ -37,17 +37,12 @@ struct NetBenchmark: ParsableCommand {
             for throughServer in [true, false] {
                 let scratch = try Scratch()
                 let server = throughServer ? try ServedCloud(scratch) : nil
-                let paths = PathTimes()
-                let a = try server?.device("a", observer: paths.add) ?? scratch.device("a"), b = try server?.device("b", observer: paths.add) ?? scratch.device("b")
+                let a = try server?.device("a") ?? scratch.device("a"), b = try server?.device("b") ?? scratch.device("b")
                 let notes = try a.store.ensureDefaultNotebook(owner: scratch.account.id)
                 try a.syncNow()
                 try b.syncNow()
                 try a.store.save(Scratch.posts(n, in: notes.zone), by: scratch.account.id, now: Date())
-                paths.reset()
-                let sendT = try Timings.once { try a.syncNow() }
-                let fetchT = try Timings.once { try b.syncNow() }
-                let took = sendT + fetchT
-                FileHandle.standardError.write("server=\(throughServer) send \(sendT) fetch \(fetchT)\n\(paths.summary)\n".data(using: .utf8)!)
+                let took = try Timings.once { try a.syncNow() } + Timings.once { try b.syncNow() }
                 guard try b.store.postCount() == n else { throw ValidationError("device B holds \(try b.store.postCount()) posts, not \(n)") }
                 if throughServer { served.samples.append(took) } else { direct.samples.append(took) }
             }
@@ -133,7 +128,7 @@ final class ServedCloud {
 
     init(_ scratch: Scratch) throws {
         self.scratch = scratch
-        server = try ServerProcess(executable: beside("cloudnotes"), cloud: scratch.directory.appendingPathComponent("cloud"), log: URL(fileURLWithPath: "/tmp/netlog-\(UUID().uuidString).jsonl"))
+        server = try ServerProcess(executable: beside("cloudnotes"), cloud: scratch.directory.appendingPathComponent("cloud"))
     }
 
     /// A device of `account` (the scratch's by default), enrolled with a key of its own, syncing through the server.
@@ -171,15 +166,4 @@ final class Failures: @unchecked Sendable {
     private var n = 0
     func add() { lock.withLock { n += 1 } }
     var count: Int { lock.withLock { n } }
-}
-
-final class PathTimes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var byPath: [String: (Int, Double)] = [:]
-    func add(_ path: String, _ seconds: Double, _ status: Int) {
-        let key = path.split(separator: "/").suffix(2).joined(separator: "/")
-        lock.withLock { let v = byPath[key] ?? (0, 0); byPath[key] = (v.0 + 1, v.1 + seconds * 1000) }
-    }
-    func reset() { lock.withLock { byPath = [:] } }
-    var summary: String { lock.withLock { byPath.sorted { $0.value.1 > $1.value.1 }.map { "  \($0.key): \($0.value.0) \(Int($0.value.1)) ms" }.joined(separator: "\n") } }
 }
