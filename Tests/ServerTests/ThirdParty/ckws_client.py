@@ -1,7 +1,12 @@
-"""A CloudKit Web Services session driven by a third-party library, requests-cloudkit (PyPI), pointed at a
-CloudNotes server: list zones, create, update, look up and query records, fetch zone and database changes.
+"""A CloudKit Web Services session driven by third-party code pointed at a CloudNotes server: list zones, create,
+update, look up and query records, fetch zone and database changes.
 
-Usage: ckws_client.py SERVER_URL CONTAINER KEY_ID KEY_PEM_FILE
+Usage: ckws_client.py SERVER_URL CONTAINER key KEY_ID KEY_PEM_FILE
+       ckws_client.py SERVER_URL CONTAINER token CK_API_TOKEN CK_WEB_AUTH_TOKEN
+
+With a key, requests-cloudkit (PyPI) signs every request server-to-server. With a web token pair, the requests
+carry `ckAPIToken` and `ckWebAuthToken` as query parameters, URL-encoded by `requests`, as CloudKit JS sends them
+(no Python library for web tokens exists to use instead).
 Prints one JSON object of what it saw; exits non-zero on the first unexpected answer.
 """
 import base64
@@ -32,12 +37,15 @@ class Python3CloudKitAuth(CloudKitAuth):
 
 
 def main():
-    server, container, key_id, key_file = sys.argv[1:5]
-    auth = Python3CloudKitAuth(key_id=key_id, key_file_name=key_file)
+    server, container, mode, first, second = sys.argv[1:6]
+    if mode == "key":
+        auth, params = Python3CloudKitAuth(key_id=first, key_file_name=second), None
+    else:
+        auth, params = None, {"ckAPIToken": first, "ckWebAuthToken": second}
     base = "{}/database/1/{}/development/private/".format(server, container)
 
     def call(operation, body):
-        answer = requests.post(base + operation, data=json.dumps(body), auth=auth, timeout=10)
+        answer = requests.post(base + operation, params=params, data=json.dumps(body), auth=auth, timeout=10)
         if answer.status_code != 200:
             sys.exit("{} answered {}: {}".format(operation, answer.status_code, answer.text))
         return answer.json()
