@@ -43,10 +43,24 @@ extension LocalCloud {
     /// Registers a device's public key (P-256, DER) for the account a code was made for, using the code up.
     /// A wrong, used or expired code is refused alike.
     public func enrol(code: String, publicKey: Data, deviceName: String) throws(CloudError) -> (account: Account, key: DeviceKey) {
+        try redeem(code, in: "enrolments", publicKey: publicKey, name: deviceName) { db, code, key, name, now in
+            guard let account = try Self.fetchAccount(db, column: "id", value: code["account"]) else { return nil }
+            let device = DeviceKey(keyID: Self.keyID(of: key), account: account.id, publicKey: key.derRepresentation, name: name,
+                                   createdAt: now, revokedAt: nil)
+            try db.execute(sql: "INSERT INTO devices(key_id, account, public_key, name, created_at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [device.keyID, device.account, device.publicKey, device.name, now.timeIntervalSince1970])
+            return (account, device)
+        }
+    }
+
+    /// Trades a one-time code of `table` for the registration of a public key (P-256, DER) under `name`:
+    /// `register` stores it, in the transaction that uses the code up (nil: the code is refused after all).
+    func redeem<T>(_ code: String, in table: String, publicKey: Data, name: String,
+                   register: (Database, _ code: Row, P256.Signing.PublicKey, _ name: String, Date) throws -> T?) throws(CloudError) -> T {
         guard let key = try? P256.Signing.PublicKey(derRepresentation: publicKey) else {
             throw .invalidArguments("the public key is not a P-256 key in DER")
         }
-        let name = deviceName.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 100, !name.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 32 } == true }) else {
             throw .invalidArguments("a device name is 1 to 100 characters on one line")
         }
@@ -54,25 +68,21 @@ extension LocalCloud {
         let hash = Self.hash(Self.normalized(code))
         let refused = CloudError.permissionFailure("that enrolment code is not valid (wrong, used, or more than a day old)")
         // Looked up in a read first: guesses do not take the cloud's write lock from everyone's saves.
-        guard try file.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM enrolments WHERE code_hash = ?", arguments: [hash]) }) == true else {
+        guard try file.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE code_hash = ?", arguments: [hash]) }) == true else {
             throw refused
         }
         return try file.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT account, expires_at FROM enrolments WHERE code_hash = ?", arguments: [hash]),
-                  (row["expires_at"] as Double) >= now.timeIntervalSince1970,
-                  let account = try Self.fetchAccount(db, column: "id", value: row["account"]) else {
-                throw refused
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE code_hash = ?", arguments: [hash]),
+                  (row["expires_at"] as Double) >= now.timeIntervalSince1970 else { throw refused }
+            // A key enrols once: another code cannot take over (or revive) a key, nor make a device's an operator's.
+            let keyID = Self.keyID(of: key)
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE key_id = ? UNION SELECT 1 FROM operator_keys WHERE key_id = ?",
+                                    arguments: [keyID, keyID]) != true else {
+                throw CloudError.invalidArguments("this key is already enrolled; a device makes a new key to enrol again")
             }
-            // A key enrols once: another account's code cannot take over (or revive) a device's key.
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE key_id = ?", arguments: [Self.keyID(of: key)]) != true else {
-                throw CloudError.invalidArguments("this device key is already enrolled; a device makes a new key to enrol again")
-            }
-            try db.execute(sql: "DELETE FROM enrolments WHERE code_hash = ?", arguments: [hash])
-            let device = DeviceKey(keyID: Self.keyID(of: key), account: account.id, publicKey: key.derRepresentation, name: name,
-                                   createdAt: now, revokedAt: nil)
-            try db.execute(sql: "INSERT INTO devices(key_id, account, public_key, name, created_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [device.keyID, device.account, device.publicKey, device.name, now.timeIntervalSince1970])
-            return (account, device)
+            try db.execute(sql: "DELETE FROM \(table) WHERE code_hash = ?", arguments: [hash])
+            guard let registered = try register(db, row, key, name, now) else { throw refused }
+            return registered
         }
     }
 
@@ -150,12 +160,12 @@ extension LocalCloud {
                   revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
-    private static func hash(_ text: String) -> Data { Data(SHA256.hash(data: Data(text.utf8))) }
+    static func hash(_ text: String) -> Data { Data(SHA256.hash(data: Data(text.utf8))) }
 
     /// A code as typed: case, spaces and dashes do not matter.
-    private static func normalized(_ code: String) -> String { code.uppercased().filter { $0.isLetter || $0.isNumber } }
+    static func normalized(_ code: String) -> String { code.uppercased().filter { $0.isLetter || $0.isNumber } }
 
-    private static func groups(_ text: String) -> String {
+    static func groups(_ text: String) -> String {
         stride(from: 0, to: text.count, by: 5).map { String(text.dropFirst($0).prefix(5)) }.joined(separator: "-")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// What a purge removed.
-public struct PurgeSummary: Equatable, Sendable {
+public struct PurgeSummary: Equatable, Codable, Sendable {
     public var records: Int
     public var zones: Int
 

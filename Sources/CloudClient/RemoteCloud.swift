@@ -227,25 +227,35 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
 }
 
 extension RemoteCloud {
-    /// Trades an operator's one-time code for the registration of a device's public key (`devices/enrol`, the one
-    /// unsigned operation); the device signs every request with the private half from then on.
+    /// Trades an operator's one-time code for the registration of a device's public key (`devices/enrol`); the
+    /// device signs every request with the private half from then on.
     public static func enrol(server: URL, container: String = LocalCloud.defaultContainer, code: String,
                              key: P256.Signing.PrivateKey, deviceName: String) throws(CloudError) -> Credentials {
+        let enrolled: EnrolledDevice = try unsigned(server: server, container: container, operation: "devices/enrol", code: code, key: key,
+                                                    name: deviceName)
+        return Credentials(keyID: enrolled.keyID, key: key, account: enrolled.user.account)
+    }
+
+    /// The account of a caller that is none (an operator; a device not yet enrolled).
+    static let nobody = Account(id: "", name: "", email: "", createdAt: Date(timeIntervalSince1970: 0))
+
+    /// An enrolment (`devices/enrol`, `operators/enrol`: the unsigned operations): a code for the registration of
+    /// `key`'s public half.
+    static func unsigned<Answer: Decodable>(server: URL, container: String, operation: String, code: String, key: P256.Signing.PrivateKey,
+                                            name: String) throws(CloudError) -> Answer {
         let body: Data
         do {
-            body = try JSONEncoder().encode(["code": code, "publicKey": key.publicKey.derRepresentation.base64EncodedString(),
-                                             "deviceName": deviceName])
+            body = try JSONEncoder().encode(["code": code, "publicKey": key.publicKey.derRepresentation.base64EncodedString(), "deviceName": name])
         } catch {
             throw .invalidArguments("cannot write the enrolment: \(error)")
         }
-        let nobody = Account(id: "", name: "", email: "", createdAt: Date(timeIntervalSince1970: 0))
         let unsigned = RemoteCloud(server: server, container: container, credentials: Credentials(keyID: "", key: key, account: nobody))
-        let path = WirePath(container: container, scope: nil, operation: "devices/enrol").path
+        let path = WirePath(container: container, scope: nil, operation: operation).path
         let (status, answer) = try unsigned.send(path: path, body: body, signed: false)
         guard status == 200 else { throw error(status: status, body: answer) }
-        guard let enrolled = try? JSONDecoder().decode(EnrolledDevice.self, from: answer) else {
-            throw .storage("the server's answer to devices/enrol is not the protocol's")
+        guard let enrolled = try? JSONDecoder().decode(Answer.self, from: answer) else {
+            throw .storage("the server's answer to \(operation) is not the protocol's")
         }
-        return Credentials(keyID: enrolled.keyID, key: key, account: enrolled.user.account)
+        return enrolled
     }
 }

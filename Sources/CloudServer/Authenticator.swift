@@ -72,14 +72,30 @@ final class Authenticator: @unchecked Sendable {
     }
 
     private func signedCaller(keyID: String, headers: [String: String], path: String, query: String?, body: Data) throws -> Account {
+        guard let device = try cloud.device(keyID: keyID) else { throw Refusal.unknownKey }
+        guard device.revokedAt == nil else { throw Refusal.revokedKey }
+        try verify(keyID: keyID, publicKey: device.publicKey, headers: headers, path: path, query: query, body: body)
+        guard let account = try cloud.account(id: device.account) else { throw Refusal.unknownKey }
+        return account
+    }
+
+    /// The operator's key a request is signed with (a device's key or a web token is no operator's).
+    func operatorCaller(headers: [String: String], path: String, query: String?, body: Data) throws -> String {
+        guard let keyID = headers[RequestSignature.keyIDHeader.lowercased()] else { throw Refusal.unsigned }
+        guard let key = try cloud.operatorKey(keyID: keyID) else { throw Refusal.unknownKey }
+        guard key.revokedAt == nil else { throw Refusal.revokedKey }
+        try verify(keyID: keyID, publicKey: key.publicKey, headers: headers, path: path, query: query, body: body)
+        return keyID
+    }
+
+    /// Checks a request's signature by `publicKey`: its date, the signature itself, and that it was not seen before.
+    private func verify(keyID: String, publicKey: Data, headers: [String: String], path: String, query: String?, body: Data) throws {
         guard let stamp = headers[RequestSignature.dateHeader.lowercased()], let signature = headers[RequestSignature.signatureHeader.lowercased()]
         else { throw Refusal.unsigned }
         guard let date = RequestSignature.parseDate(stamp) else { throw Refusal.badDate }
         let now = clock()
         guard abs(date.timeIntervalSince(now)) <= RequestSignature.allowedSkew else { throw Refusal.staleDate }
-        guard let device = try cloud.device(keyID: keyID) else { throw Refusal.unknownKey }
-        guard device.revokedAt == nil else { throw Refusal.revokedKey }
-        guard let key = try? P256.Signing.PublicKey(derRepresentation: device.publicKey) else { throw Refusal.unknownKey }
+        guard let key = try? P256.Signing.PublicKey(derRepresentation: publicKey) else { throw Refusal.unknownKey }
         // Clients differ on whether the query string is signed, and on how an empty body is hashed: any one
         // of the forms verifies.
         let paths = [path] + (query.map { ["\(path)?\($0)"] } ?? [])
@@ -101,8 +117,6 @@ final class Authenticator: @unchecked Sendable {
             guard seen[request] == nil else { throw Refusal.replayed }
             seen[request] = date.addingTimeInterval(RequestSignature.allowedSkew + 1)
         }
-        guard let account = try cloud.account(id: device.account) else { throw Refusal.unknownKey }
-        return account
     }
 
     static func parameters(_ query: String?) -> [String: String] {

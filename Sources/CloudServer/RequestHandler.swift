@@ -70,17 +70,24 @@ final class RequestHandler: @unchecked Sendable {
         } catch {
             return (reply(service.failure(WireError(.limitExceeded("a request body holds at most \(configuration.maxBodyBytes / 1024 / 1024) MB"), uuid: uuid()))), nil)
         }
-        if wirePath.operation == "devices/enrol" { return (await enrol(body), nil) }
+        if wirePath.operation == "devices/enrol" || wirePath.operation == "operators/enrol" { return (await enrol(body, operator: wirePath.operation == "operators/enrol"), nil) }
+        let headers = Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let query = request.uri.query
+        if wirePath.operation.hasPrefix("operator/") {
+            // An operator's key, and only one, opens the console's commands.
+            let keyID: String
+            switch await authenticate(path, { try self.authenticator.operatorCaller(headers: headers, path: path, query: query, body: body) }) {
+            case .success(let key): keyID = key
+            case .failure(let refusal): return (refusal.response, nil)
+            }
+            let answer = await run { self.service.handleOperator(wirePath.operation, body: body) }
+            logger.notice("operator", metadata: ["path": "\(Self.logged(path))", "key": "\(keyID)", "status": "\(answer.status)"])
+            return (reply(answer), "operator " + keyID)
+        }
         let authenticated: Authenticator.Caller
-        do {
-            let headers = Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
-            let query = request.uri.query
-            authenticated = try await run { try self.authenticator.caller(headers: headers, path: path, query: query, body: body) }
-        } catch let later as Authenticator.DatedBeforeStart {
-            return (reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid()))), nil)
-        } catch {
-            logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
-            return (reply(service.failure(.authenticationFailed(uuid: uuid()))), nil)
+        switch await authenticate(path, { try self.authenticator.caller(headers: headers, path: path, query: query, body: body) }) {
+        case .success(let caller): authenticated = caller
+        case .failure(let refusal): return (refusal.response, nil)
         }
         let caller = authenticated.account
         if let wait = limiter.wait(for: caller.id) {
@@ -100,8 +107,26 @@ final class RequestHandler: @unchecked Sendable {
         return (response, caller.id)
     }
 
-    /// `devices/enrol`, unsigned: a code an operator made trades for the registration of a device's public key.
-    private func enrol(_ body: Data) async -> Response {
+    /// Who a request is from, as `check` finds it; else the answer that refuses it, alike whatever failed (the
+    /// log says what), but "try again later" for one dated before the server started.
+    private func authenticate<Caller: Sendable>(_ path: String, _ check: @escaping @Sendable () throws -> Caller) async -> Result<Caller, Refused> {
+        do {
+            return .success(try await run(check))
+        } catch let later as Authenticator.DatedBeforeStart {
+            return .failure(Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid())))))
+        } catch {
+            logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
+            return .failure(Refused(response: reply(service.failure(.authenticationFailed(uuid: uuid())))))
+        }
+    }
+
+    private struct Refused: Error {
+        let response: Response
+    }
+
+    /// `devices/enrol` and `operators/enrol`, unsigned: a code an operator made trades for the registration of a
+    /// device's public key (for the code's account), or of an operator's.
+    private func enrol(_ body: Data, operator: Bool) async -> Response {
         struct Enrolment: Decodable {
             var code: String
             var publicKey: String
@@ -110,6 +135,10 @@ final class RequestHandler: @unchecked Sendable {
         do {
             let request = try JSONDecoder().decode(Enrolment.self, from: body)
             guard let key = Data(base64Encoded: request.publicKey) else { throw CloudError.invalidArguments("publicKey is base64 DER") }
+            if `operator` {
+                let registered = try await run { try self.cloud.enrolOperator(code: request.code, publicKey: key, name: request.deviceName) }
+                return json(["keyID": registered.keyID])
+            }
             let (account, device) = try await run { try self.cloud.enrol(code: request.code, publicKey: key, deviceName: request.deviceName) }
             return reply(WireService.Answer(status: 200, body: try JSONEncoder().encode(
                 EnrolledDevice(keyID: device.keyID, user: WireUser(account)))))

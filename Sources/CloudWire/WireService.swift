@@ -35,8 +35,13 @@ public struct WireService: Sendable {
             return failure(WireError(uuid: uuids(), serverErrorCode: "BAD_REQUEST", reason: "\(path.operation) names no database"))
         }
         let database = cloud.database(scope, as: caller)
+        return answering { try answer(path.operation, body: body.isEmpty ? Data("{}".utf8) : body, database: database) }
+    }
+
+    /// An answer, or the failure the protocol writes for what went wrong.
+    func answering(_ body: () throws -> Answer) -> Answer {
         do {
-            return try answer(path.operation, body: body.isEmpty ? Data("{}".utf8) : body, database: database)
+            return try body()
         } catch let error as WireFormatError {
             return failure(WireError(uuid: uuids(), serverErrorCode: "BAD_REQUEST", reason: error.why))
         } catch let error as CloudError {
@@ -250,9 +255,9 @@ public struct WireService: Sendable {
 
     // MARK: JSON
 
-    private func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws -> T { try WireJSON.decode(type, from: body) }
+    func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws -> T { try WireJSON.decode(type, from: body) }
 
-    private func ok(_ value: some Encodable) throws -> Answer { Answer(status: 200, body: try WireJSON.encode(value)) }
+    func ok(_ value: some Encodable) throws -> Answer { Answer(status: 200, body: try WireJSON.encode(value)) }
 
     private static func words(_ error: DecodingError) -> String {
         switch error {

@@ -34,6 +34,7 @@ struct CloudCommand: ParsableCommand {
             OneTimeLink.self, RequestAccess.self, AccessRequests.self, Approve.self, Deny.self, Block.self,
             Dump.self, Faults.self, Purge.self, RetentionCommand.self, Check.self,
             Serve.self, Enrol.self, Devices.self, RevokeDevice.self, IssueWebToken.self, RevokeWebToken.self,
+            OperatorCode.self, OperatorSignInCommand.self, Operators.self, RevokeOperator.self,
         ]
     )
 }

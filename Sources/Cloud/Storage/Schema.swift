@@ -159,6 +159,19 @@ enum Schema {
             expires_at REAL NOT NULL,
             revoked_at REAL);
         """,
+        // v9: operators' keys, for the console's commands from another machine (see `LocalCloud+Operators`),
+        // and the one-time codes they enrol with.
+        """
+        CREATE TABLE operator_keys(
+            key_id TEXT PRIMARY KEY,
+            public_key BLOB NOT NULL,
+            name TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            revoked_at REAL);
+        CREATE TABLE operator_codes(
+            code_hash BLOB PRIMARY KEY,
+            expires_at REAL NOT NULL);
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

@@ -11,9 +11,7 @@ struct CreateAccount: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let local = try cloud.open()
-        let account = try local.createAccount(name: name, email: email)
-        let code = try local.makeEnrolmentCode(for: account)
+        let (account, code) = try cloud.console().createAccount(name: name, email: email)
         if json {
             struct Created: Encodable {
                 var account: Account
@@ -22,7 +20,7 @@ struct CreateAccount: ParsableCommand {
             return try Output.json(Created(account: account, code: code))
         }
         Output.line("created account \(account.name) <\(account.email)> \(account.id)")
-        try EnrolmentCode.print(code, for: account.name, json: false)
+        try EnrolmentCode.print(code, for: account.name, server: cloud.server, json: false)
     }
 }
 

@@ -11,11 +11,12 @@ struct Dump: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let cloud = try cloud.open()
-        let dump = try cloud.dump()
+        let console = try cloud.console()
+        let dump = try console.dump()
         if json { return try Output.json(dump) }
-        let names = try AccountNames(cloud)
-        Output.line("cloud \(cloud.directory.path)")
+        let named = Dictionary(dump.accounts.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = { (id: String) in named[id] ?? id }
+        Output.line(console.place)
         Output.line("accounts")
         for account in dump.accounts { Output.line("  \(account.name) <\(account.email)> \(account.id)") }
         for database in dump.databases {
@@ -62,10 +63,8 @@ struct Faults: ParsableCommand {
                              errors: try errors.map(FaultPlan.parseErrors) ?? TransientFault.allCases,
                              retryAfter: retryAfter ?? FaultPlan().retryAfter)
         }
-        let cloud = try cloud.open(warning: false)
-        if let plan { try cloud.setFaultPlan(plan) }
-        if let problem = cloud.faultPlanProblem { throw CLIError(message: problem) }
-        let current = cloud.faultPlan
+        let (current, problem) = try cloud.console(warning: false).faults(setting: plan)
+        if let problem { throw CLIError(message: problem) }
         if current.unreachable {
             Output.line("faults: unreachable (every request fails with network unavailable)")
         } else if current.isOff {
@@ -89,7 +88,7 @@ struct Purge: ParsableCommand {
     }
 
     func run() throws {
-        let summary = try cloud.open().purgeTombstones(olderThan: olderThan)
+        let summary = try cloud.console().purgeTombstones(olderThan: olderThan)
         Output.line("purged \(summary.records) record tombstones and \(summary.zones) zone tombstones")
     }
 }

@@ -55,18 +55,17 @@ struct Enrol: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let local = try cloud.open()
-        let code = try local.makeEnrolmentCode(for: try local.account(named: name))
-        try EnrolmentCode.print(code, for: name, json: json)
+        try EnrolmentCode.print(try cloud.console().enrolmentCode(forAccountNamed: name), for: name, server: cloud.server, json: json)
     }
 }
 
 /// How a new code is shown, by create-account and enrol alike.
 enum EnrolmentCode {
-    static func print(_ code: String, for name: String, json: Bool) throws {
+    /// - Parameter server: where devices reach the cloud, when the command went through it.
+    static func print(_ code: String, for name: String, server: URL?, json: Bool) throws {
         if json { return try Output.json(["code": code]) }
         Output.line("enrolment code for \(name): \(code) (one use, valid for a day)")
-        Output.line("on the device: cloudnotes sign-in \(name) --device DEVICE --cloud https://SERVER --code \(code)")
+        Output.line("on the device: cloudnotes sign-in \(name) --device DEVICE --cloud \(server?.absoluteString ?? "https://SERVER") --code \(code)")
     }
 }
 
@@ -77,6 +76,16 @@ struct Devices: ParsableCommand {
     @Option(help: "The account.") var account: String
     @Flag(help: "Print JSON.") var json = false
 
+    func run() throws {
+        let local = try cloud.open()
+        let devices = try local.devices(of: try local.account(named: account))
+        try KeyList.print(devices.map { .init(keyID: $0.keyID, name: $0.name, enrolled: $0.createdAt, revoked: $0.revokedAt) }, json: json,
+                          named: "DEVICE", none: "no devices enrolled for \(account) (cloudnotes cloud enrol \(account) prints a code)")
+    }
+}
+
+/// Enrolled keys as devices and operators lists show them.
+enum KeyList {
     struct Row: Encodable {
         var keyID: String
         var name: String
@@ -84,13 +93,11 @@ struct Devices: ParsableCommand {
         var revoked: Date?
     }
 
-    func run() throws {
-        let local = try cloud.open()
-        let devices = try local.devices(of: try local.account(named: account))
-        if json { return try Output.json(devices.map { Row(keyID: $0.keyID, name: $0.name, enrolled: $0.createdAt, revoked: $0.revokedAt) }) }
-        if devices.isEmpty { return Output.line("no devices enrolled for \(account) (cloudnotes cloud enrol \(account) prints a code)") }
-        Output.table([["KEY ID", "DEVICE", "ENROLLED", "STATUS"]] + devices.map {
-            [String($0.keyID.prefix(16)), $0.name, $0.createdAt.formatted(.iso8601), $0.revokedAt == nil ? "active" : "revoked"]
+    static func print(_ rows: [Row], json: Bool, named: String, none: String) throws {
+        if json { return try Output.json(rows) }
+        if rows.isEmpty { return Output.line(none) }
+        Output.table([["KEY ID", named, "ENROLLED", "STATUS"]] + rows.map {
+            [String($0.keyID.prefix(16)), $0.name, $0.enrolled.formatted(.iso8601), $0.revoked == nil ? "active" : "revoked"]
         })
     }
 }

@@ -31,6 +31,17 @@ struct CloudOptions: ParsableArguments {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
     }
 
+    /// Where the operator's commands act: the directory, or a server this machine holds an operator's key for.
+    func console(warning: Bool = true) throws -> OperatorConsole {
+        guard let server else { return .local(try open(warning: warning)) }
+        guard let remote = try OperatorSignIn.load(server: server) else {
+            throw CLIError.usage("this command works on the machine that holds the cloud directory, or with an operator's key for "
+                                 + "\(server.absoluteString) (there: cloudnotes cloud operator-code; here: cloudnotes cloud operator-sign-in "
+                                 + "--cloud \(server.absoluteString) --code CODE)")
+        }
+        return .remote(remote)
+    }
+
     /// The cloud in a directory, for the operator's commands (they work where the directory is); a fault plan
     /// that cannot be read is said on stderr (`warning`), as it is ignored.
     func open(warning: Bool = true) throws -> LocalCloud {
