@@ -25,6 +25,10 @@ public struct CloudServer: Sendable {
         /// Requests a second per account, on average, and the burst allowed (a sync round is about eight).
         public var rate: Double = 200
         public var burst: Double = 400
+        /// Enrolments (unsigned) a second per address, on average, and the burst allowed (a lab enrolling a
+        /// hundred devices at once fits).
+        public var enrolmentRate: Double = 5
+        public var enrolmentBurst: Double = 100
 
         public init(host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil) {
             self.host = host
@@ -48,7 +52,7 @@ public struct CloudServer: Sendable {
     public func run(listening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
         let hub = PushHub(cloud: cloud, random: SystemRandom())
         let handler = RequestHandler(cloud: cloud, configuration: configuration, hub: hub, logger: logger)
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in await handler.respond(to: request) }
+        let responder = CallbackResponder<PeerContext> { request, context in await handler.respond(to: request, from: context.peer) }
         let scheme = configuration.tlsCertificate == nil ? "http" : "https"
         var server: HTTPServerBuilder = .http1()
         if let certificate = configuration.tlsCertificate, let key = configuration.tlsKey {
@@ -70,5 +74,16 @@ public struct CloudServer: Sendable {
         // shutdown waits for no poll's timeout.
         let group = ServiceGroup(configuration: .init(services: [app, hub], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+}
+
+/// A request's context: Hummingbird's, and the address that connected (the unsigned operations are limited by it).
+struct PeerContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let peer: String
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        peer = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }

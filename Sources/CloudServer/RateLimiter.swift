@@ -1,6 +1,6 @@
 import Foundation
 
-/// A token bucket per account: `rate` requests a second on average, bursts of `burst`. Past it a request is
+/// A token bucket per account (or per address): `rate` requests a second on average, bursts of `burst`. Past it a request is
 /// refused with THROTTLED and how long to wait, which clients honour.
 final class RateLimiter: @unchecked Sendable {
     private let rate: Double
@@ -14,12 +14,15 @@ final class RateLimiter: @unchecked Sendable {
     }
 
     /// Nil when the request may go ahead; otherwise how many seconds until it may.
-    func wait(for account: String, now: Date = Date()) -> TimeInterval? {
+    func wait(for caller: String, now: Date = Date()) -> TimeInterval? {
         lock.withLock {
-            var bucket = buckets[account] ?? (burst, now)
+            // A bucket left alone long enough is full again: forgetting it changes nothing, and keeps many
+            // callers (addresses) from growing the table for ever.
+            if buckets.count > 10_000 { buckets = buckets.filter { now.timeIntervalSince($0.value.at) < burst / rate } }
+            var bucket = buckets[caller] ?? (burst, now)
             bucket.tokens = min(burst, bucket.tokens + now.timeIntervalSince(bucket.at) * rate)
             bucket.at = now
-            defer { buckets[account] = bucket }
+            defer { buckets[caller] = bucket }
             guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / rate }
             bucket.tokens -= 1
             return nil

@@ -15,6 +15,8 @@ final class RequestHandler: @unchecked Sendable {
     private let service: WireService
     private let authenticator: Authenticator
     private let limiter: RateLimiter
+    /// Enrolments by address.
+    private let enrolments: RateLimiter
     /// SQLite work runs here, off the event loops.
     private let work = DispatchQueue(label: "cloudnotes.server.work", attributes: .concurrent)
     private let lock = NSLock()
@@ -33,16 +35,17 @@ final class RequestHandler: @unchecked Sendable {
         service = WireService(cloud: cloud)
         authenticator = Authenticator(cloud: cloud)
         limiter = RateLimiter(rate: configuration.rate, burst: configuration.burst)
+        enrolments = RateLimiter(rate: configuration.enrolmentRate, burst: configuration.enrolmentBurst)
     }
 
-    func respond(to request: Request) async -> Response {
+    func respond(to request: Request, from peer: String) async -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
         var request = request
         let path = request.uri.path
         var account: String?
         let response: Response
         do {
-            (response, account) = try await route(&request, path: path)
+            (response, account) = try await route(&request, path: path, peer: peer)
         } catch {
             // The detail stays in the log: it may name files or SQL.
             logger.error("failed", metadata: ["path": "\(Self.logged(path))", "error": "\(error)"])
@@ -58,7 +61,7 @@ final class RequestHandler: @unchecked Sendable {
         return response
     }
 
-    private func route(_ request: inout Request, path: String) async throws -> (Response, String?) {
+    private func route(_ request: inout Request, path: String, peer: String) async throws -> (Response, String?) {
         if path == "/healthz" { return (Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok\n"))), nil) }
         if path.hasPrefix("/notifications/") { return (await poll(request, token: String(path.dropFirst("/notifications/".count))), nil) }
         guard let wirePath = WirePath(parsing: path) else {
@@ -70,7 +73,13 @@ final class RequestHandler: @unchecked Sendable {
         } catch {
             return (reply(service.failure(WireError(.limitExceeded("a request body holds at most \(configuration.maxBodyBytes / 1024 / 1024) MB"), uuid: uuid()))), nil)
         }
-        if wirePath.operation == "devices/enrol" || wirePath.operation == "operators/enrol" { return (await enrol(body, operator: wirePath.operation == "operators/enrol"), nil) }
+        if wirePath.operation == "devices/enrol" || wirePath.operation == "operators/enrol" {
+            // Unsigned, so limited by where they come from: guessing codes is slow, and costs others nothing.
+            if let wait = enrolments.wait(for: peer) {
+                return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), nil)
+            }
+            return (await enrol(body, operator: wirePath.operation == "operators/enrol"), nil)
+        }
         let headers = Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a })
         let query = request.uri.query
         if wirePath.operation.hasPrefix("operator/") {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Cloud
+import CloudClient
 import CloudWire
 import Crypto
 import Foundation
@@ -147,6 +148,27 @@ import TestSupport
 
     /// The account is the key's, never one the request names: a device of heather's asking for mary's private
     /// database reaches only heather's.
+    /// Enrolments are unsigned: guesses at codes from one address are slowed to the limit, and then even a right
+    /// code waits.
+    @Test func enrolmentsFromOneAddressAreLimited() throws {
+        let directory = TemporaryDirectory("enrol-limit")
+        let cloud = try LocalCloud(directory: directory.url, environment: [:])
+        let heather = try cloud.createAccount(name: "heather")
+        let server = try TestServer(cloud: directory.url, environment: ["CLOUDNOTES_ENROL_LIMIT": "0.2,3"])
+        func enrol(_ code: String) -> CloudError? {
+            do {
+                _ = try RemoteCloud.enrol(server: server.url, code: code, key: P256.Signing.PrivateKey(), deviceName: "guess")
+                return nil
+            } catch {
+                return error
+            }
+        }
+        for _ in 0..<3 { #expect(enrol("AAAAA-BBBBB-CCCCC-DDDDD").map { if case .permissionFailure = $0 { true } else { false } } == true) }
+        let throttled = enrol(try cloud.makeEnrolmentCode(for: heather))
+        #expect(throttled.map { if case .requestRateLimited = $0 { true } else { false } } == true, "\(String(describing: throttled))")
+        #expect(try cloud.devices(of: heather).isEmpty)
+    }
+
     @Test func theCallerIsTheKeysAccountWhateverTheRequestSays() throws {
         let f = try ServerFixture()
         let mary = try f.cloud.createAccount(name: "mary")

@@ -40,6 +40,10 @@ struct Serve: AsyncParsableCommand {
         if let limit = env["CLOUDNOTES_RATE_LIMIT"]?.split(separator: ",").compactMap({ Double($0) }), limit.count == 2 {
             (configuration.rate, configuration.burst) = (limit[0], limit[1])
         }
+        // CLOUDNOTES_ENROL_LIMIT=RATE,BURST: enrolments a second per address, and the burst allowed.
+        if let limit = env["CLOUDNOTES_ENROL_LIMIT"]?.split(separator: ",").compactMap({ Double($0) }), limit.count == 2 {
+            (configuration.enrolmentRate, configuration.enrolmentBurst) = (limit[0], limit[1])
+        }
         LoggingSystem.bootstrap { label in JSONLineLog(label: label) }
         let server = CloudServer(cloud: local, configuration: configuration)
         try await server.run { address in Output.line("listening on \(address)") }
