@@ -31,7 +31,7 @@ struct NetBenchmark: ParsableCommand {
 
     /// Device A sends `n` posts and device B fetches them, through the server and through the directory, rounds
     /// alternating; the ratio is of the medians.
-    static func throughput(_ n: Int, rounds: Int = 3) throws -> [Figure] {
+    static func throughput(_ n: Int, rounds: Int = 5) throws -> [Figure] {
         var served = Timings(), direct = Timings()
         for _ in 0..<rounds {
             for throughServer in [true, false] {
