@@ -4,7 +4,9 @@ import Foundation
 /// The next page of a zone's changes, asked for as soon as the page before it names its token, while the sync
 /// core applies that page: the server's work and this device's then run side by side, not one after the other.
 /// It is handed over only to the request it answers (same database, zone, token, limit and known records); a
-/// different request, or a read-ahead that failed, leaves it unused and the request goes out as usual.
+/// different request, or a read-ahead that failed, leaves it unused and the request goes out as usual. A fetch
+/// that asks for the database's changes drops it: a page from before that answer could miss a change the answer
+/// covers (after a fetch cut short, say), and the sync core would then take the change as seen.
 final class PageReadAhead: @unchecked Sendable {
     struct Request: Hashable {
         var scope: DatabaseScope
@@ -34,6 +36,9 @@ final class PageReadAhead: @unchecked Sendable {
             page.done.signal()
         }
     }
+
+    /// Forgets any page read ahead.
+    func drop() { lock.withLock { page = nil } }
 
     /// The page read ahead for `request`, once it has arrived; nil when none was, or it failed.
     func take(_ request: Request) -> ZoneChanges? {

@@ -91,6 +91,7 @@ extension RemoteCloud {
     }
 
     public func databaseChanges(since token: ChangeToken?, limit: Int?, in database: CloudDatabase) throws(CloudError) -> DatabaseChanges {
+        readAhead.drop()
         let answer: DatabaseChangesResponse = try call(database.scope, "changes/database",
                                                        DatabaseChangesRequest(syncToken: token?.description, resultsLimit: limit))
         var changes = DatabaseChanges(token: try ChangeToken(parsing: answer.syncToken), moreComing: answer.moreComing)

@@ -60,14 +60,21 @@ import TestSupport
         #expect(!wider.moreComing)
     }
 
-    @Test func aPageReadAheadFromBeforeAChangeIsNotStale() throws {
-        let (f, zone, remote, _) = try zone(of: 100)
+    /// A fetch cut short leaves a page read ahead; another device then edits the zone. The next fetch asks for
+    /// the database's changes first (which cover the edit), so the old page must not stand in for the zone's:
+    /// the edit arrives.
+    @Test func aPageReadAheadBeforeTheDatabasesChangesIsNotUsed() throws {
+        let (f, zone, remote, paths) = try zone(of: 100)
         let database = CloudDatabase(cloud: remote, scope: .private, caller: f.heather)
         var token = try database.zoneChanges(in: zone, since: nil, limit: 50).token
-        // Another device edits a record of the first page while page two is read ahead: the edit still arrives.
+        // The read-ahead of page two has its answer before the edit.
+        let deadline = Date() + 30
+        while paths.count(endingWith: "changes/zone") < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try #require(paths.count(endingWith: "changes/zone") == 2)
         var edited = Record(type: "Post", id: RecordID(name: "p3", zone: zone))
         edited["title"] = .string("edited")
         _ = try f.cloud.database(.private, as: f.heather).modifyRecords(saving: [edited], deleting: [], policy: .allKeys)
+        _ = try database.databaseChanges(since: nil)
         var later: [Record] = []
         var moreComing = true
         while moreComing {

@@ -30,6 +30,7 @@ final class Paths: @unchecked Sendable {
     private var all: [String] = []
     func add(_ path: String) { lock.withLock { all.append(path) } }
     func take() -> [String] { lock.withLock { defer { all = [] }; return all } }
+    func count(endingWith suffix: String) -> Int { lock.withLock { all.filter { $0.hasSuffix(suffix) }.count } }
 }
 
 /// Counts the rounds a live sync reported finished.
