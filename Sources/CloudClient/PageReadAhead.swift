@@ -7,7 +7,7 @@ import Foundation
 /// different request, or a read-ahead that failed, leaves it unused and the request goes out as usual. A fetch
 /// that asks for the database's changes drops it: a page from before that answer could miss a change the answer
 /// covers (after a fetch cut short, say), and the sync core would then take the change as seen.
-final class PageReadAhead: @unchecked Sendable {
+final class PageReadAhead<Answer>: @unchecked Sendable {
     struct Request: Hashable {
         var scope: DatabaseScope
         var zone: ZoneID
@@ -19,7 +19,7 @@ final class PageReadAhead: @unchecked Sendable {
     private final class Page: @unchecked Sendable {
         let request: Request
         let done = DispatchSemaphore(value: 0)
-        var result: Result<ZoneChanges, CloudError>?
+        var result: Result<Answer, CloudError>?
         init(_ request: Request) { self.request = request }
     }
 
@@ -28,7 +28,7 @@ final class PageReadAhead: @unchecked Sendable {
     private let queue = DispatchQueue(label: "cloudnotes.client.read-ahead")
 
     /// Starts fetching `request` with `fetch` in the background (dropping any page read ahead before).
-    func start(_ request: Request, _ fetch: @escaping @Sendable (Request) throws(CloudError) -> ZoneChanges) {
+    func start(_ request: Request, _ fetch: @escaping @Sendable (Request) throws(CloudError) -> Answer) {
         let page = Page(request)
         lock.withLock { self.page = page }
         queue.async {
@@ -41,7 +41,7 @@ final class PageReadAhead: @unchecked Sendable {
     func drop() { lock.withLock { page = nil } }
 
     /// The page read ahead for `request`, once it has arrived; nil when none was, or it failed.
-    func take(_ request: Request) -> ZoneChanges? {
+    func take(_ request: Request) -> Answer? {
         let page: Page? = lock.withLock {
             defer { self.page = nil }
             return self.page?.request == request ? self.page : nil

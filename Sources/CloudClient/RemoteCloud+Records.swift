@@ -106,30 +106,20 @@ extension RemoteCloud {
         return changes
     }
 
-    /// A zone's changes; while the caller applies a page that says more are coming, the next is on its way.
+    /// A zone's changes; while the caller applies a page that says more are coming, the next is on its way (read
+    /// as far as its token, so the one after can be asked for; its records are made on the caller's thread).
     public func zoneChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int?, known: [String: String],
                             in database: CloudDatabase) throws(CloudError) -> ZoneChanges {
-        let request = PageReadAhead.Request(scope: database.scope, zone: zone, token: token, limit: limit, known: known)
-        let changes: ZoneChanges
-        if let page = readAhead.take(request) { changes = page } else { changes = try zoneChanges(request) }
-        if changes.moreComing {
+        let request = ZonePage.Request(scope: database.scope, zone: zone, token: token, limit: limit, known: known)
+        let page: ZonePage
+        if let ahead = readAhead.take(request) { page = ahead } else { page = try zonePage(request) }
+        if page.moreComing {
             var next = request
-            next.token = changes.token
-            readAhead.start(next) { [self] request throws(CloudError) in try zoneChanges(request) }
+            next.token = page.token
+            readAhead.start(next) { [self] request throws(CloudError) in try zonePage(request) }
         }
-        return changes
-    }
-
-    private func zoneChanges(_ page: PageReadAhead.Request) throws(CloudError) -> ZoneChanges {
-        let (zone, token, limit, known) = (page.zone, page.token, page.limit, page.known)
-        let request = ZoneChangesRequest(zones: [.init(zoneID: WireZoneID(zone), syncToken: token?.description, resultsLimit: limit,
-                                                       knownRecords: known.isEmpty ? nil : known)])
-        let answer: ZoneChangesResponse = try call(page.scope, "changes/zone", request)
-        guard let result = answer.zones.first else { throw missing("zones", in: "changes/zone") }
-        if let error = result.error { throw error.cloudError }
-        guard let syncToken = result.syncToken else { throw missing("syncToken", in: "changes/zone") }
-        var changes = ZoneChanges(token: try ChangeToken(parsing: syncToken), moreComing: result.moreComing ?? false)
-        for record in result.records ?? [] {
+        var changes = ZoneChanges(token: page.token, moreComing: page.moreComing)
+        for record in page.records {
             if record.deleted == true {
                 changes.deleted.append(RecordDeletion(id: RecordID(name: record.recordName, zone: record.zoneID?.zoneID ?? zone),
                                                       type: record.recordType ?? ""))
@@ -138,6 +128,16 @@ extension RemoteCloud {
             }
         }
         return changes
+    }
+
+    private func zonePage(_ page: ZonePage.Request) throws(CloudError) -> ZonePage {
+        let request = ZoneChangesRequest(zones: [.init(zoneID: WireZoneID(page.zone), syncToken: page.token?.description, resultsLimit: page.limit,
+                                                       knownRecords: page.known.isEmpty ? nil : page.known)])
+        let answer: ZoneChangesResponse = try call(page.scope, "changes/zone", request)
+        guard let result = answer.zones.first else { throw missing("zones", in: "changes/zone") }
+        if let error = result.error { throw error.cloudError }
+        guard let syncToken = result.syncToken else { throw missing("syncToken", in: "changes/zone") }
+        return ZonePage(token: try ChangeToken(parsing: syncToken), moreComing: result.moreComing ?? false, records: result.records ?? [])
     }
 
     public func history(of id: RecordID, in database: CloudDatabase) throws(CloudError) -> [RecordVersion] {
@@ -185,4 +185,13 @@ extension RemoteCloud {
             throw .storage("the server's answer does not follow the protocol: \(error.why)")
         }
     }
+}
+
+/// A page of a zone's changes as the server wrote it.
+struct ZonePage: Sendable {
+    typealias Request = PageReadAhead<ZonePage>.Request
+
+    var token: ChangeToken
+    var moreComing: Bool
+    var records: [WireRecord]
 }

@@ -40,7 +40,7 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     /// The cloud the last answer came from, and when: what `identity()` says for a second after.
     private let lastIdentity = NSLock()
     private var _lastIdentity: (identity: CloudIdentity, at: UInt64)?
-    let readAhead = PageReadAhead()
+    let readAhead = PageReadAhead<ZonePage>()
     /// Hears each exchange's path, duration and status (0 when it failed in transport), for measurements.
     let observer: (@Sendable (_ path: String, _ seconds: Double, _ status: Int) -> Void)?
 
