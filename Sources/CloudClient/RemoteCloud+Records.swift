@@ -10,16 +10,21 @@ extension RemoteCloud {
         case .changedKeys: "forceUpdate"
         case .allKeys: "forceReplace"
         }
-        let operations = saving.map { record in
+        // Records of one zone (a batch's, nearly always) name it once, in the request.
+        let zones = Set(saving.map(\.id.zone) + deleting.map(\.zone))
+        let zone = zones.count == 1 ? zones.first : nil
+        var operations = saving.map { record in
             RecordsModifyRequest.Operation(operationType: policy == .ifServerRecordUnchanged && record.changeTag == nil ? "create" : type,
                                            record: WireRecord(saving: record))
         } + deleting.map { RecordsModifyRequest.Operation(operationType: "forceDelete", record: WireRecord(deleting: $0)) }
+        if zone != nil { for i in operations.indices { operations[i].record.zoneID = nil } }
         // A save checked against its change tag stores the record as sent (the tag says the server held what the
         // device did): the answer need carry only the new tag and stamps, not the fields back.
         // (Only where every zone is named by its owner: the cloud's answer spells a caller's default owner out.)
         let lean = policy == .ifServerRecordUnchanged && saving.allSatisfy { $0.id.zone.owner != ZoneID.defaultOwner }
         let answer: RecordsResponse = try call(database.scope, "records/modify",
-                                               RecordsModifyRequest(operations: operations, atomic: atomically, desiredKeys: lean ? [] : nil))
+                                               RecordsModifyRequest(operations: operations, zoneID: zone.map(WireZoneID.init),
+                                                                    atomic: atomically, desiredKeys: lean ? [] : nil))
         guard answer.records.count == operations.count else { throw missing("a result for each operation", in: "records/modify") }
         var result = ModifyResult()
         result.commit = answer.commit

@@ -83,7 +83,8 @@ public struct WireRecord: Hashable, Sendable {
         for (key, value) in record.fields { fields[key] = .plain(value) }
         for (key, data) in record.encryptedFields { fields[key] = .encrypted(data) }
         for key in record.changedKeys where fields[key] == nil && key != Record.parentKey { fields[key] = .some(nil) }
-        parent = record.parent.map(Parent.named) ?? .none
+        // No parent is said only when it is a change (removing one): a record that never had one carries none.
+        parent = record.parent.map(Parent.named) ?? (record.changedKeys.contains(Record.parentKey) ? .none : .unchanged)
         changedKeys = record.changedKeys.sorted()
     }
 

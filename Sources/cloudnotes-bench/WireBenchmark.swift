@@ -28,9 +28,15 @@ enum WireBenchmark {
         for _ in 0..<rounds {
             var bodies: [Data] = []
             try writeSend.time {
+                // As the client writes a batch: its zone named once.
                 bodies = try batches.map { batch in
-                    try WireJSON.encode(RecordsModifyRequest(operations: batch.map { .init(operationType: "update", record: WireRecord(saving: $0)) },
-                                                                  atomic: true, desiredKeys: []))
+                    let operations = batch.map { record in
+                        var wire = WireRecord(saving: record)
+                        wire.zoneID = nil
+                        return RecordsModifyRequest.Operation(operationType: "update", record: wire)
+                    }
+                    return try WireJSON.encode(RecordsModifyRequest(operations: operations, zoneID: WireZoneID(batch[0].id.zone), atomic: true,
+                                                                    desiredKeys: []))
                 }
             }
             try readSend.time {
