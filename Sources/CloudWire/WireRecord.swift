@@ -158,7 +158,9 @@ extension WireRecord: JSONConvertible {
         changedKeys = try object.strings("changedKeys")
         if let written = object["fields"], written != .null {
             // A field written as null, or as {"value": null}, is removed.
-            for member in try written.object("fields").members {
+            let members = try written.object("fields").members
+            fields.reserveCapacity(members.count)
+            for member in members {
                 let value = member.value == .null ? nil : try member.value.object("field \(member.key)")["value"]
                 fields[member.key] = value == nil || value == .null ? .some(nil) : try WireValue(json: member.value)
             }
