@@ -56,6 +56,17 @@ extension LocalCloud {
         }
     }
 
+    /// Notes an operator's request (its signature's ID) as seen until `until`; false when it was seen already:
+    /// a replay, refused whichever server of this directory it is sent to.
+    public func noteOperatorRequest(_ signature: String, until: Date) throws(CloudError) -> Bool {
+        try file.write { db in
+            try db.execute(sql: "DELETE FROM operator_requests WHERE until < ?", arguments: [clock.now().timeIntervalSince1970])
+            try db.execute(sql: "INSERT OR IGNORE INTO operator_requests(signature, until) VALUES (?, ?)",
+                           arguments: [signature, until.timeIntervalSince1970])
+            return db.changesCount == 1
+        }
+    }
+
     private static func operatorKey(from row: Row) -> OperatorKey {
         OperatorKey(keyID: row["key_id"], publicKey: row["public_key"], name: row["name"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
                     revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))

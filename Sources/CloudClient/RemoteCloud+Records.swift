@@ -52,6 +52,7 @@ extension RemoteCloud {
         for (zone, inZone) in Dictionary(grouping: ids, by: \.zone) {
             let request = RecordsLookupRequest(records: inZone.map { .init(recordName: $0.name) }, zoneID: WireZoneID(zone))
             let answer: RecordsResponse = try call(database.scope, "records/lookup", request)
+            guard answer.records.count == inZone.count else { throw missing("a result for each record", in: "records/lookup") }
             for (id, item) in zip(inZone, answer.records) {
                 switch item {
                 case .value(let record): out[id] = Result { () throws(CloudError) in try stored(record, in: zone) }

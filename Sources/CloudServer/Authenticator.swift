@@ -84,12 +84,17 @@ final class Authenticator: @unchecked Sendable {
         guard let keyID = headers[RequestSignature.keyIDHeader.lowercased()] else { throw Refusal.unsigned }
         guard let key = try cloud.operatorKey(keyID: keyID) else { throw Refusal.unknownKey }
         guard key.revokedAt == nil else { throw Refusal.revokedKey }
-        try verify(keyID: keyID, publicKey: key.publicKey, headers: headers, path: path, query: query, body: body)
+        let seen = try verify(keyID: keyID, publicKey: key.publicKey, headers: headers, path: path, query: query, body: body)
+        // An operator's request could make an enrolment code: a replay to another server of the directory is refused too.
+        guard try cloud.noteOperatorRequest(seen.request, until: seen.until) else { throw Refusal.replayed }
         return keyID
     }
 
-    /// Checks a request's signature by `publicKey`: its date, the signature itself, and that it was not seen before.
-    private func verify(keyID: String, publicKey: Data, headers: [String: String], path: String, query: String?, body: Data) throws {
+    /// Checks a request's signature by `publicKey`: its date, the signature itself, and that this server has not
+    /// seen it before; the signature's ID, and until when it matters.
+    @discardableResult
+    private func verify(keyID: String, publicKey: Data, headers: [String: String], path: String, query: String?,
+                        body: Data) throws -> (request: String, until: Date) {
         guard let stamp = headers[RequestSignature.dateHeader.lowercased()], let signature = headers[RequestSignature.signatureHeader.lowercased()]
         else { throw Refusal.unsigned }
         guard let date = RequestSignature.parseDate(stamp) else { throw Refusal.badDate }
@@ -117,6 +122,7 @@ final class Authenticator: @unchecked Sendable {
             guard seen[request] == nil else { throw Refusal.replayed }
             seen[request] = date.addingTimeInterval(RequestSignature.allowedSkew + 1)
         }
+        return (request, date.addingTimeInterval(RequestSignature.allowedSkew + 1))
     }
 
     static func parameters(_ query: String?) -> [String: String] {

@@ -7,6 +7,7 @@ final class RateLimiter: @unchecked Sendable {
     private let burst: Double
     private let lock = NSLock()
     private var buckets: [String: (tokens: Double, at: Date)] = [:]
+    private var prunedAt = Date.distantPast
 
     init(rate: Double, burst: Double) {
         self.rate = rate
@@ -17,8 +18,12 @@ final class RateLimiter: @unchecked Sendable {
     func wait(for caller: String, now: Date = Date()) -> TimeInterval? {
         lock.withLock {
             // A bucket left alone long enough is full again: forgetting it changes nothing, and keeps many
-            // callers (addresses) from growing the table for ever.
-            if buckets.count > 10_000 { buckets = buckets.filter { now.timeIntervalSince($0.value.at) < burst / rate } }
+            // callers (addresses) from growing the table for ever. At most once a second, so a table kept full
+            // by many callers costs one pass a second, not one a request.
+            if buckets.count > 10_000, now.timeIntervalSince(prunedAt) > 1 {
+                buckets = buckets.filter { now.timeIntervalSince($0.value.at) < burst / rate }
+                prunedAt = now
+            }
             var bucket = buckets[caller] ?? (burst, now)
             bucket.tokens = min(burst, bucket.tokens + now.timeIntervalSince(bucket.at) * rate)
             bucket.at = now

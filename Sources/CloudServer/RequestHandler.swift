@@ -89,7 +89,7 @@ final class RequestHandler: @unchecked Sendable {
             case .success(let key): keyID = key
             case .failure(let refusal): return (refusal.response, nil)
             }
-            let answer = await run { self.service.handleOperator(wirePath.operation, body: body) }
+            let answer = await run { self.service.handleOperator(wirePath, body: body) }
             logger.notice("operator", metadata: ["path": "\(Self.logged(path))", "key": "\(keyID)", "status": "\(answer.status)"])
             return (reply(answer), "operator " + keyID)
         }

@@ -47,7 +47,6 @@ struct JSONReader {
         try descend()
         at += 1
         var object = JSONObject()
-        object.reserveCapacity(8)  // a record's keys, or its fields: one allocation, not four
         skipSpace()
         if peek(UInt8(ascii: "}")) { at += 1; depth -= 1; return .object(object) }
         while true {

@@ -18,7 +18,12 @@ extension JSON {
         case .double(let d):
             guard d.isFinite else { throw WireFormatError("\(d) cannot be written in JSON") }
             // A whole number as one (a timestamp in ms, say): what other writers do, and shorter.
-            if let whole = Int64(exactly: d), abs(whole) < 1 << 53 { out.append(contentsOf: String(whole).utf8) } else { out.append(contentsOf: d.description.utf8) }
+            // (Not −0, whose sign would go; not past 2⁵³, where `magnitude` keeps Int64.min from trapping.)
+            if d.magnitude < 0x1p53, let whole = Int64(exactly: d), !(d == 0 && d.sign == .minus) {
+                out.append(contentsOf: String(whole).utf8)
+            } else {
+                out.append(contentsOf: d.description.utf8)
+            }
         case .string(let s): Self.write(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))

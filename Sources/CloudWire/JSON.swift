@@ -64,8 +64,6 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral {
     }
 
     mutating func append(_ key: String, _ value: JSON) { members.append(Member(key: key, value: value)) }
-
-    mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
 }
 
 extension JSON: Codable {

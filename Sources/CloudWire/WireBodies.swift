@@ -115,7 +115,8 @@ public struct RecordsResponse: JSONConvertible, Sendable {
 
     public init(json: JSON) throws(WireFormatError) {
         let object = try json.object("the answer")
-        records = try object.values("records") ?? []
+        guard let records = try object.values("records", as: WireItem.self) else { throw WireFormatError("records is required") }
+        self.records = records
         continuationMarker = try object.string("continuationMarker")
         syncToken = try object.string("syncToken")
         moreComing = try object.bool("moreComing")

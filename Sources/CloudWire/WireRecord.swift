@@ -111,7 +111,12 @@ public struct WireRecord: Hashable, Sendable {
 
     /// The record as the cloud holds it (an answer's), nothing marked changed.
     public func stored(in zone: ZoneID) throws(WireFormatError) -> Record {
-        guard let recordChangeTag, let created, let modified else { return try record(in: zone, system: nil, changed: false) }
+        guard let recordChangeTag, let created, let modified else {
+            // Without both stamps (another server's answer, say), the change tag alone still says which version it is.
+            return try record(in: zone, system: recordChangeTag.map {
+                SystemFields(changeTag: $0, createdAt: .distantPast, createdBy: "", modifiedAt: .distantPast, modifiedBy: "")
+            }, changed: false)
+        }
         return try record(in: zone, system: SystemFields(
             changeTag: recordChangeTag,
             createdAt: Date(timeIntervalSince1970: created.timestamp / 1000), createdBy: created.userRecordName,
@@ -157,12 +162,16 @@ extension WireRecord: JSONConvertible {
         deleted = try object.bool("deleted")
         changedKeys = try object.strings("changedKeys")
         if let written = object["fields"], written != .null {
-            // A field written as null, or as {"value": null}, is removed.
+            // A field written as null, or as {"value": null}, is removed; anything else is a value or refused.
             let members = try written.object("fields").members
             fields.reserveCapacity(members.count)
             for member in members {
-                let value = member.value == .null ? nil : try member.value.object("field \(member.key)")["value"]
-                fields[member.key] = value == nil || value == .null ? .some(nil) : try WireValue(json: member.value)
+                if member.value == .null {
+                    fields[member.key] = .some(nil)
+                } else {
+                    let field = try member.value.object("field \(member.key)")
+                    fields[member.key] = field["value"] == .null ? .some(nil) : try WireValue(json: member.value)
+                }
             }
         }
         if let written = object["parent"] {

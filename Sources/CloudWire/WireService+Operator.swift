@@ -36,8 +36,12 @@ public struct OperatorResponse: Codable, Sendable {
 extension WireService {
     /// The console's operator commands, for a caller the transport has found signs with an operator's key (never
     /// a device's): they act on the cloud as a whole, as they do where its directory lives.
-    public func handleOperator(_ operation: String, body: Data) -> Answer {
-        answering {
+    public func handleOperator(_ path: WirePath, body: Data) -> Answer {
+        guard path.container == cloud.container else {
+            return failure(WireError(uuid: uuids(), serverErrorCode: "NOT_FOUND", reason: "no container \(path.container) here"))
+        }
+        let operation = path.operation
+        return answering {
             let request = try decode(OperatorRequest.self, body.isEmpty ? Data("{}".utf8) : body)
             var answer = OperatorResponse()
             switch operation {

@@ -8,7 +8,7 @@ import Foundation
 /// tested here without a socket.
 public struct WireService: Sendable {
     public let cloud: LocalCloud
-    private let uuids: @Sendable () -> String
+    let uuids: @Sendable () -> String
 
     /// - Parameter uuids: makes each error's `uuid` (injected, so a failing run replays).
     public init(cloud: LocalCloud, uuids: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }) {

@@ -106,7 +106,7 @@ extension WireValue: JSONConvertible {
     private static func scalar(_ value: JSON, type: String) throws(WireFormatError) -> FieldValue {
         switch (type, value) {
         case ("STRING", .string(let s)): return .string(s)
-        case ("INT64", .int(let i)): return .int(i)
+        case ("INT64", _) where value.int != nil: return .int(value.int!)  // 12, or 12.0 as some writers put it
         case ("INT64", .string(let s)) where Int64(s) != nil: return .int(Int64(s)!)  // numbersAsStrings
         case ("DOUBLE", _) where value.double != nil: return .double(value.double!)
         case ("BOOLEAN", .bool(let b)): return .bool(b)

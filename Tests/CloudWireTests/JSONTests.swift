@@ -36,6 +36,11 @@ import Testing
             #expect(try JSON(parsing: JSON.double(value).encoded()).double == value)
         }
         #expect(String(decoding: try JSON.double(1_790_000_000_000).encoded(), as: UTF8.self) == "1790000000000")
+        // Whole doubles at the edges: −2⁶³ once trapped the writer (abs(Int64.min)); −0 keeps its sign.
+        for edge in [-9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0, -0.0, 0x1p53, -0x1p53] {
+            let back = try #require(try JSON(parsing: JSON.double(edge).encoded()).double)
+            #expect(back == edge && back.sign == edge.sign, "\(edge)")
+        }
         #expect(throws: WireFormatError.self) { try JSON.double(.nan).encoded() }
         #expect(throws: WireFormatError.self) { try JSON.array([.double(.infinity)]).encoded() }
     }

@@ -103,13 +103,23 @@ import Testing
         let body = #"{"recordName":"p1","recordType":"Post","pluginFields":{},"fields":{"n":{"value":"12","type":"INT64"}}}"#
         let record = try WireJSON.decode(WireRecord.self, from: Data(body.utf8)).changes(in: zone)
         #expect(record["n"] == .int(12), "numbersAsStrings")
+        let whole = #"{"recordName":"p1","recordType":"Post","fields":{"n":{"value":12.0,"type":"INT64"}}}"#
+        #expect(try WireJSON.decode(WireRecord.self, from: Data(whole.utf8)).changes(in: zone)["n"] == .int(12), "a whole number written as a double")
         for bad in [#"{"value":"x","type":"INT64"}"#, #"{"value":"%%%","type":"BYTES"}"#, #"{"value":1,"type":"SHAPE"}"#,
-                    #"{"value":{"action":"NONE"},"type":"REFERENCE"}"#, #""x""#, "[]", "7"] {
+                    #"{"value":{"action":"NONE"},"type":"REFERENCE"}"#, #""x""#, "[]", "7", "{}", #"{"type":"STRING"}"#,
+                    #"{"Value":"x","type":"STRING"}"#, #"{"value":12.5,"type":"INT64"}"#] {
             // A field that is not {value, type} is refused, never read as a removal.
             let text = #"{"recordName":"p1","recordType":"Post","fields":{"f":"# + bad + "}}"
             #expect(throws: WireFormatError.self) { try WireJSON.decode(WireRecord.self, from: Data(text.utf8)) }
             #expect(throws: DecodingError.self) { try JSONDecoder().decode(WireRecord.self, from: Data(text.utf8)) }
         }
+    }
+
+    /// A record another server wrote without its stamps still says which version it is.
+    @Test func aStoredRecordWithoutStampsKeepsItsChangeTag() throws {
+        let body = #"{"recordName":"p1","recordType":"Post","recordChangeTag":"t7","fields":{}}"#
+        #expect(try WireJSON.decode(WireRecord.self, from: Data(body.utf8)).stored(in: zone).changeTag == "t7")
+        #expect(throws: WireFormatError.self) { try WireJSON.decode(RecordsResponse.self, from: Data("{}".utf8)) }
     }
 
     @Test func theDefaultOwnerIsLeftOut() throws {

@@ -1,8 +1,10 @@
+import AsyncHTTPClient
 import Cloud
 @testable import CloudClient
 import CloudWire
 import Crypto
 import Foundation
+import NIOCore
 import Testing
 import TestSupport
 
@@ -53,6 +55,23 @@ import TestSupport
         let asOperator = try RequestSignature.headers(keyID: keyID, key: key, date: Date(), body: create, path: zones)
         #expect(try f.post(zones, body: create, headers: asOperator) == (401, "AUTHENTICATION_FAILED"))
         #expect(try f.zones().isEmpty)
+    }
+
+    /// A captured operator's request (one that makes an enrolment code, say) replayed to another server of the
+    /// same directory is refused: the cloud remembers it, not one process.
+    @Test func anOperatorsRequestReplayedToAnotherServerIsRefused() throws {
+        let f = try ServerFixture()
+        let other = try TestServer(cloud: f.directory.url)
+        let key = P256.Signing.PrivateKey()
+        let keyID = try RemoteOperator.enrol(server: f.server.url, code: try f.cloud.makeOperatorCode(), key: key, name: "ops")
+        let body = try JSONEncoder().encode(OperatorRequest(name: "heather"))
+        let path = WirePath(container: LocalCloud.defaultContainer, scope: nil, operation: "operator/enrol").path
+        let headers = try RequestSignature.headers(keyID: keyID, key: key, date: Date(), body: body, path: path)
+        #expect(try f.post(path, body: body, headers: headers).status == 200)
+        var replay = try HTTPClient.Request(url: other.url.absoluteString + path, method: .POST, body: .bytes(body))
+        for (name, value) in headers { replay.headers.add(name: name, value: value) }
+        let answer = try f.http.execute(request: replay, deadline: .now() + .seconds(10)).wait()
+        #expect(answer.status.code == 401)
     }
 
     @Test func anOperatorCodeWorksOnceAndARevokedKeyIsCutOffAtOnce() throws {

@@ -160,7 +160,8 @@ enum Schema {
             revoked_at REAL);
         """,
         // v9: operators' keys, for the console's commands from another machine (see `LocalCloud+Operators`),
-        // and the one-time codes they enrol with.
+        // the one-time codes they enrol with, and the operators' requests seen (replays refused by every server
+        // of the directory, not one process).
         """
         CREATE TABLE operator_keys(
             key_id TEXT PRIMARY KEY,
@@ -171,6 +172,9 @@ enum Schema {
         CREATE TABLE operator_codes(
             code_hash BLOB PRIMARY KEY,
             expires_at REAL NOT NULL);
+        CREATE TABLE operator_requests(
+            signature TEXT PRIMARY KEY,
+            until REAL NOT NULL) WITHOUT ROWID;
         """,
     ]
 
