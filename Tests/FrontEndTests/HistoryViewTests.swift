@@ -63,4 +63,35 @@ import TestSupport
         jermaine.frontEnd.press(.char("T"))
         #expect(jermaine.screen.contains("the trash is empty for now: 2 deletions are still on the way to the cloud"))
     }
+
+    /// The cloud may be a server a round trip (or a timeout) away: `h`, `T` and `I` ask it off the screen's
+    /// thread, the screen keeps answering meanwhile, and an answer that comes after the person left the list
+    /// is dropped rather than thrown over what they are doing.
+    @Test func theScreenKeepsAnsweringWhileTheCloudIsAsked() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        let held = HeldWork()
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory, background: held.add)
+        let zone = try jermaine.store.ensureDefaultNotebook(owner: jermaine.account.id).zone
+        try jermaine.store.save(Post(id: "p1", zone: zone, title: "Trip", content: "tickets"), by: jermaine.account.id, now: Date())
+        jermaine.sync.now()
+
+        jermaine.frontEnd.press(.char("h"))
+        #expect(jermaine.screen.contains("asking the cloud…"))
+        #expect(!jermaine.screen.contains("History of"))
+        held.runAll()
+        #expect(jermaine.screen.contains("History of \"Trip\""), "\(jermaine.screen)")
+
+        jermaine.frontEnd.press(.char("q"), .char("T"), .char("a"))  // the trash asked for, then a new post begun
+        held.runAll()
+        #expect(!jermaine.screen.contains("the trash is empty") && !jermaine.screen.contains("Recently deleted"), "\(jermaine.screen)")
+    }
+}
+
+/// Work a test lets run when it chooses.
+final class HeldWork: @unchecked Sendable {
+    private let lock = NSLock()
+    private var jobs: [@Sendable () -> Void] = []
+    func add(_ job: @escaping @Sendable () -> Void) { lock.withLock { jobs.append(job) } }
+    func runAll() { for job in lock.withLock({ defer { jobs = [] }; return jobs }) { job() } }
 }

@@ -41,7 +41,9 @@ struct Device {
     let frontEnd: FrontEnd
 
     /// `keys`: the device has its account's keychain, as the app's devices do (locations and share links are sealed).
-    init(_ name: String, cloud: LocalCloud, directory: TemporaryDirectory, keys: Bool = false) throws {
+    /// `background`: where the front end's cloud calls run (at once, by default; a test may hold them).
+    init(_ name: String, cloud: LocalCloud, directory: TemporaryDirectory, keys: Bool = false,
+         background: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { $0() }) throws {
         account = try cloud.accountCreatingIfNeeded(name: name)
         store = try DeviceStore(directory: directory.path(name))
         if keys {
@@ -54,7 +56,7 @@ struct Device {
         frontEnd = FrontEnd(context: FrontEndContext(
             store: store, account: account, device: name,
             sharing: StoreSharingProvider(store: store, account: account) { names($0) }, names: { names($0) },
-            postSharing: PostSharing(store: store, cloud: cloud, account: account), sync: sync))
+            postSharing: PostSharing(store: store, cloud: cloud, account: account), sync: sync, background: background))
         sync.frontEnd = frontEnd
     }
 

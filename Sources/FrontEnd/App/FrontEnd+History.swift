@@ -7,27 +7,41 @@ import Notes
 extension FrontEnd {
     func openHistory() {
         guard let history = context.history, let post = selectedPost else { return }
-        do {
-            let versions = try history.versions(of: post)
-            guard !versions.isEmpty else { return flash("\"\(post.title)\" has no history in the cloud (deleted there, and its trash emptied)", .warning) }
-            state.mode = .history(HistoryBrowser(post: post, versions: versions))
-        } catch {
-            flash("no history: \(error)", .error)
+        fromCloud("no history", { try history.versions(of: post) }) { fe, versions in
+            guard !versions.isEmpty else { return fe.flash("\"\(post.title)\" has no history in the cloud (deleted there, and its trash emptied)", .warning) }
+            fe.state.mode = .history(HistoryBrowser(post: post, versions: versions))
         }
     }
 
     func openTrash() {
         guard let history = context.history else { return }
-        do {
-            let deleted = try history.trash()
-            let waiting = (try? context.store.pendingCount(deletionsOnly: true)) ?? 0
+        fromCloud("no trash", { try history.trash() }) { fe, deleted in
+            let waiting = (try? fe.context.store.pendingCount(deletionsOnly: true)) ?? 0
             guard !deleted.isEmpty else {
-                return flash(waiting == 0 ? "the trash is empty"
-                             : "the trash is empty for now: \(waiting) \(waiting == 1 ? "deletion is" : "deletions are") still on the way to the cloud")
+                return fe.flash(waiting == 0 ? "the trash is empty"
+                                : "the trash is empty for now: \(waiting) \(waiting == 1 ? "deletion is" : "deletions are") still on the way to the cloud")
             }
-            state.mode = .trash(TrashBrowser(deleted: deleted))
-        } catch {
-            flash("no trash: \(error)", .error)
+            fe.state.mode = .trash(TrashBrowser(deleted: deleted))
+        }
+    }
+
+    /// Reads from the cloud off this thread (it may be a server, a round trip or a timeout away: the screen keeps
+    /// answering meanwhile), then shows what came, unless the person has left the list since.
+    func fromCloud<Value: Sendable>(_ failure: String, _ read: @escaping @Sendable () throws -> Value,
+                                    show: @escaping @Sendable (FrontEnd, Value) -> Void) {
+        flash("asking the cloud…")
+        context.background { [self] in
+            let outcome = Result { try read() }
+            post { fe in
+                guard case .browse = fe.state.mode else { return }
+                switch outcome {
+                case .success(let value):
+                    fe.state.flash = nil
+                    show(fe, value)
+                case .failure(let error): fe.flash("\(failure): \(error)", .error)
+                }
+                fe.invalidate()
+            }
         }
     }
 

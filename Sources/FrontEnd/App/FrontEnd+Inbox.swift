@@ -7,14 +7,11 @@ import Notes
 extension FrontEnd {
     func openInbox() {
         guard let sharing = context.postSharing else { return }
-        do {
-            let invitations = try sharing.invitations()
-            let requests = try sharing.accessRequests().filter { $0.request.status == .pending }
-            (invitationCount, requestCount) = (invitations.count, requests.count)
-            guard !invitations.isEmpty || !requests.isEmpty else { return flash("no invitations wait for you, and nobody asked to join your shares") }
-            state.mode = .inbox(InboxBrowser(invitations: invitations, requests: requests))
-        } catch {
-            flash("no invitations: \(error)", .error)
+        fromCloud("no invitations", { (try sharing.invitations(), try sharing.accessRequests().filter { $0.request.status == .pending }) }) { fe, found in
+            let (invitations, requests) = found
+            (fe.invitationCount, fe.requestCount) = (invitations.count, requests.count)
+            guard !invitations.isEmpty || !requests.isEmpty else { return fe.flash("no invitations wait for you, and nobody asked to join your shares") }
+            fe.state.mode = .inbox(InboxBrowser(invitations: invitations, requests: requests))
         }
     }
 
