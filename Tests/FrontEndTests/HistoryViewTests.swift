@@ -85,6 +85,17 @@ import TestSupport
         jermaine.frontEnd.press(.char("q"), .char("T"), .char("a"))  // the trash asked for, then a new post begun
         held.runAll()
         #expect(!jermaine.screen.contains("the trash is empty") && !jermaine.screen.contains("Recently deleted"), "\(jermaine.screen)")
+
+        // Emptying the trash is an action: its outcome is said whenever it comes.
+        jermaine.frontEnd.press(.escape)
+        try jermaine.store.delete(try jermaine.store.post("p1"))
+        jermaine.sync.now()
+        jermaine.frontEnd.press(.char(":"))
+        jermaine.frontEnd.type("empty-trash")
+        jermaine.frontEnd.press(.enter, .char("y"))
+        #expect(jermaine.screen.contains("asking the cloud…"))
+        held.runAll()
+        #expect(jermaine.screen.contains("emptied the trash: 1 post can no longer be brought back"), "\(jermaine.screen)")
     }
 }
 

@@ -103,11 +103,16 @@ extension FrontEnd {
 
     func emptyTrash() {
         guard let history = context.history else { return }
-        do {
-            let count = try history.emptyTrash()
-            flash("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be brought back")
-        } catch {
-            flash("not emptied: \(error)", .error)
+        flash("asking the cloud…")
+        context.background { [self] in
+            let outcome = Result { try history.emptyTrash() }
+            post { fe in
+                switch outcome {
+                case .success(let count): fe.flash("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be brought back")
+                case .failure(let error): fe.flash("not emptied: \(error)", .error)
+                }
+                fe.invalidate()
+            }
         }
     }
 
