@@ -101,10 +101,15 @@ extension LocalCloud {
 
     /// Cuts a device off: its next request is refused.
     public func revokeDevice(keyID: String) throws(CloudError) {
+        try revokeKey(keyID, in: "devices", missing: "no device with key \(keyID) is enrolled and not revoked")
+    }
+
+    /// Marks a live key of `table` (devices', operators') revoked now; `missing` says why not when there is none.
+    func revokeKey(_ keyID: String, in table: String, missing: String) throws(CloudError) {
         try file.write { db in
-            try db.execute(sql: "UPDATE devices SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
+            try db.execute(sql: "UPDATE \(table) SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
                            arguments: [clock.now().timeIntervalSince1970, keyID])
-            guard db.changesCount == 1 else { throw CloudError.invalidArguments("no device with key \(keyID) is enrolled and not revoked") }
+            guard db.changesCount == 1 else { throw CloudError.invalidArguments(missing) }
         }
     }
 

@@ -49,11 +49,7 @@ extension LocalCloud {
 
     /// Cuts an operator's key off: its next request is refused.
     public func revokeOperatorKey(keyID: String) throws(CloudError) {
-        try file.write { db in
-            try db.execute(sql: "UPDATE operator_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
-                           arguments: [clock.now().timeIntervalSince1970, keyID])
-            guard db.changesCount == 1 else { throw CloudError.invalidArguments("no operator key \(keyID) is enrolled and not revoked") }
-        }
+        try revokeKey(keyID, in: "operator_keys", missing: "no operator key \(keyID) is enrolled and not revoked")
     }
 
     /// Notes an operator's request (its signature's ID) as seen until `until`; false when it was seen already:
