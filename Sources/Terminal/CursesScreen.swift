@@ -90,17 +90,21 @@ public final class CursesScreen {
         last = grid
     }
 
-    /// Every key waiting, without blocking.
+    /// Every key waiting, without blocking (escape sequences ncurses did not know read whole: see `KeyDecoder`).
     public func readKeys() -> [Key] {
         nodelay(cn_stdscr(), true)
-        var keys: [Key] = []
+        var raw: [KeyDecoder.Raw] = []
         var value: wint_t = 0
         while true {
             let kind = cn_get_wch(&value)
             if kind == ERR { break }
-            if let key = kind == cn_key_code_yes() ? Self.key(code: Int32(value)) : Self.key(character: value) { keys.append(key) }
+            if kind == cn_key_code_yes() {
+                if let key = Self.key(code: Int32(value)) { raw.append(.key(key)) }
+            } else {
+                raw.append(.character(UInt32(value)))
+            }
         }
-        return keys
+        return KeyDecoder.keys(raw)
     }
 
     static func key(code: Int32) -> Key? {
@@ -119,21 +123,6 @@ public final class CursesScreen {
         case KEY_ENTER: .enter
         case cn_key_resize(): .resize
         default: nil
-        }
-    }
-
-    static func key(character value: wint_t) -> Key? {
-        switch value {
-        case 9: return .tab
-        case 10, 13: return .enter
-        case 27: return .escape
-        case 8, 127: return .backspace
-        case 0: return nil
-        case 1...26: return .ctrl(Character(Unicode.Scalar(UInt8(value) + 96)))
-        case 31: return .ctrl("_")
-        default:
-            guard let scalar = Unicode.Scalar(UInt32(value)) else { return nil }
-            return .char(Character(scalar))
         }
     }
 }

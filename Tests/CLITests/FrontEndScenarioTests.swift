@@ -51,6 +51,23 @@ import TestSupport
         screen.split(separator: "\n").first { $0.hasPrefix("│") && $0.contains(title) }.map { String($0.prefix(70)) }
     }
 
+    /// A terminal whose End, Home, function and Alt keys ncurses does not know (xterm's terminfo under tmux, which
+    /// sends End as `ESC [4~`): in the editor they are keys or nothing, never Esc and then commands.
+    @Test func endHomeFunctionAndAltKeysInTheEditorAreNotCommands() throws {
+        defer { tmux.end() }
+        try tmux.open("jermaine", [CloudNotesBinary.url.path, "--account", "jermaine"],
+                      environment: app.environment.merging(["TERM": "xterm-256color"]) { $1 })
+        try #require(try tmux.waitFor("jermaine") { $0.contains("CloudNotes · jermaine") && $0.contains("synced") }.ok)
+        try tmux.press("jermaine", "a")
+        try tmux.type("jermaine", "Valid title")
+        try tmux.press("jermaine", "Home", "End", "M-x", "M-a", "F5", "C-Right")
+        try tmux.type("jermaine", "!")
+        try tmux.press("jermaine", "C-s")
+        let saved = try tmux.waitFor("jermaine") { $0.contains("\"Valid title!\" written") }
+        #expect(saved.ok, "\(saved.screen)")
+        #expect(try app.titles("jermaine") == ["Valid title!"])
+    }
+
     @Test func shareAcceptParticipantsReadOnlyAndLiveEditsOnScreen() throws {
         defer { tmux.end() }  // the test process may end before the suite is released
         _ = try app.ok("status", as: "mary")  // mary has an account; she accepts later
