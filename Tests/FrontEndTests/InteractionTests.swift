@@ -208,6 +208,20 @@ import Testing
         #expect(saved.title == "Shopping" && saved.tags == ["home"])
         #expect(saved.content == "Mood: good\nmilk\neggs")  // an unknown header is kept as text
     }
+
+    /// The file ends in a newline: written back unchanged it gives the same text (a last line break included),
+    /// and a line a tool appends is a line of its own.
+    @Test func theEditorsFileEndsInANewlineAndReadsBackExactly() throws {
+        for content in ["line one", "line one\n", "", "a\n\nb"] {
+            var post = Post(id: "p", zone: ZoneID(name: "Notes"), title: "T", content: content)
+            post.tags = ["x"]
+            let file = ExternalForm.text(of: post)
+            #expect(file.hasSuffix("\n"))
+            #expect(ExternalForm.parse(file, into: post).content.text == content, "\(content.debugDescription)")
+        }
+        let post = Post(id: "p", zone: ZoneID(name: "Notes"), title: "T", content: "line one")
+        #expect(ExternalForm.parse(ExternalForm.text(of: post) + "appended by editor\n", into: post).content.text == "line one\nappended by editor")
+    }
 }
 
 @Suite struct SyncNoticeTests {

@@ -2,6 +2,8 @@ import Notes
 
 /// A post as a file for $EDITOR: header lines, a blank line, the text.
 public enum ExternalForm {
+    /// Ends in a newline, as a text file does: an editor or a tool that appends a line (`echo … >> FILE`) then
+    /// starts a line of its own rather than joining the post's last one.
     public static func text(of post: Post) -> String {
         """
         Title: \(post.title)
@@ -9,6 +11,7 @@ public enum ExternalForm {
         Location: \(post.location ?? "")
 
         \(post.content)
+
         """
     }
 

@@ -9,8 +9,8 @@ struct NewPost: ParsableCommand {
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The title.") var title: String
     @Option(help: "The text.") var body: String = ""
-    @Option(help: "The notebook (default: Notes).") var notebook: String = "Notes"
-    @Option(help: "Where it was written; kept on this device for now.") var location: String?
+    @Option(help: "The notebook.") var notebook: String = "Notes"
+    @Option(help: "Where it was written; it reaches the cloud sealed, for the post's readers only.") var location: String?
     @Option(help: "Tags, comma-separated.") var tags: String?
 
     func run() throws {

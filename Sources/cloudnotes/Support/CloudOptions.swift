@@ -64,7 +64,7 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "private, shared or public.")
     var database: DatabaseScope = .private
 
-    @Option(help: "The zone (default: the default zone).")
+    @Option(help: "The zone.")
     var zone: String = ZoneID.defaultName
 
     @Option(help: "With --database shared: the account that owns the zone.")
