@@ -68,6 +68,13 @@ import TestSupport
         #expect(try app.titles("jermaine") == ["Valid title!"])
     }
 
+    @Test func aTerminalThatCannotMoveTheCursorGetsAPlainMessage() throws {
+        defer { tmux.end() }
+        try tmux.open("dumb", [CloudNotesBinary.url.path, "--account", "jermaine"], environment: app.environment.merging(["TERM": "dumb"]) { $1 })
+        let said = try tmux.waitFor("dumb") { $0.contains("[exited]") }
+        #expect(said.ok && said.screen.contains("the front end needs a terminal that can move the cursor (TERM is 'dumb'"), "\(said.screen)")
+    }
+
     @Test func shareAcceptParticipantsReadOnlyAndLiveEditsOnScreen() throws {
         defer { tmux.end() }  // the test process may end before the suite is released
         _ = try app.ok("status", as: "mary")  // mary has an account; she accepts later

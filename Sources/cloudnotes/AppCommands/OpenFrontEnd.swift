@@ -20,6 +20,12 @@ struct OpenFrontEnd: ParsableCommand {
         guard isatty(0) == 1, isatty(1) == 1 else {
             throw CLIError(message: "the front end needs a terminal; for scripts use a subcommand (cloudnotes --help)")
         }
+        // A terminal that cannot move the cursor would show a blank screen and one line at the bottom.
+        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        guard !term.isEmpty, term != "dumb" else {
+            throw CLIError(message: "the front end needs a terminal that can move the cursor (TERM is \(term.isEmpty ? "not set" : "'\(term)'"); "
+                           + "try TERM=xterm-256color); the subcommands work here (cloudnotes --help)")
+        }
         let session = try device.open()
         let names = try AccountDirectory(cloud: session.cloud)
         let wakeup = Wakeup()
