@@ -120,6 +120,26 @@ import Testing
         #expect(frontEnd.state.selection == 46)  // wrapped to the last match
         frontEnd.runCommandLine("search nothing-like-this")
         #expect(frontEnd.frame(width: 80, height: 24).text.contains("nothing matches"))
+        // A later search that finds something takes the old message away, and its first hit is no wrap.
+        frontEnd.state.selection = 20
+        frontEnd.runCommandLine("search needle")
+        let found = frontEnd.frame(width: 80, height: 24).text
+        #expect(frontEnd.state.selection == 26)
+        #expect(!found.contains("nothing matches") && !found.contains("wrapped"), "\(found)")
+        frontEnd.state.selection = 48  // below the last match: the first hit is at the top, and that is no wrap
+        frontEnd.runCommandLine("search needle")
+        #expect(frontEnd.state.selection == 6)
+        #expect(!frontEnd.frame(width: 80, height: 24).text.contains("wrapped"))
+    }
+
+    @Test func makingANotebookThatExistsSaysSo() throws {
+        let fixture = try Fixture()
+        _ = try fixture.store.createNotebook("Trip", owner: fixture.account.id)
+        let frontEnd = fixture.frontEnd()
+        frontEnd.runCommandLine("new-notebook Trip")
+        let said = frontEnd.frame(width: 100, height: 24).text
+        #expect(said.contains("notebook Trip exists already") && !said.contains("created"), "\(said)")
+        #expect(try fixture.store.notebooks().filter { $0.title == "Trip" }.count == 1)
     }
 
     @Test func theCommandLineRunsRegistryCommandsByName() throws {

@@ -64,6 +64,23 @@ struct Device {
 }
 
 @Suite struct SharingFlowTests {
+    /// A share with nobody invited, open to anyone with its URL, says so (not "the people you invited"), and the
+    /// dialog's values stand apart from their labels.
+    @Test func aPublicOnlyShareSaysWhoTheURLIsFor() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory)
+        jermaine.frontEnd.press(.char("a"))
+        jermaine.frontEnd.type("Open to all")
+        jermaine.frontEnd.press(.ctrl("s"))
+        jermaine.frontEnd.press(.char("s"))
+        #expect(jermaine.screen.contains("Anyone with URL: < none >"), "\(jermaine.screen)")
+        jermaine.frontEnd.press(.tab, .tab, .char(" "), .enter)
+        let shown = jermaine.screen
+        #expect(shown.contains("Anyone with the URL: read-only"), "\(shown)")
+        #expect(!shown.contains("people you invited"))
+    }
+
     @Test func shareAcceptChangePermissionAndRemoveFromTheFrontEnds() throws {
         let cloud = try TestCloud()
         let directory = TemporaryDirectory("devices")

@@ -187,17 +187,19 @@ extension FrontEnd {
         state.search = text.isEmpty ? nil : text
         guard !text.isEmpty else { return }
         state.selection -= 1  // the current post counts as "after" itself on a fresh search
-        findNext(backwards: false)
+        findNext(backwards: false, fresh: true)
     }
 
-    func findNext(backwards: Bool) {
+    /// `fresh`: the first hit of a new search, which wraps round to the top by nature, so it is not said.
+    func findNext(backwards: Bool, fresh: Bool = false) {
         guard let text = state.search else { return }
         let from = state.selection
         switch Result(catching: { try context.store.position(of: text, after: from, backwards: backwards, state.filter) }) {
         case .success(let position?):
             state.selection = position
             state.focus = .list
-            if backwards ? position >= from : position <= from { flash("search wrapped around") }
+            state.flash = nil  // what an earlier search said ("nothing matches …") is no longer true
+            if !fresh, backwards ? position >= from : position <= from { flash("search wrapped around") }
         case .success(nil):
             state.selection = max(0, from)
             flash("nothing matches \"\(text)\"", .warning)
@@ -232,6 +234,10 @@ extension FrontEnd {
         let title = title.trimmingCharacters(in: .whitespaces)
         guard !title.isEmpty, !title.contains("/") else { return flash("a notebook needs a plain name", .warning) }
         do {
+            if let existing = try context.store.notebooks().first(where: { $0.title == title && $0.scope == .private }) {
+                show(existing)
+                return flash("notebook \(title) exists already; it is shown now")
+            }
             show(try context.store.createNotebook(title, owner: context.account.id))
             changed()
             flash("notebook \(title) created; new posts go into it while it is shown")

@@ -53,7 +53,13 @@ enum Overlays {
         let inner = Overlays.dialog(dialog.title, width: min(grid.width - 6, max(70, (dialog.url?.columns ?? 0) + 1)), height: 9, into: &grid)
         var y = inner.y
         if let url = dialog.url {
-            grid.put("Shared. Send this URL to the people you invited:", x: inner.x, y: y)
+            let said = switch (dialog.invitees.text.trimmingCharacters(in: .whitespaces).isEmpty, dialog.publicPermission) {
+            case (false, _): "Shared. Send this URL to the people you invited:"
+            case (true, .readWrite): "Shared. Anyone with this URL may read and change it:"
+            case (true, .readOnly): "Shared. Anyone with this URL may read it:"
+            case (true, .none): "Shared with nobody yet (add people in the share screen). Its URL:"
+            }
+            grid.put(said, x: inner.x, y: y)
             y += 2
             for line in url.wrapped(to: inner.width) {
                 grid.put(line, x: inner.x, y: y, role: .key)
@@ -73,11 +79,11 @@ enum Overlays {
         y += 1
         grid.put("emails or account names, comma-separated", x: inner.x + used, y: y, role: .dim)
         y += 2
-        _ = label("They may:       ", .permission)
-        grid.put("< \(dialog.permission.text) >", x: inner.x + 16, y: y, role: dialog.field == .permission ? .selected : .normal)
+        _ = label("They may:", .permission)
+        grid.put("< \(dialog.permission.text) >", x: inner.x + 17, y: y, role: dialog.field == .permission ? .selected : .normal)
         y += 1
         _ = label("Anyone with URL:", .publicPermission)
-        grid.put("< \(dialog.publicPermission.text) >", x: inner.x + 16, y: y, role: dialog.field == .publicPermission ? .selected : .normal)
+        grid.put("< \(dialog.publicPermission.text) >", x: inner.x + 17, y: y, role: dialog.field == .publicPermission ? .selected : .normal)
         y += 2
         grid.put(dialog.working ? "sharing…" : "Tab moves · Space changes · Enter shares", x: inner.x, y: y, role: .dim)
         buttons([("Cancel", dialog.field == .cancel), ("Share", dialog.field == .share)], x: inner.x, y: inner.y + inner.height - 1, into: &grid)
