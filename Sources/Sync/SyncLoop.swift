@@ -36,6 +36,7 @@ public final class SyncLoop: @unchecked Sendable {
     private var stopped = false
     private let countsLock = NSLock()
     private var _counts = Counts()
+    private var _retryAt: Date?
 
     /// - Parameter work: one round; by default each engine fetches, then sends, what the round asks of it.
     public init(engines: [SyncEngine], pushes: any PushSource, timing: SyncTiming = SyncTiming(),
@@ -81,6 +82,9 @@ public final class SyncLoop: @unchecked Sendable {
 
     public var counts: Counts { countsLock.withLock { _counts } }
 
+    /// When the loop tries again after a transient error (nil when it is not backing off), for a status to say.
+    public var retryAt: Date? { countsLock.withLock { _retryAt } }
+
     /// Runs `body` on the loop's queue, between rounds: work that must not overlap one (rebuilding the cloud).
     public func perform(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
 
@@ -91,6 +95,7 @@ public final class SyncLoop: @unchecked Sendable {
     /// Feeds the scheduler and carries out its action.
     private func handle(_ input: SyncScheduler.Input) {
         guard !stopped else { return }
+        defer { countsLock.withLock { _retryAt = scheduler.backoffUntil } }
         switch scheduler.handle(input, now: Date(), jitter: random.unit()) {
         case .arm(let date)?:
             timer?.cancel()

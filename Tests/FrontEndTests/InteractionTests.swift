@@ -245,12 +245,35 @@ import Testing
 }
 
 @Suite struct SyncNoticeTests {
+    /// `S` and `r` say how the round after them went, once.
+    @Test func sendAndRefreshReportHowTheRoundWent() throws {
+        let fixture = try Fixture()
+        let sync = StandInSync()
+        let frontEnd = fixture.frontEnd(sync: sync)
+        _ = frontEnd.frame(width: 100, height: 24)
+        try fixture.post("Groceries", minute: 1)
+        let waiting = try fixture.store.pendingCount()
+        frontEnd.press(.char("S"))
+        #expect(frontEnd.frame(width: 100, height: 24).text.contains("sending \(waiting) waiting changes…"))
+        sync.current = .offline(waiting: 1, retryAt: frontEnd.context.now().addingTimeInterval(5))
+        frontEnd.storeChanged(LiveSync.Update(error: "network unavailable: the cloud cannot be reached", started: 1))
+        let failed = frontEnd.frame(width: 100, height: 24).text
+        #expect(failed.contains("not sent: network unavailable: the cloud cannot be reached (offline · 1 waiting · retrying in 5 s)"), "\(failed)")
+        frontEnd.state.flash = nil
+        frontEnd.storeChanged(LiveSync.Update(started: 2))  // a later round says nothing more of it
+        #expect(!frontEnd.frame(width: 100, height: 24).text.contains("sent"))
+
+        frontEnd.press(.char("r"))
+        frontEnd.storeChanged(LiveSync.Update(started: 3))
+        #expect(frontEnd.frame(width: 100, height: 24).text.contains("fetched: nothing new"))
+    }
+
     @Test func aSyncErrorFlashesOnceNotOnEveryRetry() throws {
         let fixture = try Fixture()
         let sync = StandInSync()
         let frontEnd = fixture.frontEnd(sync: sync)
         _ = frontEnd.frame(width: 80, height: 24)
-        sync.current = .offline(waiting: 1)
+        sync.current = .offline(waiting: 1, retryAt: nil)
         frontEnd.storeChanged(LiveSync.Update(error: "network unavailable"))
         #expect(frontEnd.frame(width: 80, height: 24).lines[22].hasPrefix("sync: network unavailable"))
         frontEnd.state.flash = nil

@@ -78,7 +78,8 @@ final class Updates: @unchecked Sendable {
         try switchable.setFaultPlan(.unreachable)
         try d.write(b, Post(id: "p2", zone: d.notes.zone, title: "Offline note"))
         live.changesAdded()
-        #expect(eventually { live.status() == .offline(waiting: 1) })
+        #expect(eventually { if case .offline(waiting: 1, retryAt: let at?) = live.status() { at > Date() - 1 } else { false } },
+                "offline, one change waiting, and when it tries again")
         #expect(try b.store.post("Offline note").title == "Offline note")  // kept locally
         try switchable.setFaultPlan(.off)
         #expect(eventually(timeout: 10) { live.status() == .synced })  // retried after the back-off, unasked

@@ -108,11 +108,15 @@ extension FrontEnd {
         case .newNotebook:
             if let argument { createNotebook(argument) } else { state.mode = .prompt(Prompt(purpose: .newNotebook, label: "New notebook: ")) }
         case .refresh:
+            state.awaitingRound = .fetch
             context.sync?.refresh()
             flash("fetching from the cloud…")
         case .send:
+            let waiting = (try? context.store.pendingCount()) ?? 0
+            guard waiting > 0 else { return flash("nothing waits to be sent") }
+            state.awaitingRound = .send
             context.sync?.changesAdded()
-            flash("sending \(((try? context.store.pendingCount()) ?? 0)) waiting changes…")
+            flash("sending \(waiting) waiting \(waiting == 1 ? "change" : "changes")…")
         case .share:
             guard let post = selectedPost else { return }
             if selectedDetail()?.share != nil { return openShareScreen(post) }

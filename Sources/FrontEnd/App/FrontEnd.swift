@@ -112,11 +112,14 @@ public final class FrontEnd: @unchecked Sendable {
         let mine = context.account.id
         let notices = update.arrivals.filter { $0.by != mine }.map { $0.notice(name: context.names) }
         let said = sayNotices()
+        let report = update.started > 0 ? roundReport(update, arrived: notices.count) : nil
         if let refusal = update.refusals.first {
             // What became of an edit comes first; the notice of why (removed, say) is kept in :notices.
             flash("\(refusal)" + (said.map { " · \($0)" } ?? ""), .error, seconds: 8)
         } else if let said {
             flash(said, .warning, seconds: 8)
+        } else if let report {
+            flash(report.text, report.level)
         } else if let error = update.error, !wasFailing {
             flash("sync: \(error)", .warning)
         } else if let gone {
@@ -125,6 +128,23 @@ public final class FrontEnd: @unchecked Sendable {
             flash(editingNow)
         } else if let first = notices.first {
             flash(notices.count == 1 ? first : "\(first) (and \(notices.count - 1) more changes)", .info)
+        }
+    }
+
+    /// How the round after `S` or `r` went, once: what it sent or fetched, or why it could not.
+    private func roundReport(_ update: LiveSync.Update, arrived: Int) -> (text: String, level: Flash.Level)? {
+        guard let asked = state.awaitingRound else { return nil }
+        state.awaitingRound = nil
+        if let error = update.error {
+            status = nil
+            return ((asked == .send ? "not sent" : "not fetched") + ": \(error) (\(syncStatus().text))", .warning)
+        }
+        switch asked {
+        case .send:
+            let waiting = (try? context.store.pendingCount()) ?? 0
+            return (waiting == 0 ? "sent: every change is in the cloud" : "sent; \(waiting) \(waiting == 1 ? "change waits" : "changes wait") still", .info)
+        case .fetch:
+            return (arrived == 0 ? "fetched: nothing new" : "fetched: \(arrived) \(arrived == 1 ? "change" : "changes") from others", .info)
         }
     }
 
@@ -283,11 +303,19 @@ public final class FrontEnd: @unchecked Sendable {
         case .elsewhere(let n)?: computed = (n == 0 ? "● synced by another process" : "↑ \(n) waiting for the syncing process", .info)
         case .synced?: computed = ("● synced", .info)
         case .sending(let n)?: computed = ("↑ sending \(n)", .info)
-        case .offline(let n)?: computed = ("offline · \(n) waiting", .warning)
+        case .offline(let n, let retryAt)?: computed = ("offline · \(n) waiting" + retrying(retryAt), .warning)
+        case .busy(let n, let retryAt)?: computed = ("the cloud is busy · \(n) waiting" + retrying(retryAt), .warning)
         case .error(let message)?: computed = ("error: \(message)", .error)
         }
         status = computed
         return computed
+    }
+
+    /// " · retrying in 5 s", in whole seconds, or "… now" when the time has come.
+    private func retrying(_ at: Date?) -> String {
+        guard let at else { return "" }
+        let seconds = Int(at.timeIntervalSince(context.now()).rounded(.up))
+        return seconds > 0 ? " · retrying in \(seconds) s" : " · retrying now"
     }
 
     /// A second passed: the sync status is read again and an expired flash goes at the next frame.

@@ -210,5 +210,8 @@ public struct FrontEndState: Equatable, Sendable {
     public var filter: PostFilter = .all
     public var search: String?
     public var flash: Flash?
+    /// What `S` (send) or `r` (refresh) asked of sync, said when the round after it ends.
+    public var awaitingRound: RoundAsked?
+    public enum RoundAsked: Sendable { case send, fetch }
     public var quit = false
 }

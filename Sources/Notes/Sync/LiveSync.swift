@@ -11,7 +11,10 @@ public final class LiveSync: @unchecked Sendable {
     public enum Status: Equatable, Sendable {
         case synced
         case sending(Int)
-        case offline(waiting: Int)
+        /// The cloud cannot be reached; the next try at `retryAt` (nil: when something changes).
+        case offline(waiting: Int, retryAt: Date?)
+        /// The cloud answered that it is busy (a zone busy, the server overloaded or limiting this device).
+        case busy(waiting: Int, retryAt: Date?)
         case error(String)
         /// Another process of the device syncs it; this many changes wait for it.
         case elsewhere(waiting: Int)
@@ -121,7 +124,11 @@ public final class LiveSync: @unchecked Sendable {
         switch lastError {
         case .some(SyncError.cloudChanged):
             return .error("the cloud was emptied, replaced or restored; :reupload rebuilds it from this device")
-        case let error as CloudError where error.isTransient: return .offline(waiting: waiting)
+        case let error as CloudError where error.isTransient:
+            switch error {
+            case .zoneBusy, .serviceUnavailable, .requestRateLimited: return .busy(waiting: waiting, retryAt: loop.retryAt)
+            default: return .offline(waiting: waiting, retryAt: loop.retryAt)
+            }
         case let error?: return .error("\(error)")
         case nil: return waiting == 0 ? .synced : .sending(waiting)
         }
