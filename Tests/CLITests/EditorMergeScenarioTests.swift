@@ -68,7 +68,7 @@ import TestSupport
         // $EDITOR appends jermaine's line, then waits (the person is still typing) until the test lets it go.
         let go = app.directory.url.appendingPathComponent("editor-may-exit").path
         let script = app.directory.url.appendingPathComponent("slow-editor.sh")
-        try "#!/bin/sh\nprintf '\\nline E (jermaine)\\n' >> \"$1\"\nwhile [ ! -e '\(go)' ]; do sleep 0.05; done\n"
+        try "#!/bin/sh\nprintf 'line E (jermaine)\\n' >> \"$1\"\nwhile [ ! -e '\(go)' ]; do sleep 0.05; done\n"
             .write(to: script, atomically: true, encoding: .utf8)
         chmod(script.path, 0o755)
         try meetingSharedWithHeather(editor: script.path)

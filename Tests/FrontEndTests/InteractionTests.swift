@@ -132,6 +132,38 @@ import Testing
         #expect(!frontEnd.frame(width: 80, height: 24).text.contains("wrapped"))
     }
 
+    /// Esc steps back one level: another pane to the list, then the search, then the notebook shown.
+    @Test func escapeStepsBackOneLevel() throws {
+        let fixture = try Fixture()
+        let work = try fixture.store.createNotebook("Work", owner: fixture.account.id)
+        try fixture.post("Groceries", "milk", minute: 1)
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 100, height: 24)
+        frontEnd.show(work)
+        frontEnd.runCommandLine("search milk")
+        frontEnd.press(.tab)
+        #expect(frontEnd.state.focus == .detail)
+        frontEnd.press(.escape)
+        #expect(frontEnd.state.focus == .list && frontEnd.state.search == "milk")
+        frontEnd.press(.escape)
+        #expect(frontEnd.state.search == nil && frontEnd.state.filter.notebook == work)
+        frontEnd.press(.escape)
+        #expect(frontEnd.state.filter.notebook == nil)
+        #expect(frontEnd.frame(width: 100, height: 24).text.contains("all notebooks shown (was Work)"))
+    }
+
+    @Test func theNotebookPickerJumpsWithGAndShiftG() throws {
+        let fixture = try Fixture()
+        for name in ["A", "B", "C"] { _ = try fixture.store.createNotebook(name, owner: fixture.account.id) }
+        let frontEnd = fixture.frontEnd()
+        frontEnd.press(.char("f"), .char("G"))
+        guard case .pickNotebook(let last) = frontEnd.state.mode else { Issue.record("no picker"); return }
+        #expect(last.selection == last.notebooks.count)
+        frontEnd.press(.char("g"))
+        guard case .pickNotebook(let first) = frontEnd.state.mode else { Issue.record("no picker"); return }
+        #expect(first.selection == 0)
+    }
+
     @Test func makingANotebookThatExistsSaysSo() throws {
         let fixture = try Fixture()
         _ = try fixture.store.createNotebook("Trip", owner: fixture.account.id)

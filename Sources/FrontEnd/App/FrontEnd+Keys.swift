@@ -8,6 +8,7 @@ extension FrontEnd {
         if key == .resize { return invalidateWindow() }
         switch state.mode {
         case .browse:
+            if key == .escape { return stepBack() }
             if let command = Commands.command(for: key, in: state.focus) { perform(command.id) }
         case .help:
             switch key {
@@ -48,6 +49,8 @@ extension FrontEnd {
             case .escape, .char("q"): state.mode = .browse
             case .down, .char("j"): picker.selection = min(picker.notebooks.count, picker.selection + 1)
             case .up, .char("k"): picker.selection = max(0, picker.selection - 1)
+            case .char("g"), .home: picker.selection = 0
+            case .char("G"), .end: picker.selection = picker.notebooks.count
             case .enter:
                 state.mode = .browse
                 return show(picker.selection == 0 ? nil : picker.notebooks[picker.selection - 1])
@@ -348,6 +351,20 @@ extension FrontEnd {
             cloudWork("stopped sharing \(sharedName(of: post).text)") { try $0.stopSharing(post) }
         case .leave(let post):
             cloudWork("left \(sharedName(of: post).text)") { try $0.leave(post) }
+        }
+    }
+
+    /// Esc in the browser: one level back: from another pane to the list, then the search, then the notebook
+    /// filter.
+    func stepBack() {
+        if state.focus != .list {
+            state.focus = .list
+        } else if let search = state.search {
+            state.search = nil
+            flash("search for \"\(search)\" cleared")
+        } else if let book = state.filter.notebook {
+            show(nil)
+            flash("all notebooks shown (was \(book.title))")
         }
     }
 }
