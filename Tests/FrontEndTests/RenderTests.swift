@@ -128,7 +128,20 @@ import Testing
         #expect(lines[2].contains("Post 99") && lines[56].contains("Post 45"))  // 55 rows shown, newest first
         #expect(!screen.text.contains("Post 44"))
         #expect(lines[57].hasPrefix("└"))
-        #expect(lines[59].hasSuffix(" ") && lines[59].contains("r refresh  q quit  ? help"))
+        // At 200 columns the footer adds the keys that work now beyond its own, and still ends with help.
+        #expect(lines[59].hasSuffix(" ") && lines[59].contains("r refresh  q quit  :"), "\(lines[59])")
+        #expect(lines[59].contains("f notebook") && lines[59].contains("E $EDITOR") && lines[59].contains("? help"), "\(lines[59])")
+        #expect(!lines[59].contains("L leave"), "leaving is for a share's participant")
+        let narrow = fixture.frontEnd().frame(width: 80, height: 24).lines[23]
+        #expect(narrow.contains("Tab pane  ? help") && !narrow.contains("notebook"), "the extras give way first: \(narrow)")
+    }
+
+    /// A participant's post: at 200 columns the footer offers `L`, the key they need to leave.
+    @Test func aParticipantsFooterOffersLeave() throws {
+        let fixture = try Fixture()
+        try fixture.post("Theirs", minute: 1, scope: .shared, owner: "_heather", by: "_heather")
+        let footer = fixture.frontEnd().frame(width: 200, height: 30).lines[29]
+        #expect(footer.contains("L leave") && footer.contains("? help"), "\(footer)")
     }
 
     @Test func tinyTerminalsGetAMessageNotACrash() throws {

@@ -127,13 +127,19 @@ extension FrontEnd {
         }
         switch state.mode {
         case .browse:
-            return Commands.all.filter { $0.inFooter && $0.applies(in: state.focus) }.map {
+            // The footer's own keys (greyed where they do not apply), then, as the width allows, the other keys
+            // that work here now, most useful first; help stays last (the renderer drops from before it).
+            let applying = Commands.all.filter { $0.applies(in: state.focus) && !$0.keys.isEmpty }
+            let primary = applying.filter { $0.inFooter && $0.id != .help }
+            let more = Self.footerExtras.compactMap { id in applying.first { $0.id == id && !$0.inFooter && disabledReason(id) == nil } }
+            return (primary + more + applying.filter { $0.id == .help }).map {
                 ScreenModel.FooterItem(key: $0.keys[0].description, label: $0.label, enabled: disabledReason($0.id) == nil)
             }
         case .help: return fixed([("j/k", "scroll"), ("Esc", "close")])
         case .prompt: return fixed([("Enter", "ok"), ("Esc", "cancel")])
         case .confirm: return fixed([("←→", "choose"), ("Enter", "do it"), ("y", "yes"), ("n/Esc", "no")])
         case .edit: return fixed([("^S", "save"), ("Esc", "leave"), ("Tab", "next field"), ("^Z", "undo")])
+        case .share(let dialog) where dialog.url != nil: return fixed([("Enter", "close"), ("Esc", "close")])
         case .share: return fixed([("Tab", "next"), ("Space", "change"), ("Enter", "share"), ("Esc", "cancel")])
         case .pickNotebook: return fixed([("j/k", "choose"), ("Enter", "show"), ("Esc", "cancel")])
         case .pickComment: return fixed([("j/k", "choose"), ("e", "edit yours"), ("d", "delete yours"), ("Esc", "close")])
@@ -149,6 +155,12 @@ extension FrontEnd {
                          + [("Esc", "back")])
         }
     }
+
+    /// Keys the footer adds when there is room and they work now, most useful first (a participant needs `L`).
+    static let footerExtras: [CommandID] = [
+        .commandLine, .leave, .accept, .filter, .editExternal, .history, .comments, .shareNotebook, .stopSharing,
+        .keepMine, .keepTheirs, .keepBoth, .inbox, .trash, .send, .newNotebook,
+    ]
 
     func helpLines() -> [(keys: String, text: String)] {
         Commands.all.map { command in
