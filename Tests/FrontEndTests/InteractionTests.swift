@@ -164,6 +164,22 @@ import Testing
         #expect(first.selection == 0)
     }
 
+    /// A message longer than the line is cut with a pointer to `:messages`, which shows it whole.
+    @Test func aLongMessageIsReadWholeInMessages() throws {
+        let fixture = try Fixture()
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 60, height: 20)
+        let long = "not shared: invalid arguments: " + (1...12).map { "reason\($0)" }.joined(separator: " ") + " END"
+        frontEnd.flash(long, .error)
+        let cut = frontEnd.frame(width: 60, height: 20).lines[18]
+        #expect(cut.hasSuffix("(:messages)") && !cut.contains("END"), "\(cut)")
+        frontEnd.runCommandLine("messages")
+        let shown = frontEnd.frame(width: 60, height: 20).text
+        #expect(shown.contains("Messages") && shown.contains("END"), "\(shown)")
+        frontEnd.press(.escape)
+        guard case .browse = frontEnd.state.mode else { Issue.record("Esc did not close it"); return }
+    }
+
     @Test func makingANotebookThatExistsSaysSo() throws {
         let fixture = try Fixture()
         _ = try fixture.store.createNotebook("Trip", owner: fixture.account.id)

@@ -90,6 +90,8 @@ extension FrontEnd {
         case .comment: state.mode = .prompt(Prompt(purpose: .comment, label: "Comment: "))
         case .history: openHistory()
         case .inbox: openInbox()
+        case .messages:
+            if messages.isEmpty { flash("no messages yet") } else { state.mode = .messages(selection: 0) }
         case .notices:
             let notices = (try? context.store.notices()) ?? []
             if notices.isEmpty { flash("no notices yet") } else { state.mode = .notices(notices) }

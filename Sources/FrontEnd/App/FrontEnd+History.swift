@@ -155,6 +155,17 @@ extension FrontEnd {
             let asked = browser.requests.map { "\($0.request.name) asks to join '\($0.share.title)' · a lets in · x denies · b blocks" }
             return ScreenModel.Browser(title: "Invitations · a accepts · x declines · Esc closes", rows: rows + asked,
                                        selection: browser.selection, body: [])
+        case .messages(let selection):
+            let rows = messages.map { "\(RelativeTime.text($0.at, now: now).padding(toLength: 6, withPad: " ", startingAt: 0)) \($0.flash.text)" }
+            let chosen = messages[min(selection, messages.count - 1)].flash
+            let role: Role = switch chosen.level {
+            case .info: .normal
+            case .warning: .warning
+            case .error: .error
+            }
+            // The whole message, in lines the box holds.
+            let body = chosen.text.wrapped(to: max(20, size.width - 8)).map { ($0, role) }
+            return ScreenModel.Browser(title: "Messages · Esc closes", rows: rows, selection: selection, body: body)
         case .notices(let notices):
             let rows = notices.map { "\(RelativeTime.text($0.at, now: now).padding(toLength: 6, withPad: " ", startingAt: 0)) \($0.text(names: context.names))" }
             return ScreenModel.Browser(title: "Notices · Esc closes", rows: rows, selection: -1, body: [])

@@ -65,6 +65,14 @@ extension FrontEnd {
             trashKey(&browser, key)
         case .notices:
             if [.escape, .char("q"), .enter].contains(key) { state.mode = .browse }
+        case .messages(var selection):
+            switch key {
+            case .escape, .char("q"), .enter: return state.mode = .browse
+            case .down, .char("j"): selection = min(messages.count - 1, selection + 1)
+            case .up, .char("k"): selection = max(0, selection - 1)
+            default: break
+            }
+            state.mode = .messages(selection: selection)
         case .inbox(var browser):
             inboxKey(&browser, key)
         case .shareScreen(var screen):

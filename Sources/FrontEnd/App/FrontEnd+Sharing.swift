@@ -146,6 +146,7 @@ extension FrontEnd {
         case .history: return fixed([("j/k", "choose"), ("r", "restore this version"), ("Esc", "close")])
         case .trash: return fixed([("j/k", "choose"), ("r", "bring back"), ("Esc", "close")])
         case .notices: return fixed([("Esc", "close")])
+        case .messages: return fixed([("j/k", "choose"), ("Esc", "close")])
         case .inbox: return fixed([("j/k", "choose"), ("a", "accept / let in"), ("x", "decline / deny"), ("b", "block"), ("Esc", "close")])
         case .shareScreen(let screen):
             let owner = screen.post.scope == .private

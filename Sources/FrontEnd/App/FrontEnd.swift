@@ -50,6 +50,8 @@ public final class FrontEnd: @unchecked Sendable {
     /// Presence calls waiting to run, one at a time (see `inOrder`).
     let presenceCalls = PresenceCalls()
     var status: (text: String, level: Flash.Level)?
+    /// What the message line said, newest first (`:messages`).
+    var messages: [(at: Date, flash: Flash)] = []
     var listRows = 20
     private var detailShown: String?
     var size = (width: 80, height: 24)
@@ -325,5 +327,10 @@ public final class FrontEnd: @unchecked Sendable {
 
     func flash(_ text: String, _ level: Flash.Level = .info, seconds: TimeInterval = 4) {
         state.flash = Flash(text: text, level: level, until: context.now().addingTimeInterval(seconds))
+        // Kept for `:messages` (a long one is cut on the message line), the last hundred, not "asking…" ones.
+        if !text.hasSuffix("…") {
+            messages.insert((context.now(), state.flash!), at: 0)
+            if messages.count > 100 { messages.removeLast() }
+        }
     }
 }

@@ -158,6 +158,8 @@ public enum Mode: Equatable, Sendable {
     case history(HistoryBrowser)
     case trash(TrashBrowser)
     case notices([Notice])
+    /// `:messages`: what the message line said lately, newest first, the selected one whole.
+    case messages(selection: Int)
     case inbox(InboxBrowser)
     case shareScreen(ShareScreen)
 }

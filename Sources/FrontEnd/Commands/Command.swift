@@ -5,7 +5,7 @@
 public enum CommandID: String, CaseIterable, Sendable {
     case quit, help, commandLine
     case down, up, top, bottom, pageDown, pageUp, nextPane, previousPane, open
-    case newPost, edit, editExternal, delete, comment, comments, history, trash, emptyTrash, notices, inbox
+    case newPost, edit, editExternal, delete, comment, comments, history, trash, emptyTrash, notices, messages, inbox
     case search, searchNext, searchPrevious, filter, newNotebook
     case refresh, send
     case share, shareNotebook, removeParticipant, togglePermission, stopSharing, leave, accept
@@ -57,6 +57,7 @@ public enum Commands {
         c(.trash, [.char("T")], "trash", "trash", "Recently deleted posts: bring one back", [], footer: false),
         c(.inbox, [.char("I")], "invitations", "invitations", "Invitations waiting for you: accept or decline them", [], footer: false),
         c(.notices, [], "notices", "notices", "What others did lately that touches you (removed you, accepted, left...)", [], footer: false),
+        c(.messages, [], "messages", "messages", "What the message line said lately, each in full", [], footer: false),
         c(.emptyTrash, [], "empty-trash", "empty trash", "Empty the trash of your notebooks (asks first)", [], footer: false),
         c(.accept, [.char("A")], "accept", "accept", "Accept a share URL", [], footer: false, argument: true),
         c(.send, [.char("S")], "send", "send", "Send waiting changes now", [], footer: false),

@@ -7,7 +7,7 @@ enum Overlays {
         case .share(let dialog): share(dialog, into: &grid)
         case .pickNotebook(let picker): notebooks(picker, into: &grid)
         case .pickComment: comments(model, into: &grid)
-        case .history, .trash, .notices, .inbox: browser(model, into: &grid)
+        case .history, .trash, .notices, .messages, .inbox: browser(model, into: &grid)
         case .shareScreen: sharePage(model, into: &grid)
         case .browse, .prompt, .edit: break
         }

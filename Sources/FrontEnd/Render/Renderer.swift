@@ -54,7 +54,10 @@ public enum Renderer {
             case .warning: .warning
             case .error: .error
             }
-            grid.put(flash.text.truncated(to: grid.width), x: 0, y: y, role: role)
+            // Cut where it does not fit, saying where to read it whole.
+            let hint = " (:messages)"
+            let text = flash.text.columns <= grid.width ? flash.text : flash.text.truncated(to: max(0, grid.width - hint.count)) + hint
+            grid.put(text.truncated(to: grid.width), x: 0, y: y, role: role)
         }
     }
 
