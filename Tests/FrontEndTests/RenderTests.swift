@@ -13,7 +13,7 @@ import Testing
         let screen = fixture.frontEnd().frame(width: 80, height: 24)
         #expect(screen.text == """
              CloudNotes · jermaine on laptop                                       ● synced
-            ┌─ Posts (2) ──────────────────┐┌─ Post ───────────────────────────────────────┐
+            ┌─ ▸ Posts (2) ────────────────┐┌─ Post ───────────────────────────────────────┐
             │    ↑ Trip to Hà Nội       58m││ Trip to Hà Nội                               │
             │    ↑ Groceries            59m││ Notebook  Notes (jermaine)                   │
             │                              ││ Created   2026-11-18 11:08 by jermaine       │
@@ -123,7 +123,7 @@ import Testing
         let screen = fixture.frontEnd().frame(width: 200, height: 60)
         let lines = screen.lines
         #expect(lines.count == 60)
-        #expect(lines[1].hasPrefix("┌─ Posts (100) ─"))
+        #expect(lines[1].hasPrefix("┌─ ▸ Posts (100) ─"))
         #expect(Array(lines[1])[79] == "┐" && Array(lines[1])[80] == "┌")
         #expect(lines[2].contains("Post 99") && lines[56].contains("Post 45"))  // 55 rows shown, newest first
         #expect(!screen.text.contains("Post 44"))
@@ -134,6 +134,17 @@ import Testing
         #expect(!lines[59].contains("L leave"), "leaving is for a share's participant")
         let narrow = fixture.frontEnd().frame(width: 80, height: 24).lines[23]
         #expect(narrow.contains("Tab pane  ? help") && !narrow.contains("notebook"), "the extras give way first: \(narrow)")
+    }
+
+    /// The focused pane's title is marked, so focus shows on a terminal without colour.
+    @Test func focusIsMarkedInThePaneTitle() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", minute: 1)
+        let frontEnd = fixture.frontEnd()
+        #expect(frontEnd.frame(width: 80, height: 24).lines[1].hasPrefix("┌─ ▸ Posts (1) ─"))
+        frontEnd.press(.tab)
+        let line = frontEnd.frame(width: 80, height: 24).lines[1]
+        #expect(line.hasPrefix("┌─ Posts (1) ─") && line.contains("┌─ ▸ Post ─"), "\(line)")
     }
 
     /// A participant's post: at 200 columns the footer offers `L`, the key they need to leave.

@@ -98,7 +98,8 @@ public enum Renderer {
             grid.put("│", x: rect.x + rect.width - 1, y: y, role: role)
         }
         grid.put("└" + String(repeating: "─", count: inner) + "┘", x: rect.x, y: rect.y + rect.height - 1, role: role)
-        grid.put(" \(title) ".truncated(to: max(0, inner - 2)), x: rect.x + 2, y: rect.y, role: focused ? .focusedBorder : .heading)
+        // The focused pane's title is marked, so focus shows without colour too.
+        grid.put(" \(focused ? "▸ " : "")\(title) ".truncated(to: max(0, inner - 2)), x: rect.x + 2, y: rect.y, role: focused ? .focusedBorder : .heading)
     }
 
     /// Markers, one column each: ● new since you looked, » shared by you or « with you, ⊘ read-only,
