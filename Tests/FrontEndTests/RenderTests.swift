@@ -136,6 +136,17 @@ import Testing
         #expect(narrow.contains("Tab pane  ? help") && !narrow.contains("notebook"), "the extras give way first: \(narrow)")
     }
 
+    /// The participants' columns are as wide as what they hold: no gulf after the names on a wide screen, and
+    /// on a narrow one the names give way first.
+    @Test func participantColumnsFitTheirContent() {
+        let header = ["NAME", "ROLE", "PERMISSION", "STATUS"]
+        let rows = [["jermaine", "owner", "read-write", "accepted"], ["heather", "private user", "read-only", "pending"]]
+        #expect(Renderer.participantColumns(header: header, rows: rows, width: 160) == [8, 12, 10, 8])
+        #expect(Renderer.participantColumns(header: header, rows: rows, width: 40) == [4, 12, 10, 8], "the names give way")
+        let long = rows + [["Nguyễn Thị Minh Khai of the long name", "private user", "read-only", "accepted"]]
+        #expect(Renderer.participantColumns(header: header, rows: long, width: 60)[0] == 60 - 36)
+    }
+
     /// The focused pane's title is marked, so focus shows on a terminal without colour.
     @Test func focusIsMarkedInThePaneTitle() throws {
         let fixture = try Fixture()

@@ -204,23 +204,36 @@ public enum Renderer {
         let title = "Participants" + (model.publicPermission.map { " · anyone with the URL: \($0)" } ?? "")
         box(title, rect, focused: model.focus == .participants, into: &grid)
         guard let people = model.participants, rect.width > 4 else { return }
-        let width = rect.width - 4
-        let columns = [max(8, width - 36), 13, 11, 9]
+        let header = ["NAME", "ROLE", "PERMISSION", "STATUS"]
+        let rows = people.map { [$0.name, $0.role, $0.permission, $0.status] }
+        let columns = participantColumns(header: header, rows: rows, width: rect.width - 4)
+        let right = rect.x + rect.width - 2
         func row(_ cells: [String], y: Int, role: Role) {
             var x = rect.x + 2
-            for (cell, w) in zip(cells, columns) {
-                grid.put(cell.truncated(to: w), x: x, y: y, role: role)
-                x += w + 1
+            for (cell, w) in zip(cells, columns) where x < right {
+                grid.put(cell.truncated(to: min(w, right - x)), x: x, y: y, role: role)
+                x += w + 2
             }
         }
-        row(["NAME", "ROLE", "PERMISSION", "STATUS"], y: rect.y + 1, role: .dim)
-        for (index, person) in people.enumerated() where index < rect.height - 3 {
+        row(header, y: rect.y + 1, role: .dim)
+        for (index, person) in rows.enumerated() where index < rect.height - 3 {
             let y = rect.y + 2 + index
-            row([person.name, person.role, person.permission, person.status], y: y, role: .normal)
+            row(person, y: y, role: .normal)
             if index == model.selectedParticipant && model.focus == .participants {
                 grid.paint(y: y, x: rect.x + 1, width: rect.width - 2, role: .selected)
             }
         }
+    }
+}
+
+extension Renderer {
+    /// Columns as wide as what they hold (two spaces between), so a wide screen shows no gulf after the names;
+    /// where they do not all fit, the names give way first (down to 4), then the rest are cut at the edge.
+    static func participantColumns(header: [String], rows: [[String]], width: Int) -> [Int] {
+        var columns = header.indices.map { column in ([header] + rows).map { $0[column].columns }.max() ?? 0 }
+        let others = columns.dropFirst().reduce(0, +) + 2 * (columns.count - 1)
+        columns[0] = max(4, min(columns[0], width - others))
+        return columns
     }
 }
 
