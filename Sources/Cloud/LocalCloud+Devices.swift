@@ -40,6 +40,18 @@ extension LocalCloud {
         return code
     }
 
+    /// A new account, and the code its first device signs in with (`cloud create-account`, here or through a server).
+    public func createAccountWithCode(name: String, email: String?) throws(CloudError) -> (account: Account, code: String) {
+        let account = try createAccount(name: name, email: email)
+        return (account, try makeEnrolmentCode(for: account))
+    }
+
+    /// A code another device of the account named signs in with (`cloud enrol`).
+    public func makeEnrolmentCode(forAccountNamed name: String) throws(CloudError) -> (account: Account, code: String) {
+        let account = try account(named: name)
+        return (account, try makeEnrolmentCode(for: account))
+    }
+
     /// Registers a device's public key (P-256, DER) for the account a code was made for, using the code up.
     /// A wrong, used or expired code is refused alike.
     public func enrol(code: String, publicKey: Data, deviceName: String) throws(CloudError) -> (account: Account, key: DeviceKey) {

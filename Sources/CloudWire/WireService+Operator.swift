@@ -47,14 +47,10 @@ extension WireService {
             switch operation {
             case "operator/accounts/create":
                 guard let name = request.name else { throw WireFormatError("name is required") }
-                let account = try cloud.createAccount(name: name, email: request.email)
-                answer.account = account
-                answer.code = try cloud.makeEnrolmentCode(for: account)
+                (answer.account, answer.code) = try cloud.createAccountWithCode(name: name, email: request.email)
             case "operator/enrol":
                 guard let name = request.name else { throw WireFormatError("name is required") }
-                let account = try cloud.account(named: name)
-                answer.account = account
-                answer.code = try cloud.makeEnrolmentCode(for: account)
+                (answer.account, answer.code) = try cloud.makeEnrolmentCode(forAccountNamed: name)
             case "operator/dump":
                 answer.dump = try cloud.dump()
             case "operator/faults":

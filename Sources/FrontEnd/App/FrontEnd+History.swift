@@ -25,22 +25,17 @@ extension FrontEnd {
         }
     }
 
-    /// Reads from the cloud off this thread (it may be a server, a round trip or a timeout away: the screen keeps
-    /// answering meanwhile), then shows what came, unless the person has left the list since.
+    /// Reads from the cloud off this thread (`askCloud`), then shows what came, unless the person has left the
+    /// list since.
     func fromCloud<Value: Sendable>(_ failure: String, _ read: @escaping @Sendable () throws -> Value,
                                     show: @escaping @Sendable (FrontEnd, Value) -> Void) {
-        flash("asking the cloud…")
-        context.background { [self] in
-            let outcome = Result { try read() }
-            post { fe in
-                guard case .browse = fe.state.mode else { return }
-                switch outcome {
-                case .success(let value):
-                    fe.state.flash = nil
-                    show(fe, value)
-                case .failure(let error): fe.flash("\(failure): \(error)", .error)
-                }
-                fe.invalidate()
+        askCloud(read) { fe, outcome in
+            guard case .browse = fe.state.mode else { return }
+            switch outcome {
+            case .success(let value):
+                fe.state.flash = nil
+                show(fe, value)
+            case .failure(let error): fe.flash("\(failure): \(error)", .error)
             }
         }
     }
@@ -103,15 +98,10 @@ extension FrontEnd {
 
     func emptyTrash() {
         guard let history = context.history else { return }
-        flash("asking the cloud…")
-        context.background { [self] in
-            let outcome = Result { try history.emptyTrash() }
-            post { fe in
-                switch outcome {
-                case .success(let count): fe.flash("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be brought back")
-                case .failure(let error): fe.flash("not emptied: \(error)", .error)
-                }
-                fe.invalidate()
+        askCloud({ try history.emptyTrash() }) { fe, outcome in
+            switch outcome {
+            case .success(let count): fe.flash("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be brought back")
+            case .failure(let error): fe.flash("not emptied: \(error)", .error)
             }
         }
     }

@@ -43,18 +43,14 @@ extension FrontEnd {
             cloudWork("anyone with the URL: \(next == .none ? "nobody more" : next.text)") { try $0.setPublicPermission(next, on: post) }
         case .char("o") where owner:
             guard let sharing = context.postSharing else { break }
-            flash("asking the cloud…")
-            context.background { [self] in
-                let made = Result { try sharing.oneTimeLink(for: post, permission: .readOnly) }
-                self.post { fe in
-                    switch made {
-                    case .success(let url):
-                        fe.clipboard = url.absoluteString
-                        fe.state.mode = .shareScreen(ShareScreen(post: post, url: url.absoluteString, oneTime: true))
-                        fe.flash("a one-time link: it admits the first person to accept it, read-only, and nobody after")
-                    case .failure(let error):
-                        fe.flash("\(error)", .error)
-                    }
+            askCloud({ try sharing.oneTimeLink(for: post, permission: .readOnly) }) { fe, made in
+                switch made {
+                case .success(let url):
+                    fe.clipboard = url.absoluteString
+                    fe.state.mode = .shareScreen(ShareScreen(post: post, url: url.absoluteString, oneTime: true))
+                    fe.flash("a one-time link: it admits the first person to accept it, read-only, and nobody after")
+                case .failure(let error):
+                    fe.flash("\(error)", .error)
                 }
             }
         case .char("i"), .char("p"), .char("x"), .char("P"), .char("o"):

@@ -105,17 +105,12 @@ extension FrontEnd {
     /// A call to the cloud about a share, off the loop; then a flash and a refresh.
     func cloudWork(_ success: String, _ work: @escaping @Sendable (PostSharing) throws -> Void) {
         guard let sharing = context.postSharing else { return }
-        flash("asking the cloud…")
-        context.background { [self] in
-            let outcome = Result { try work(sharing) }
-            post { fe in
-                switch outcome {
-                case .success: fe.flash(success)
-                case .failure(let error): fe.flash("\(error)", .error)
-                }
-                fe.context.sync?.refresh()
-                fe.invalidate()
+        askCloud({ try work(sharing) }) { fe, outcome in
+            switch outcome {
+            case .success: fe.flash(success)
+            case .failure(let error): fe.flash("\(error)", .error)
             }
+            fe.context.sync?.refresh()
         }
     }
 

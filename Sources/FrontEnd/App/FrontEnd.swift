@@ -70,6 +70,20 @@ public final class FrontEnd: @unchecked Sendable {
         context.wake()
     }
 
+    /// Runs `work` off this thread (the cloud may be a server, a round trip or a timeout away: the screen keeps
+    /// answering meanwhile), saying so, and hands its outcome to `then` back on this thread.
+    func askCloud<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value,
+                                   then: @escaping @Sendable (FrontEnd, Result<Value, any Error>) -> Void) {
+        flash("asking the cloud…")
+        context.background { [self] in
+            let outcome = Result { try work() }
+            post { fe in
+                then(fe, outcome)
+                fe.invalidate()
+            }
+        }
+    }
+
     public func drainInbox() {
         let work = inboxLock.withLock { defer { inbox = [] }; return inbox }
         for job in work { job(self) }

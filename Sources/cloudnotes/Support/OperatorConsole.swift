@@ -19,16 +19,14 @@ enum OperatorConsole {
 
     func createAccount(name: String, email: String?) throws -> (account: Account, code: String) {
         switch self {
-        case .local(let cloud):
-            let account = try cloud.createAccount(name: name, email: email)
-            return (account, try cloud.makeEnrolmentCode(for: account))
-        case .remote(let remote): return try remote.createAccount(name: name, email: email)
+        case .local(let cloud): try cloud.createAccountWithCode(name: name, email: email)
+        case .remote(let remote): try remote.createAccount(name: name, email: email)
         }
     }
 
     func enrolmentCode(forAccountNamed name: String) throws -> String {
         switch self {
-        case .local(let cloud): try cloud.makeEnrolmentCode(for: try cloud.account(named: name))
+        case .local(let cloud): try cloud.makeEnrolmentCode(forAccountNamed: name).code
         case .remote(let remote): try remote.enrolmentCode(forAccountNamed: name).code
         }
     }
