@@ -104,32 +104,34 @@ import Testing
         #expect(frontEnd.state.selection == 20)
     }
 
-    @Test func searchFindsNextAndPreviousAndWraps() throws {
+    /// `/` filters the list as each key is typed; n/N move between the matches; Enter keeps the filter and
+    /// Esc takes it away.
+    @Test func searchFiltersAsYouTypeAndNMovesBetweenMatches() throws {
         let fixture = try Fixture()
-        for i in 0..<50 { try fixture.post("Post \(i)", i % 10 == 3 ? "needle" : "hay", minute: i) }
+        for i in 0..<50 { try fixture.post("Post \(i)", i % 10 == 3 ? "needle in Hà Nội" : "hay", minute: i) }
         let frontEnd = fixture.frontEnd()
         _ = frontEnd.frame(width: 80, height: 24)
         frontEnd.press(.char("/"))
-        frontEnd.type("needle")
+        frontEnd.type("nee")
+        var screen = frontEnd.frame(width: 80, height: 24).text
+        #expect(screen.contains("Posts (5 of 50) · /nee"), "\(screen)")
+        #expect(!screen.contains("Post 42") && screen.contains("Post 43"))
+        frontEnd.press(.escape)
+        #expect(frontEnd.state.search == nil && frontEnd.postCount() == 50)
+        frontEnd.press(.char("/"))
+        frontEnd.type("ha noi")
         frontEnd.press(.enter)
-        // Newest first: Post 43 is at position 6, then 33 at 16, 23, 13, 3.
-        #expect(frontEnd.state.selection == 6)
+        #expect(frontEnd.state.search == "ha noi" && frontEnd.postCount() == 5)
         frontEnd.press(.char("n"))
-        #expect(frontEnd.state.selection == 16)
+        #expect(frontEnd.state.selection == 1)
         frontEnd.press(.char("N"), .char("N"))
-        #expect(frontEnd.state.selection == 46)  // wrapped to the last match
+        #expect(frontEnd.state.selection == 4)  // round to the last match
         frontEnd.runCommandLine("search nothing-like-this")
-        #expect(frontEnd.frame(width: 80, height: 24).text.contains("nothing matches"))
-        // A later search that finds something takes the old message away, and its first hit is no wrap.
-        frontEnd.state.selection = 20
-        frontEnd.runCommandLine("search needle")
-        let found = frontEnd.frame(width: 80, height: 24).text
-        #expect(frontEnd.state.selection == 26)
-        #expect(!found.contains("nothing matches") && !found.contains("wrapped"), "\(found)")
-        frontEnd.state.selection = 48  // below the last match: the first hit is at the top, and that is no wrap
-        frontEnd.runCommandLine("search needle")
-        #expect(frontEnd.state.selection == 6)
-        #expect(!frontEnd.frame(width: 80, height: 24).text.contains("wrapped"))
+        screen = frontEnd.frame(width: 80, height: 24).text
+        #expect(screen.contains("nothing matches") && screen.contains("(0 of 50)"))
+        // Searching again, what the last search said goes: it is no longer true.
+        frontEnd.press(.char("/"), .backspace)
+        #expect(!frontEnd.frame(width: 80, height: 24).text.contains("nothing matches"))
     }
 
     /// Esc steps back one level: another pane to the list, then the search, then the notebook shown.
@@ -157,10 +159,10 @@ import Testing
         for name in ["A", "B", "C"] { _ = try fixture.store.createNotebook(name, owner: fixture.account.id) }
         let frontEnd = fixture.frontEnd()
         frontEnd.press(.char("f"), .char("G"))
-        guard case .pickNotebook(let last) = frontEnd.state.mode else { Issue.record("no picker"); return }
-        #expect(last.selection == last.notebooks.count)
+        guard case .pickFilter(let last) = frontEnd.state.mode else { Issue.record("no picker"); return }
+        #expect(last.selection == last.entries.count - 1)
         frontEnd.press(.char("g"))
-        guard case .pickNotebook(let first) = frontEnd.state.mode else { Issue.record("no picker"); return }
+        guard case .pickFilter(let first) = frontEnd.state.mode else { Issue.record("no picker"); return }
         #expect(first.selection == 0)
     }
 
@@ -199,7 +201,7 @@ import Testing
         frontEnd.type("filter Work")
         frontEnd.press(.enter)
         #expect(frontEnd.state.filter.notebook == other)
-        #expect(frontEnd.frame(width: 80, height: 24).text.contains("Notebook Work (0)"))
+        #expect(frontEnd.frame(width: 80, height: 24).text.contains("Notebook Work (0 of 1)"))
         frontEnd.runCommandLine("no-such-thing")
         #expect(frontEnd.frame(width: 80, height: 24).text.contains("no command named 'no-such-thing'"))
         frontEnd.runCommandLine("q")
@@ -217,12 +219,26 @@ import Testing
             #expect(model.help.contains { $0.text.contains("(:\(command.name))") })
         }
         #expect(model.help.contains { $0.keys == "e" && $0.text.contains("[no post selected]") })
-        // At 80×24 the overlay scrolls to its last line.
+        // Grouped by where the keys work, the browser's first, each dialog's after.
+        let headings = model.help.filter(\.isHeading).map(\.text)
+        #expect(headings.first == "Everywhere in the browser" && headings.contains("The editor (e, a)") && headings.contains("The share dialog (s)"))
+        // At 80×24 it scrolls to its last line with G and back with g.
         let top = frontEnd.frame(width: 80, height: 24).text
-        for _ in 0..<40 { frontEnd.press(.char("j")) }
+        frontEnd.press(.char("G"))
         let bottom = frontEnd.frame(width: 80, height: 24).text
-        #expect(top.contains("Edit the post in place") && !top.contains("read-only · conflict"))
-        #expect(bottom.contains("read-only · conflict") && !bottom.contains("Edit the post in place"))
+        #expect(top.contains("Everywhere in the browser") && !top.contains("read-only · conflict"))
+        #expect(bottom.contains("read-only · conflict") && !bottom.contains("Everywhere in the browser"))
+        frontEnd.press(.char("k"))
+        #expect(frontEnd.frame(width: 80, height: 24).text != bottom)  // G stopped at the last page: one k moves
+        frontEnd.press(.char("g"))
+        // At 200 columns it is as wide as the screen and a disabled key's reason reads whole.
+        frontEnd.press(.char("/"))
+        frontEnd.type("rebuild")
+        let wide = frontEnd.frame(width: 200, height: 60).text
+        #expect(wide.contains("[the cloud is the one this device synced with: nothing to rebuild]"), "\(wide)")
+        #expect(!wide.contains("Leave CloudNotes") && wide.contains("/rebuild"))
+        frontEnd.press(.enter, .escape)  // the search kept, then cleared
+        #expect(frontEnd.frame(width: 200, height: 60).text.contains("Leave CloudNotes"))
         frontEnd.press(.escape)
         #expect(frontEnd.state.mode == .browse)
     }

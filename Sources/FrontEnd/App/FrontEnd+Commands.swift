@@ -46,7 +46,7 @@ extension FrontEnd {
             guard let post else { return "no post selected" }
             return (try? context.store.comments(on: post).isEmpty) == false ? nil : "\"\(post.title)\" has no comments"
         case .searchNext, .searchPrevious:
-            return state.search == nil ? "search first (/)" : nil
+            return state.filter.search == nil ? "search first (/)" : nil
         case .accept:
             return context.postSharing == nil ? "accepting needs the cloud" : nil
         case .refresh, .send:
@@ -69,9 +69,7 @@ extension FrontEnd {
         if let reason = disabledReason(id) { return flash(reason, .warning) }
         switch id {
         case .quit: state.quit = true
-        case .help:
-            state.helpScroll = 0
-            state.mode = .help
+        case .help: state.mode = .help(HelpScreen())
         case .commandLine: state.mode = .prompt(Prompt(purpose: .command, label: ":"))
         case .down: move(1)
         case .up: move(-1)
@@ -102,11 +100,11 @@ extension FrontEnd {
             guard let post = selectedPost, let comments = try? context.store.comments(on: post) else { return }
             state.mode = .pickComment(CommentPicker(post: post, comments: comments))
         case .search:
-            if let argument { search(argument) } else { state.mode = .prompt(Prompt(purpose: .search, label: "/")) }
-        case .searchNext: findNext(backwards: false)
-        case .searchPrevious: findNext(backwards: true)
+            if let argument { search(argument, kept: true) } else { startSearch() }
+        case .searchNext: nextMatch(1)
+        case .searchPrevious: nextMatch(-1)
         case .filter:
-            if let argument { filter(named: argument) } else { pickNotebook() }
+            if let argument { filter(named: argument) } else { pickFilter() }
         case .newNotebook:
             if let argument { createNotebook(argument) } else { state.mode = .prompt(Prompt(purpose: .newNotebook, label: "New notebook: ")) }
         case .refresh:
@@ -185,55 +183,6 @@ extension FrontEnd {
 
     func confirm(_ question: String, _ label: String, _ action: Confirmation.Action) {
         state.mode = .confirm(Confirmation(question: question, confirmLabel: label, action: action))
-    }
-
-    // MARK: Search and notebooks
-
-    func search(_ text: String) {
-        state.search = text.isEmpty ? nil : text
-        guard !text.isEmpty else { return }
-        state.selection -= 1  // the current post counts as "after" itself on a fresh search
-        findNext(backwards: false, fresh: true)
-    }
-
-    /// `fresh`: the first hit of a new search, which wraps round to the top by nature, so it is not said.
-    func findNext(backwards: Bool, fresh: Bool = false) {
-        guard let text = state.search else { return }
-        let from = state.selection
-        switch Result(catching: { try context.store.position(of: text, after: from, backwards: backwards, state.filter) }) {
-        case .success(let position?):
-            state.selection = position
-            state.focus = .list
-            state.flash = nil  // what an earlier search said ("nothing matches …") is no longer true
-            if !fresh, backwards ? position >= from : position <= from { flash("search wrapped around") }
-        case .success(nil):
-            state.selection = max(0, from)
-            flash("nothing matches \"\(text)\"", .warning)
-        case .failure(let error):
-            state.selection = max(0, from)
-            flash("search failed: \(error)", .error)
-        }
-    }
-
-    func pickNotebook() {
-        let books = (try? context.store.notebooks()) ?? []
-        let current = state.filter.notebook.flatMap { books.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
-        state.mode = .pickNotebook(NotebookPicker(notebooks: books, selection: current))
-    }
-
-    func filter(named name: String) {
-        guard !name.isEmpty, name != "all" else { return show(nil) }
-        guard let book = try? context.store.notebooks().first(where: { $0.title == name }) else {
-            return flash("no notebook named '\(name)'", .warning)
-        }
-        show(book)
-    }
-
-    func show(_ notebook: Notebook?) {
-        state.filter = PostFilter(notebook: notebook)
-        state.selection = 0
-        state.scroll = 0
-        invalidate()
     }
 
     func createNotebook(_ title: String) {

@@ -10,24 +10,20 @@ extension FrontEnd {
         case .browse:
             if key == .escape { return stepBack() }
             if let command = Commands.command(for: key, in: state.focus) { perform(command.id) }
-        case .help:
-            switch key {
-            case .escape, .char("q"), .char("?"), .enter: state.mode = .browse
-            case .char("j"), .down: state.helpScroll += 1
-            case .char("k"), .up: state.helpScroll = max(0, state.helpScroll - 1)
-            case .pageDown, .char(" "): state.helpScroll += 10
-            case .pageUp: state.helpScroll = max(0, state.helpScroll - 10)
-            default: break
-            }
+        case .help(var screen):
+            helpKey(&screen, key)
         case .prompt(var prompt):
             switch key {
-            case .escape, .ctrl("c"): state.mode = .browse
+            case .escape, .ctrl("c"):
+                state.mode = .browse
+                if prompt.purpose == .search { search("") }  // Esc clears the search; Enter keeps it
             case .enter:
                 state.mode = .browse
                 submit(prompt)
             default:
                 edit(&prompt.editor, key)
                 state.mode = .prompt(prompt)
+                if prompt.purpose == .search { search(prompt.editor.text) }  // the list follows each key
             }
         case .confirm(var confirmation):
             switch key {
@@ -44,19 +40,19 @@ extension FrontEnd {
             editForm(&form, key)
         case .share(var dialog):
             shareKey(&dialog, key)
-        case .pickNotebook(var picker):
+        case .pickFilter(var picker):
             switch key {
             case .escape, .char("q"): state.mode = .browse
-            case .down, .char("j"): picker.selection = min(picker.notebooks.count, picker.selection + 1)
+            case .down, .char("j"): picker.selection = min(picker.entries.count - 1, picker.selection + 1)
             case .up, .char("k"): picker.selection = max(0, picker.selection - 1)
             case .char("g"), .home: picker.selection = 0
-            case .char("G"), .end: picker.selection = picker.notebooks.count
+            case .char("G"), .end: picker.selection = picker.entries.count - 1
             case .enter:
                 state.mode = .browse
-                return show(picker.selection == 0 ? nil : picker.notebooks[picker.selection - 1])
+                return toggle(picker.entries[picker.selection].entry)
             default: break
             }
-            if case .pickNotebook = state.mode { state.mode = .pickNotebook(picker) }
+            if case .pickFilter = state.mode { state.mode = .pickFilter(picker) }
         case .pickComment(var picker):
             commentKey(&picker, key)
         case .history(var browser):
@@ -78,6 +74,35 @@ extension FrontEnd {
         case .shareScreen(var screen):
             shareScreenKey(&screen, key)
         }
+    }
+
+    /// `?`: scrolling, and `/` to find a key or a word in it.
+    func helpKey(_ screen: inout HelpScreen, _ key: Key) {
+        if screen.searching {
+            switch key {
+            case .escape, .ctrl("c"):
+                screen.search = TextEditor(text: "", multiline: false)
+                screen.searching = false
+            case .enter: screen.searching = false
+            default: edit(&screen.search, key)
+            }
+            screen.scroll = 0
+            return state.mode = .help(screen)
+        }
+        let page = max(1, size.height - 6)
+        switch key {
+        case .escape where !screen.search.text.isEmpty: screen.search = TextEditor(text: "", multiline: false)
+        case .escape, .char("q"), .char("?"), .enter: return state.mode = .browse
+        case .char("j"), .down: screen.scroll += 1
+        case .char("k"), .up: screen.scroll = max(0, screen.scroll - 1)
+        case .pageDown, .char(" "), .ctrl("d"): screen.scroll += page
+        case .pageUp, .ctrl("u"): screen.scroll = max(0, screen.scroll - page)
+        case .char("g"), .home: screen.scroll = 0
+        case .char("G"), .end: screen.scroll = Int.max / 2  // the frame brings it back to the last page
+        case .char("/"): screen.searching = true
+        default: break
+        }
+        state.mode = .help(screen)
     }
 
     /// The terminal changed size: the list may show more or fewer rows.
@@ -104,7 +129,7 @@ extension FrontEnd {
     func submit(_ prompt: Prompt) {
         let text = prompt.editor.text.trimmingCharacters(in: .whitespaces)
         switch prompt.purpose {
-        case .search: search(text)
+        case .search: search(text, kept: true)
         case .comment: addComment(text)
         case .editComment(let comment): editComment(comment, text)
         case .invite(let post): invite(text, to: post)
@@ -362,17 +387,24 @@ extension FrontEnd {
         }
     }
 
-    /// Esc in the browser: one level back: from another pane to the list, then the search, then the notebook
-    /// filter.
+    /// Esc in the browser: one level back: from another pane to the list, then the search, then the other
+    /// filters, then the notebook.
     func stepBack() {
+        var filter = state.filter
         if state.focus != .list {
-            state.focus = .list
-        } else if let search = state.search {
-            state.search = nil
-            flash("search for \"\(search)\" cleared")
-        } else if let book = state.filter.notebook {
-            show(nil)
+            return state.focus = .list
+        } else if let search = filter.search {
+            filter.search = nil
+            flash("search for \"\(search.text)\" cleared")
+        } else if filter.kind != nil || filter.tag != nil || filter.owner != nil {
+            (filter.kind, filter.tag, filter.owner) = (nil, nil, nil)
+            flash("filters cleared")
+        } else if let book = filter.notebook {
+            filter.notebook = nil
             flash("all notebooks shown (was \(book.title))")
+        } else {
+            return
         }
+        show(filter)
     }
 }

@@ -130,25 +130,38 @@ extension FrontEnd {
             return (primary + more + applying.filter { $0.id == .help }).map {
                 ScreenModel.FooterItem(key: $0.keys[0].description, label: $0.label, enabled: disabledReason($0.id) == nil)
             }
-        case .help: return fixed([("j/k", "scroll"), ("Esc", "close")])
-        case .prompt: return fixed([("Enter", "ok"), ("Esc", "cancel")])
-        case .confirm: return fixed([("←→", "choose"), ("Enter", "do it"), ("y", "yes"), ("n/Esc", "no")])
-        case .edit: return fixed([("^S", "save"), ("Esc", "leave"), ("Tab", "next field"), ("^Z", "undo")])
-        case .share(let dialog) where dialog.url != nil: return fixed([("Enter", "close"), ("Esc", "close")])
-        case .share: return fixed([("Tab", "next"), ("Space", "change"), ("Enter", "share"), ("Esc", "cancel")])
-        case .pickNotebook: return fixed([("j/k", "choose"), ("Enter", "show"), ("Esc", "cancel")])
-        case .pickComment: return fixed([("j/k", "choose"), ("e", "edit yours"), ("d", "delete yours"), ("Esc", "close")])
-        case .history: return fixed([("j/k", "choose"), ("r", "restore this version"), ("Esc", "close")])
-        case .trash: return fixed([("j/k", "choose"), ("r", "bring back"), ("Esc", "close")])
-        case .notices: return fixed([("Esc", "close")])
-        case .messages: return fixed([("j/k", "choose"), ("Esc", "close")])
-        case .inbox: return fixed([("j/k", "choose"), ("a", "accept / let in"), ("x", "decline / deny"), ("b", "block"), ("Esc", "close")])
-        case .shareScreen(let screen):
-            let owner = screen.post.scope == .private
-            // Copying the URL first: at 80 columns the last keys give way.
-            return fixed([("y", "copy URL")]
-                         + (owner ? [("i", "invite"), ("p", "permission"), ("x", "remove"), ("P", "anyone"), ("o", "one-time link")] : [])
-                         + [("Esc", "back")])
+        default:
+            guard let area = keyArea else { return [] }
+            // Where the post is not the account's own, the share screen's owner keys do not apply.
+            let ownerOnly: Set<String> = ["i", "p", "x", "P", "o"]
+            var keys = area.keys
+            if case .shareScreen(let screen) = state.mode, screen.post.scope != .private { keys.removeAll { ownerOnly.contains($0.key) } }
+            return keys.map { ScreenModel.FooterItem(key: $0.key, label: $0.label, enabled: true) }
+        }
+    }
+
+    /// Where keys go now, outside the browser.
+    var keyArea: KeyArea? {
+        switch state.mode {
+        case .browse: nil
+        case .help: .help
+        case .prompt(let prompt):
+            switch prompt.purpose {
+            case .search: .searchLine
+            case .command: .commandLine
+            default: .promptLine
+            }
+        case .confirm: .confirm
+        case .edit: .editor
+        case .share(let dialog): dialog.url == nil ? .shareDialog : .shareURL
+        case .pickFilter: .filters
+        case .pickComment: .comments
+        case .history: .history
+        case .trash: .trash
+        case .notices: .notices
+        case .messages: .messages
+        case .inbox: .inbox
+        case .shareScreen: .shareScreen
         }
     }
 
@@ -158,11 +171,47 @@ extension FrontEnd {
         .keepMine, .keepTheirs, .keepBoth, .inbox, .trash, .send, .newNotebook,
     ]
 
-    func helpLines() -> [(keys: String, text: String)] {
-        Commands.all.map { command in
-            let reason = disabledReason(command.id).map { "  [\($0)]" } ?? ""
-            return (command.keys.map(\.description).joined(separator: " "), "\(command.help) (:\(command.name))\(reason)")
-        } + [("", ""), ("●", "changed by someone else since you looked"), ("» «", "shared by you · shared with you"),
-             ("⊘ ! ↑", "read-only · conflict · waiting to be sent"), ("(n)", "comments")]
+    /// Every key, grouped by where it works: the browser's commands from the registry (each disabled one with
+    /// its reason in full), then each dialog's, then what the list's marks mean. `matching`: only the lines
+    /// holding it (and their headings).
+    func helpLines(matching search: String = "") -> [HelpLine] {
+        let browser: [Set<Pane>] = [[], [.list, .detail], [.list], [.participants]]
+        var groups: [(String, [HelpLine])] = browser.map { (Self.where($0), []) }
+        func add(_ title: String, _ line: HelpLine) {
+            if let index = groups.firstIndex(where: { $0.0 == title }) { groups[index].1.append(line) } else { groups.append((title, [line])) }
+        }
+        for command in Commands.all {
+            let reason = disabledReason(command.id).map { " [\($0)]" } ?? ""
+            let keys = command.keys.isEmpty ? ":\(command.name)" : command.keys.map(\.description).joined(separator: " ")
+            let line = HelpLine(keys: keys, text: "\(command.help) (:\(command.name))\(reason)")
+            add(command.keys.isEmpty ? "Commands without a key (type : and the name)" : Self.where(command.panes), line)
+        }
+        for area in KeyArea.allCases { for (key, label) in area.keys { add(area.title, HelpLine(keys: key, text: label)) } }
+        groups.append(("What the list's marks mean", [
+            HelpLine(keys: "●", text: "changed by someone else since you looked"),
+            HelpLine(keys: "» «", text: "shared by you · shared with you"),
+            HelpLine(keys: "⊘ ! ↑", text: "read-only · conflict · waiting to be sent"),
+            HelpLine(keys: "(n)", text: "comments"),
+        ]))
+        let wanted = search.trimmingCharacters(in: .whitespaces)
+        return groups.filter { !$0.1.isEmpty }.flatMap { title, lines in
+            let shown = wanted.isEmpty || Self.holds(title, wanted) ? lines : lines.filter { Self.holds($0.keys + " " + $0.text, wanted) }
+            return shown.isEmpty ? [] : [.heading(title)] + shown
+        }
+    }
+
+    private static func holds(_ text: String, _ wanted: String) -> Bool {
+        text.range(of: wanted, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+    }
+
+    /// A help heading for where a browser command works.
+    private static func `where`(_ panes: Set<Pane>) -> String {
+        switch panes {
+        case []: "Everywhere in the browser"
+        case [.list, .detail]: "On the selected post (list or detail)"
+        case [.list]: "In the list"
+        case [.participants]: "In the participants pane"
+        default: "In " + Pane.allCases.filter(panes.contains).map(\.rawValue).joined(separator: " and ")
+        }
     }
 }

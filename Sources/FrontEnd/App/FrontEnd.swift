@@ -32,6 +32,8 @@ public final class FrontEnd: @unchecked Sendable {
     }
 
     var count: Int?
+    /// Every post, whatever the filter ("12 of 3,401").
+    var allCount: Int?
     var window: Window?
     var selected: SelectedDetail?
     /// The post the selection was on when the rows were last read, and the selection then.
@@ -173,6 +175,7 @@ public final class FrontEnd: @unchecked Sendable {
 
     func invalidate() {
         count = nil
+        allCount = nil
         window = nil
         selected = nil
         status = nil
@@ -211,8 +214,7 @@ public final class FrontEnd: @unchecked Sendable {
         let status = syncStatus()
         model.status = status.text
         model.statusLevel = status.level
-        model.listTitle = (state.filter.notebook.map { "Notebook \($0.title)" } ?? "Posts") + " (\(total))"
-            + (state.search.map { " /\($0)" } ?? "")
+        model.listTitle = listTitle(shown: total)
         let now = context.now(), me = context.account.id
         model.rows = rows.rows.enumerated().map { index, listed in
             let post = listed.post
@@ -236,15 +238,17 @@ public final class FrontEnd: @unchecked Sendable {
         }
         model.selectedParticipant = state.participantSelection
         model.focus = state.focus
+        if case .help(var screen) = state.mode {
+            model.help = helpLines(matching: screen.search.text)
+            let rows = Overlays.helpRows(model.help, width: width).count
+            screen.scroll = min(screen.scroll, max(0, rows - Overlays.helpHeight(height: height, screen)))
+            state.mode = .help(screen)
+        }
         model.mode = state.mode
         model.flash = state.flash
         model.footer = footer()
         model.browser = browserModel()
         model.sharePage = shareScreenModel()
-        if state.mode == .help {
-            model.help = helpLines()
-            model.helpScroll = state.helpScroll
-        }
         return model
     }
 

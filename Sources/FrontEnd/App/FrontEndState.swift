@@ -140,20 +140,32 @@ public struct CommentPicker: Equatable, Sendable {
     public var selection = 0
 }
 
-/// Choosing which notebook the list shows.
-public struct NotebookPicker: Equatable, Sendable {
-    public var notebooks: [Notebook]
+/// `f`: choosing what the list shows: a notebook, posts by how they stand, a tag, an owner (they combine).
+public struct FilterPicker: Equatable, Sendable {
+    public enum Entry: Equatable, Sendable {
+        case everything
+        case notebook(Notebook)
+        case kind(PostFilter.Kind)
+        case tag(String)
+        case owner(id: String, name: String)
+    }
+    public struct Item: Equatable, Sendable {
+        public var entry: Entry
+        /// Part of the filter now.
+        public var on: Bool
+    }
+    public var entries: [Item]
     public var selection: Int
 }
 
 public enum Mode: Equatable, Sendable {
     case browse
-    case help
+    case help(HelpScreen)
     case prompt(Prompt)
     case confirm(Confirmation)
     case edit(PostForm)
     case share(ShareDialog)
-    case pickNotebook(NotebookPicker)
+    case pickFilter(FilterPicker)
     case pickComment(CommentPicker)
     case history(HistoryBrowser)
     case trash(TrashBrowser)
@@ -207,10 +219,11 @@ public struct FrontEndState: Equatable, Sendable {
     public var selection = 0
     public var scroll = 0
     public var detailScroll = 0
-    public var helpScroll = 0
     public var participantSelection = 0
+    /// What the list shows: every part `f` and `/` set.
     public var filter: PostFilter = .all
-    public var search: String?
+    /// The words `/` filters by.
+    public var search: String? { filter.search?.text }
     public var flash: Flash?
     /// What `S` (send) or `r` (refresh) asked of sync, said when the round after it ends.
     public var awaitingRound: RoundAsked?

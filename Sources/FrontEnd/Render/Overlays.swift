@@ -5,7 +5,7 @@ enum Overlays {
         case .help: help(model, into: &grid)
         case .confirm(let confirmation): confirm(confirmation, into: &grid)
         case .share(let dialog): share(dialog, into: &grid)
-        case .pickNotebook(let picker): notebooks(picker, into: &grid)
+        case .pickFilter(let picker): filters(picker, into: &grid)
         case .pickComment: comments(model, into: &grid)
         case .history, .trash, .notices, .messages, .inbox: browser(model, into: &grid)
         case .shareScreen: sharePage(model, into: &grid)
@@ -23,14 +23,64 @@ enum Overlays {
         return Layout.Rect(x: rect.x + 2, y: rect.y + 1, width: w - 4, height: h - 2)
     }
 
+    /// `?`: the whole screen but a margin, every line whole (long ones wrap under their text), headings
+    /// between the groups, and the search line at the bottom while there is one.
     static func help(_ model: ScreenModel, into grid: inout Grid) {
-        let keyWidth = model.help.map(\.keys.columns).max() ?? 0
-        let inner = dialog("Keys (j/k scroll, Esc closes)", width: min(grid.width - 6, 76), height: model.help.count, into: &grid)
-        let start = min(model.helpScroll, max(0, model.help.count - inner.height))
-        for (index, line) in model.help.dropFirst(start).prefix(inner.height).enumerated() {
-            grid.put(line.keys, x: inner.x, y: inner.y + index, role: .key)
-            grid.put(line.text.truncated(to: inner.width - keyWidth - 2), x: inner.x + keyWidth + 2, y: inner.y + index)
+        guard case .help(let screen) = model.mode else { return }
+        let height = helpHeight(height: grid.height, screen)
+        let inner = dialog("Keys · j/k scroll · / find · Esc closes", width: grid.width - 6, height: grid.height - 4, into: &grid)
+        let rows = helpRows(model.help, width: grid.width)
+        let keyWidth = helpKeyWidth(model.help)
+        let start = min(screen.scroll, max(0, rows.count - height))
+        for (index, row) in rows.dropFirst(start).prefix(height).enumerated() {
+            if row.isHeading {
+                grid.put(row.text, x: inner.x, y: inner.y + index, role: .heading, limit: inner.width)
+            } else {
+                grid.put(row.keys, x: inner.x, y: inner.y + index, role: .key, limit: keyWidth)
+                grid.put(row.text, x: inner.x + keyWidth + 2, y: inner.y + index, role: row.text.hasPrefix("[") ? .dim : .normal)
+            }
         }
+        if rows.count > height {
+            grid.put(" \(start + 1)–\(min(rows.count, start + height)) of \(rows.count) ", x: inner.x + inner.width - 20,
+                     y: inner.y + inner.height, role: .dim)
+        }
+        if screen.searching || !screen.search.text.isEmpty {
+            let y = inner.y + inner.height - 1
+            let used = grid.put("/", x: inner.x, y: y, role: .key)
+            let (text, cursor) = Renderer.visible(screen.search, width: inner.width - used)
+            grid.put(text, x: inner.x + used, y: y)
+            if screen.searching { grid.cursor = Grid.Point(x: inner.x + used + cursor, y: y) }
+            if model.help.isEmpty { grid.put("  nothing here holds that", x: inner.x + used + text.columns, y: y, role: .dim) }
+        }
+    }
+
+    /// Rows the help's lines take on a screen this wide (the same box `help` draws).
+    static func helpRows(_ lines: [HelpLine], width: Int) -> [HelpLine] {
+        let keyWidth = helpKeyWidth(lines)
+        let textWidth = max(10, width - 2 - 4 - keyWidth - 2)
+        var rows: [HelpLine] = []
+        for (index, line) in lines.enumerated() {
+            if line.isHeading {
+                if index > 0 { rows.append(HelpLine(keys: "", text: "")) }
+                rows.append(line)
+                continue
+            }
+            // A disabled key's reason starts a row of its own, so it reads whole.
+            let parts = line.text.components(separatedBy: " [")
+            var wrapped = parts[0].wrapped(to: textWidth)
+            for reason in parts.dropFirst() { wrapped += ("[" + reason).wrapped(to: textWidth) }
+            for (n, text) in wrapped.enumerated() { rows.append(HelpLine(keys: n == 0 ? line.keys : "", text: text)) }
+        }
+        return rows
+    }
+
+    /// Rows of help on screen: the box's inside, less the search line while there is one.
+    static func helpHeight(height: Int, _ screen: HelpScreen) -> Int {
+        max(1, height - 4 - (screen.searching || !screen.search.text.isEmpty ? 1 : 0))
+    }
+
+    private static func helpKeyWidth(_ lines: [HelpLine]) -> Int {
+        min(16, lines.filter { !$0.isHeading }.map(\.keys.columns).max() ?? 0)
     }
 
     static func buttons(_ labels: [(String, Bool)], x: Int, y: Int, into grid: inout Grid) {
@@ -89,12 +139,24 @@ enum Overlays {
         buttons([("Cancel", dialog.field == .cancel), ("Share", dialog.field == .share)], x: inner.x, y: inner.y + inner.height - 1, into: &grid)
     }
 
-    static func notebooks(_ picker: NotebookPicker, into grid: inout Grid) {
-        let names = ["All notebooks"] + picker.notebooks.map { $0.title + ($0.scope == .shared ? " (shared with you)" : "") }
-        let inner = dialog("Show notebook", width: max(30, names.map(\.columns).max() ?? 0), height: names.count, into: &grid)
-        for (index, name) in names.enumerated() where index < inner.height {
-            grid.put(name, x: inner.x, y: inner.y + index)
-            if index == picker.selection { grid.paint(y: inner.y + index, x: inner.x - 1, width: inner.width + 2, role: .selected) }
+    /// `f`: each entry with a mark where it is on; the list scrolls to keep the selected one in view.
+    static func filters(_ picker: FilterPicker, into grid: inout Grid) {
+        let names = picker.entries.map { entry in
+            switch entry.entry {
+            case .everything: "All posts"
+            case .notebook(let book): "Notebook " + book.title + (book.scope == .shared ? " (shared with you)" : "")
+            case .kind(let kind): kind.rawValue.prefix(1).uppercased() + kind.rawValue.dropFirst()
+            case .tag(let tag): "Tag " + tag
+            case .owner(_, let name): "Owned by " + name
+            }
+        }
+        let lines = zip(names, picker.entries).map { ($1.on ? "✓ " : "  ") + $0 }
+        let inner = dialog("Show (Enter turns on or off; they combine)", width: max(40, lines.map(\.columns).max() ?? 0), height: lines.count, into: &grid)
+        let top = max(0, picker.selection - inner.height + 1)
+        for (index, line) in lines.enumerated().dropFirst(top).prefix(inner.height) {
+            let y = inner.y + index - top
+            grid.put(line, x: inner.x, y: y, limit: inner.width)
+            if index == picker.selection { grid.paint(y: y, x: inner.x - 1, width: inner.width + 2, role: .selected) }
         }
     }
 }

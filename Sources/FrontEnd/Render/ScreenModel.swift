@@ -85,8 +85,7 @@ public struct ScreenModel: Sendable {
     public var flash: Flash?
     public var mode: Mode = .browse
     /// The help overlay's lines: keys and what they do, with the reason where disabled.
-    public var help: [(keys: String, text: String)] = []
-    public var helpScroll = 0
+    public var help: [HelpLine] = []
     public var browser: Browser?
     public var sharePage: SharePage?
 }

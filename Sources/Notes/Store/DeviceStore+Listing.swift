@@ -22,22 +22,43 @@ public struct ListedPost: Equatable, Sendable {
     }
 }
 
-/// Which posts a list shows: all of them, or one notebook's.
+/// Which posts a list shows: all of them, or those every set part of the filter lets through.
 public struct PostFilter: Equatable, Sendable {
-    public var notebook: Notebook?
+    /// Posts by how they stand, for `f`.
+    public enum Kind: String, CaseIterable, Sendable {
+        case sharedWithMe = "shared with me", sharedByMe = "shared by me", conflicts = "with conflicts", waiting = "waiting to be sent"
+    }
 
-    public init(notebook: Notebook? = nil) { self.notebook = notebook }
+    public var notebook: Notebook?
+    public var search: PostSearch?
+    public var tag: String?
+    /// An owner's user record ID.
+    public var owner: String?
+    public var kind: Kind?
+
+    public init(notebook: Notebook? = nil, search: PostSearch? = nil, tag: String? = nil, owner: String? = nil, kind: Kind? = nil) {
+        self.notebook = notebook
+        self.search = search
+        self.tag = tag
+        self.owner = owner
+        self.kind = kind
+    }
 
     public static let all = PostFilter()
+
+    public var isEmpty: Bool { self == .all || (notebook == nil && search?.terms.isEmpty != false && tag == nil && owner == nil && kind == nil) }
 }
 
-/// Reading posts a screenful at a time, newest first (modification time, then
-/// ID), across both stores, so a list of 100,000 posts costs what it shows.
+/// Reading posts a screenful at a time, newest first, across both stores, so
+/// a list of a million posts costs what it shows. Unsearched, the list goes
+/// by modification time, then ID; searched, by the index's row IDs (see
+/// `SearchIndex`), which follow modification time to the millisecond.
 extension DeviceStore {
     public func postCount(_ filter: PostFilter = .all) throws -> Int {
         try read { db in
             try arms(filter).reduce(0) { total, arm in
-                total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(arm.table) WHERE \(arm.condition)", arguments: arm.arguments) ?? 0)
+                total + (try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(arm.from) WHERE \(arm.condition)"),
+                                          arguments: arm.arguments) ?? 0)
             }
         }
     }
@@ -47,16 +68,16 @@ extension DeviceStore {
     /// over the rows an OFFSET skips, so the last page costs what the first does).
     public func listedPosts(_ filter: PostFilter = .all, offset: Int, limit: Int, total: Int? = nil) throws -> [ListedPost] {
         try read { db in
-            let (sql, arguments) = union(filter, columns: "\(Self.postColumns), EXISTS(SELECT 1 FROM SCHEMA.pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id) AS is_pending")
-            let rows: [Row]
-            if let total, offset > total / 2 {
-                let fromEnd = max(0, total - offset - limit)
-                rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY modified_at, id LIMIT ? OFFSET ?"),
-                                        arguments: arguments + [min(limit, total - offset), fromEnd]).reversed()
+            let fromEnd = total.map { offset > $0 / 2 } ?? false
+            let (sql, arguments): (String, StatementArguments)
+            if fromEnd, let total {
+                let count = min(limit, total - offset)
+                (sql, arguments) = page(filter, newestFirst: false, limit: count, offset: max(0, total - offset - limit))
             } else {
-                rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY modified_at DESC, id DESC LIMIT ? OFFSET ?"), arguments: arguments + [limit, offset])
+                (sql, arguments) = page(filter, newestFirst: true, limit: limit, offset: offset)
             }
-            return try rows.map {
+            let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+            return try (fromEnd ? rows.reversed() : rows).map {
                 let post = Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private, at: 1)
                 let (comments, seenAt, arrivedAt) = try Self.commentsAndSeen(db, post)
                 return ListedPost(post: post, pending: $0["is_pending"], comments: comments, seenAt: seenAt, arrivedAt: arrivedAt)
@@ -89,45 +110,29 @@ extension DeviceStore {
         }
     }
 
-    /// The position of the first post after (or, backwards, before) position
-    /// `from` whose title or content contains `text`, wrapping around; nil when none does.
-    public func position(of text: String, after from: Int, backwards: Bool = false, _ filter: PostFilter = .all) throws -> Int? {
-        let pattern = "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
-        let start = from < 0 ? nil : try listedPosts(filter, offset: from, limit: 1).first.map { ($0.post.modifiedAt?.timeIntervalSince1970, $0.post.id) }
-        return try read { db in
-            let matching = "AND (title LIKE ? ESCAPE '\\' OR content LIKE ? ESCAPE '\\')"
-            let order = backwards ? "modified_at, id" : "modified_at DESC, id DESC"
-            let beyond = backwards ? "(modified_at > ? OR (modified_at = ? AND id > ?))" : "(modified_at < ? OR (modified_at = ? AND id < ?))"
-            var tries: [(String, StatementArguments)] = []
-            if let start { tries.append(("\(matching) AND \(beyond)", [pattern, pattern, start.0, start.0, start.1])) }
-            tries.append((matching, [pattern, pattern]))  // wrapped around
-            for (condition, extra) in tries {
-                let (sql, arguments) = union(filter, columns: "modified_at, id", extra: condition, extraArguments: extra)
-                if let row = try Row.fetchOne(db, sql: sql + " ORDER BY \(order) LIMIT 1", arguments: arguments) {
-                    return try position(db, filter, (row["modified_at"], row["id"]))
-                }
-            }
-            return nil
-        }
-    }
-
     /// Where a post stands in the list now (its place moves when it is edited), if the filter shows it.
     public func position(of post: Post, _ filter: PostFilter = .all) throws -> Int? {
-        if let book = filter.notebook, book.zone != post.zone || book.scope != post.scope { return nil }
-        return try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT modified_at FROM \(Self.schema(post.scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                                             arguments: [post.zone.name, post.zone.owner, post.id]) else { return nil }
-            return try position(db, filter, (row["modified_at"], post.id))
-        }
-    }
-
-    /// How many posts come before the one with this key in the list.
-    private func position(_ db: Database, _ filter: PostFilter, _ key: (Double?, String)) throws -> Int {
-        try arms(filter).reduce(0) { total, arm in
-            let before = "(modified_at > ? OR (modified_at = ? AND id > ?) OR (? IS NULL AND modified_at IS NOT NULL))"
-            return total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(arm.table) WHERE \(arm.condition) AND \(before)",
-                                             arguments: arm.arguments + [key.0, key.0, key.1, key.0]) ?? 0)
+        try read { db in
+            let searched = filter.search?.match != nil
+            let order = searched ? "o.key" : "t.modified_at"
+            let from = searched ? "\(Self.schema(post.scope)).post_order o JOIN \(Self.schema(post.scope)).posts t \(Self.samePost("o", "t"))"
+                                : "\(Self.schema(post.scope)).posts t"
+            guard let arm = arms(filter).first(where: { $0.scope == post.scope }),
+                  let row = try Row.fetchOne(db, sql: "SELECT \(order) AS sort FROM \(from) WHERE t.zone_name = ? AND t.zone_owner = ? AND t.id = ?",
+                                             arguments: [post.zone.name, post.zone.owner, post.id]),
+                  try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM \(arm.from) WHERE \(arm.condition) AND t.id = ? AND t.zone_name = ? AND t.zone_owner = ?)",
+                                    arguments: arm.arguments + [post.id, post.zone.name, post.zone.owner]) == true
+            else { return nil }
+            let sort: DatabaseValue = row["sort"]
+            return try arms(filter).reduce(0) { total, arm in
+                // Before it: a later sort value, or the same one and a later ID (searched: the shared store's row first).
+                let before = searched
+                    ? "(o.key > ? OR (o.key = ? AND '\(arm.scope.rawValue)' > '\(post.scope.rawValue)'))"
+                    : "(t.modified_at > ? OR (t.modified_at = ? AND t.id > ?) OR (? IS NULL AND t.modified_at IS NOT NULL))"
+                let arguments: StatementArguments = searched ? [sort, sort] : [sort, sort, post.id, sort]
+                return total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(arm.from) WHERE \(arm.condition) AND \(before)",
+                                                 arguments: arm.arguments + arguments) ?? 0)
+            }
         }
     }
 
@@ -138,31 +143,105 @@ extension DeviceStore {
         }
     }
 
+    /// The tags on this device's posts, most used first (for `f`).
+    public func tags(limit: Int = 50) throws -> [String] {
+        try read { db in
+            var counts: [String: Int] = [:]
+            for schema in ["main", "shared"] {
+                for text in try String.fetchAll(db, sql: "SELECT tags FROM \(schema).posts WHERE tags <> '[]'") {
+                    for tag in TagsColumn.tags(from: text) { counts[tag, default: 0] += 1 }
+                }
+            }
+            return counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(limit).map(\.key)
+        }
+    }
+
+    /// The accounts this device knows of: every notebook's owner and every share's participants.
+    public func knownPeople() throws -> Set<String> {
+        try read { db in
+            var people = Set(try String.fetchAll(db, sql: "SELECT zone_owner FROM main.notebooks UNION SELECT zone_owner FROM shared.notebooks"))
+            for schema in ["main", "shared"] {
+                let stored = try Data.fetchAll(db, sql: "SELECT record FROM \(schema).server_records WHERE \(Self.shareNames)")
+                for share in Self.shares(fromStored: stored) { people.formUnion(share.participants.compactMap(\.userRecordID)) }
+            }
+            return people
+        }
+    }
+
     // MARK: Query parts
 
+    /// What one store contributes to a list: the rows of `from` (posts as `t`) meeting `condition`.
     private struct Arm {
-        var schema: String
-        var table: String { "\(schema).posts" }
+        var scope: DatabaseScope
+        var from: String
         var condition: String
         var arguments: StatementArguments
     }
 
-    /// The part of the query each store contributes under a filter.
-    private func arms(_ filter: PostFilter) -> [Arm] {
-        guard let book = filter.notebook else {
-            return [Arm(schema: "main", condition: "1", arguments: []), Arm(schema: "shared", condition: "1", arguments: [])]
-        }
-        return [Arm(schema: Self.schema(book.scope), condition: "zone_name = ? AND zone_owner = ?", arguments: [book.zone.name, book.zone.owner])]
+    private static func samePost(_ a: String, _ b: String) -> String {
+        "ON \(a).zone_name = \(b).zone_name AND \(a).zone_owner = \(b).zone_owner AND \(a).id = \(b).id"
     }
 
-    private func union(_ filter: PostFilter, columns: String, extra: String = "", extraArguments: StatementArguments = []) -> (String, StatementArguments) {
+    /// The part of the query each store contributes under a filter.
+    private func arms(_ filter: PostFilter) -> [Arm] {
+        var scopes: [DatabaseScope] = [.private, .shared]
+        if let book = filter.notebook { scopes = [book.scope] }
+        if filter.kind == .sharedWithMe { scopes.removeAll { $0 != .shared } }
+        if filter.kind == .sharedByMe { scopes.removeAll { $0 != .private } }
+        return scopes.map { scope in
+            let schema = Self.schema(scope)
+            var conditions: [String] = [], arguments: StatementArguments = []
+            var from = "\(schema).posts t"
+            if let match = filter.search?.match {
+                from = "\(schema).post_words w JOIN \(schema).post_order o ON o.key = w.rowid JOIN \(schema).posts t \(Self.samePost("o", "t"))"
+                conditions.append("w.post_words MATCH ?")
+                arguments += [match]
+            }
+            if let book = filter.notebook {
+                conditions.append("t.zone_name = ? AND t.zone_owner = ?")
+                arguments += [book.zone.name, book.zone.owner]
+            }
+            if let tag = filter.tag {
+                conditions.append("instr(t.tags, ?) > 0")
+                arguments += [String(TagsColumn.text([tag]).dropFirst().dropLast())]  // the tag as the column quotes it
+            }
+            if let owner = filter.owner {
+                conditions.append("t.zone_owner = ?")
+                arguments += [owner]
+            }
+            switch filter.kind {
+            case .conflicts: conditions.append("t.conflicted <> 0")
+            case .waiting: conditions.append("EXISTS(SELECT 1 FROM \(schema).pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id)")
+            case .sharedByMe:
+                conditions.append("""
+                    EXISTS(SELECT 1 FROM \(schema).server_records s WHERE s.zone_name = t.zone_name AND s.zone_owner = t.zone_owner
+                           AND (s.name = 'share-' || t.id OR s.name = '\(Share.zoneWideRecordName)'))
+                    """)
+            case .sharedWithMe, nil: break
+            }
+            return Arm(scope: scope, from: from, condition: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), arguments: arguments)
+        }
+    }
+
+    /// A page of the list, newest first or (to read a window near the end) oldest first.
+    private func page(_ filter: PostFilter, newestFirst: Bool, limit: Int, offset: Int) -> (String, StatementArguments) {
+        let searched = filter.search?.match != nil
+        let direction = newestFirst ? "DESC" : "ASC"
+        let order = searched ? "sort \(direction), scope \(direction)" : "sort \(direction), id \(direction)"
         var arguments: StatementArguments = []
         let selects = arms(filter).map { arm in
             arguments += arm.arguments
-            arguments += extraArguments
-            let scope = arm.schema == "shared" ? "shared" : "private"
-            return "SELECT '\(scope)' AS scope, \(columns.replacingOccurrences(of: "SCHEMA.", with: "\(arm.schema).")) FROM \(arm.table) t WHERE \(arm.condition) \(extra)"
+            arguments += [offset + limit]
+            let columns = Self.postColumns.split(separator: ",").map { "t." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            // Each store's first `offset + limit` in order, then the two merged: each arm stops early.
+            return """
+                SELECT * FROM (SELECT '\(arm.scope.rawValue)' AS scope, \(columns.joined(separator: ", ")),
+                    EXISTS(SELECT 1 FROM \(Self.schema(arm.scope)).pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id) AS is_pending,
+                    \(searched ? "o.key" : "t.modified_at") AS sort
+                FROM \(arm.from) WHERE \(arm.condition) ORDER BY \(searched ? "o.key \(direction)" : "t.modified_at \(direction), t.id \(direction)") LIMIT ?)
+                """
         }
-        return (selects.joined(separator: " UNION ALL "), arguments)
+        arguments += [limit, offset]
+        return ("SELECT * FROM (\(selects.joined(separator: " UNION ALL "))) ORDER BY \(order) LIMIT ? OFFSET ?", arguments)
     }
 }

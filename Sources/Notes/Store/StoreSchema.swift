@@ -85,6 +85,8 @@ enum StoreSchema {
             zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL, arrived_at REAL NOT NULL,
             PRIMARY KEY(zone_name, zone_owner, id));
         """,
+        // v11: the full-text index of `/` search (see `SearchIndex`), filled from the posts already here.
+        SearchIndex.migration,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.

@@ -1,0 +1,138 @@
+import Cloud
+import Foundation
+import Notes
+
+/// What the list shows: `/` filters it as you type, `f` picks a notebook, a kind of post, a tag or an owner;
+/// they combine, and the list's title says which are on.
+extension FrontEnd {
+    // MARK: Search
+
+    /// `/`: the search line, holding the current search to change it; the list follows each key.
+    func startSearch() {
+        var prompt = Prompt(purpose: .search, label: "/")
+        if let text = state.search { prompt.editor = TextEditor(text: text, multiline: false) }
+        state.mode = .prompt(prompt)
+    }
+
+    /// Shows only the posts with every word of `text` (see `PostSearch`), the first of them selected;
+    /// empty text shows them all again. `kept`: the search is done (Enter, `:search`), so a search that
+    /// finds nothing says so.
+    func search(_ text: String, kept: Bool = false) {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        let search = PostSearch.words(text).isEmpty ? nil : PostSearch(text, people: people(named:))
+        defer { if kept, search != nil, postCount() == 0 { flash("nothing matches \"\(text)\"", .warning) } }
+        guard search != state.filter.search else { return }
+        state.filter.search = search
+        state.selection = 0
+        state.scroll = 0
+        state.focus = .list
+        state.flash = nil  // what an earlier search said is no longer true
+        invalidate()
+    }
+
+    /// The accounts this device knows whose names hold a word starting with `word`.
+    func people(named word: String) -> [String] {
+        ((try? context.store.knownPeople()) ?? []).filter { PostSearch.matches(context.names($0), word) }.sorted()
+    }
+
+    /// `n`/`N`: the next or previous match, which in a filtered list is the next or previous row.
+    func nextMatch(_ step: Int) {
+        state.focus = .list
+        let total = postCount()
+        guard total > 0 else { return flash("nothing matches \"\(state.search ?? "")\"", .warning) }
+        state.selection = (state.selection + step + total) % total
+    }
+
+    // MARK: The filter picker
+
+    func pickFilter() {
+        let books = (try? context.store.notebooks()) ?? []
+        let owners = Set(books.map(\.zone.owner)).subtracting([context.account.id]).sorted()
+        let entries: [FilterPicker.Entry] = [.everything] + books.map { .notebook($0) } + PostFilter.Kind.allCases.map { .kind($0) }
+            + ((try? context.store.tags(limit: 20)) ?? []).map { .tag($0) }
+            + owners.map { .owner(id: $0, name: context.names($0)) }
+        let current = entries.firstIndex { isOn($0) && $0 != .everything } ?? 0
+        state.mode = .pickFilter(FilterPicker(entries: entries.map { .init(entry: $0, on: isOn($0)) }, selection: current))
+    }
+
+    /// Whether an entry of the picker is part of the filter now.
+    func isOn(_ entry: FilterPicker.Entry) -> Bool {
+        switch entry {
+        case .everything: state.filter.isEmpty
+        case .notebook(let book): state.filter.notebook == book
+        case .kind(let kind): state.filter.kind == kind
+        case .tag(let tag): state.filter.tag == tag
+        case .owner(let id, _): state.filter.owner == id
+        }
+    }
+
+    /// Turns an entry on (or off, when it is on); "All posts" takes every filter but the search off.
+    func toggle(_ entry: FilterPicker.Entry) {
+        var filter = state.filter
+        let on = isOn(entry)
+        switch entry {
+        case .everything: filter = PostFilter(search: filter.search)
+        case .notebook(let book): filter.notebook = on ? nil : book
+        case .kind(let kind): filter.kind = on ? nil : kind
+        case .tag(let tag): filter.tag = on ? nil : tag
+        case .owner(let id, _): filter.owner = on ? nil : id
+        }
+        show(filter)
+    }
+
+    /// `:filter NAME`: a notebook by name ("all" for every one).
+    func filter(named name: String) {
+        guard !name.isEmpty, name != "all" else { return show(nil) }
+        guard let book = try? context.store.notebooks().first(where: { $0.title == name }) else {
+            return flash("no notebook named \"\(name)\"", .warning)
+        }
+        show(book)
+    }
+
+    /// One notebook (nil: all of them), the rest of the filter kept.
+    func show(_ notebook: Notebook?) {
+        var filter = state.filter
+        filter.notebook = notebook
+        show(filter)
+    }
+
+    func show(_ filter: PostFilter) {
+        state.filter = filter
+        state.selection = 0
+        state.scroll = 0
+        invalidate()
+    }
+
+    /// The list's title: what it shows, how many of how many, and each filter on.
+    func listTitle(shown: Int) -> String {
+        let filter = state.filter
+        var parts = [filter.notebook.map { "Notebook \($0.title)" } ?? "Posts"]
+        if filter.isEmpty {
+            parts[0] += " (\(Self.grouped(shown)))"
+        } else {
+            parts[0] += " (\(Self.grouped(shown)) of \(Self.grouped(totalCount())))"
+        }
+        if let kind = filter.kind { parts.append(kind.rawValue) }
+        if let tag = filter.tag { parts.append("tag \(tag)") }
+        if let owner = filter.owner { parts.append("owner \(context.names(owner))") }
+        if let search = filter.search { parts.append("/\(search.text)") }
+        return parts.joined(separator: " · ")
+    }
+
+    /// Every post this device holds, whatever the filter.
+    func totalCount() -> Int {
+        if let allCount { return allCount }
+        let counted = (try? context.store.postCount()) ?? 0
+        allCount = counted
+        return counted
+    }
+
+    /// 3401 as "3,401".
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        let groups = stride(from: digits.count, to: 0, by: -3).reversed().map { end in
+            String(digits[digits.index(digits.startIndex, offsetBy: max(0, end - 3))..<digits.index(digits.startIndex, offsetBy: end)])
+        }
+        return (number < 0 ? "-" : "") + groups.joined(separator: ",")
+    }
+}
