@@ -203,7 +203,7 @@ import Testing
         #expect(frontEnd.state.filter.notebook == other)
         #expect(frontEnd.frame(width: 80, height: 24).text.contains("Notebook Work (0 of 1)"))
         frontEnd.runCommandLine("no-such-thing")
-        #expect(frontEnd.frame(width: 80, height: 24).text.contains("no command named 'no-such-thing'"))
+        #expect(frontEnd.frame(width: 80, height: 24).text.contains("no command named \"no-such-thing\""))
         frontEnd.runCommandLine("q")
         #expect(frontEnd.state.quit)
     }

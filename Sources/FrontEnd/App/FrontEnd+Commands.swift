@@ -78,7 +78,9 @@ extension FrontEnd {
         case .top: move(-Int.max / 2)
         case .bottom: move(Int.max / 2)
         case .nextPane, .previousPane: cycleFocus(id == .nextPane ? 1 : -1)
-        case .open: state.focus = .detail
+        case .open:
+            if let argument { return open(titled: argument) }
+            state.focus = .detail
         case .newPost: newPost()
         case .edit: if let post = selectedDetail()?.post { state.mode = .edit(PostForm(post: post, isNew: false)) }
         case .editExternal: externalEdit = selectedDetail()?.post

@@ -80,13 +80,40 @@ extension FrontEnd {
         show(filter)
     }
 
-    /// `:filter NAME`: a notebook by name ("all" for every one).
+    func turnOn(_ entry: FilterPicker.Entry) {
+        if !isOn(entry) { toggle(entry) }
+    }
+
+    /// `:filter NAME`: a notebook by name, a kind ("shared with me"), `tag:NAME` or `owner:NAME`; "all" takes
+    /// every filter but the search off.
     func filter(named name: String) {
-        guard !name.isEmpty, name != "all" else { return show(nil) }
+        let name = name.trimmingCharacters(in: .whitespaces)
+        if name.isEmpty || name == "all" { return turnOn(.everything) }
+        if let kind = PostFilter.Kind(rawValue: name) { return turnOn(.kind(kind)) }
+        if name.hasPrefix("tag:") { return turnOn(.tag(String(name.dropFirst(4)))) }
+        if name.hasPrefix("owner:") {
+            let wanted = String(name.dropFirst(6))
+            let owners = Set(((try? context.store.notebooks()) ?? []).map(\.zone.owner))
+            guard let id = owners.first(where: { context.names($0) == wanted || $0 == wanted }) else {
+                return flash("no notebooks here are owned by \(wanted)", .warning)
+            }
+            return turnOn(.owner(id: id, name: wanted))
+        }
         guard let book = try? context.store.notebooks().first(where: { $0.title == name }) else {
-            return flash("no notebook named \"\(name)\"", .warning)
+            return flash("no notebook named \"\(name)\" (:filter then Tab lists what there is)", .warning)
         }
         show(book)
+    }
+
+    /// `:open TITLE`: the newest post whose words start so, selected and shown, whatever the filter.
+    func open(titled text: String) {
+        let found = try? context.store.listedPosts(PostFilter(search: PostSearch(text)), offset: 0, limit: 20)
+        guard let post = (found?.first { $0.post.title == text } ?? found?.first)?.post else {
+            return flash("no post holds \"\(text)\"", .warning)
+        }
+        if (try? context.store.position(of: post, state.filter)) == nil { show(PostFilter()) }
+        select(post)
+        state.focus = .detail
     }
 
     /// One notebook (nil: all of them), the rest of the filter kept.

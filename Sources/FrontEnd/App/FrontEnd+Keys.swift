@@ -21,7 +21,12 @@ extension FrontEnd {
                 state.mode = .browse
                 submit(prompt)
             default:
+                if prompt.purpose == .command, paletteKey(&prompt, key) { return state.mode = .prompt(prompt) }
                 edit(&prompt.editor, key)
+                if prompt.purpose == .command {
+                    prompt.candidates = completions(prompt.editor.text)
+                    prompt.candidate = nil
+                }
                 state.mode = .prompt(prompt)
                 if prompt.purpose == .search { search(prompt.editor.text) }  // the list follows each key
             }
@@ -139,12 +144,22 @@ extension FrontEnd {
         }
     }
 
-    /// `:name argument`: any command of the registry by name.
+    /// `:name argument`: any command of the registry by name, or by the start of one name.
     func runCommandLine(_ line: String) {
         guard !line.isEmpty else { return }
         let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
-        let name = parts[0] == "q" ? "quit" : parts[0]
-        guard let command = Commands.command(named: name) else { return flash("no command named '\(name)' (? lists them)", .warning) }
+        var name = parts[0] == "q" ? "quit" : parts[0]
+        if Commands.command(named: name) == nil {
+            let starting = Commands.all.map(\.name).filter { $0.hasPrefix(name) }
+            guard starting.count == 1 else {
+                let said = starting.isEmpty ? "no command named \"\(name)\" (? lists them)"
+                    : "\"\(name)\" could be \(starting.prefix(6).joined(separator: ", "))\(starting.count > 6 ? ", …" : "") (Tab completes)"
+                return flash(said, .warning)
+            }
+            name = starting[0]
+        }
+        guard let command = Commands.command(named: name) else { return }
+        if command.id != .accept { remember(line) }  // a share's URL admits whoever holds it: not kept in a file
         perform(command.id, argument: command.takesArgument ? (parts.count > 1 ? parts[1] : nil) : nil)
     }
 

@@ -32,6 +32,8 @@ public final class FrontEnd: @unchecked Sendable {
     }
 
     var count: Int?
+    /// The command lines run before (`:` ↑), read once from the device's directory.
+    var loadedHistory: [String]?
     /// Every post, whatever the filter ("12 of 3,401").
     var allCount: Int?
     var window: Window?

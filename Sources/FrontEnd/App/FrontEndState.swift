@@ -25,6 +25,11 @@ public struct Prompt: Equatable, Sendable {
     public var purpose: Purpose
     public var label: String
     public var editor = TextEditor(text: "", multiline: false)
+    /// The command line's completions of what is typed, as whole lines; Tab steps through them.
+    public var candidates: [String] = []
+    public var candidate: Int?
+    /// Where ↑/↓ stand in the command lines run before (nil: on the line being typed).
+    public var historyIndex: Int?
 }
 
 /// A destructive action waiting for a yes; Cancel is focused first.

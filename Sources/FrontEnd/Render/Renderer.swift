@@ -73,6 +73,7 @@ public enum Renderer {
     /// The keys that apply now; disabled ones greyed (pressing them says why).
     /// When they do not all fit, the last one (help) stays and those before it go.
     static func footer(_ model: ScreenModel, y: Int, into grid: inout Grid) {
+        if case .prompt(let prompt) = model.mode, !prompt.candidates.isEmpty { return candidates(prompt, y: y, into: &grid) }
         var items = model.footer
         let width = { (items: [ScreenModel.FooterItem]) in items.reduce(0) { $0 + $1.key.columns + 1 + $1.label.columns + 2 } - 2 }
         while items.count > 1, width(items) > grid.width { items.remove(at: items.count - 2) }
@@ -83,6 +84,19 @@ public enum Renderer {
             grid.put(item.key, x: x, y: y, role: item.enabled ? .key : .disabledKey)
             grid.put(item.label, x: x + item.key.columns + 1, y: y, role: item.enabled ? .normal : .disabledKey)
             x += width + 2
+        }
+    }
+
+    /// The command line's completions in the footer's place, the one Tab chose marked; as many as fit.
+    static func candidates(_ prompt: Prompt, y: Int, into grid: inout Grid) {
+        var x = grid.put("Tab:", x: 0, y: y, role: .dim) + 1
+        for (index, line) in prompt.candidates.enumerated() {
+            let more = prompt.candidates.count - index
+            guard x + line.columns + (more > 1 ? 8 : 0) <= grid.width else {
+                grid.put("+\(more) more", x: x, y: y, role: .dim)
+                break
+            }
+            x += grid.put(line, x: x, y: y, role: index == prompt.candidate ? .selected : .key) + 2
         }
     }
 
