@@ -68,6 +68,7 @@ struct FrontEndBenchmark: ParsableCommand {
             frontEnd.handle(.escape)
         }
         let jump = keys([.char("G"), .char("g")])
+        let (searching, matches) = typeSearches(frontEnd, screen: screen, width: width, height: height, presses: presses)
         // Another account's front end over the same posts: each is new to it, so showing one writes that it was seen.
         frontEnd = try Self.frontEnd(directory, account: "_reader")
         screen.draw(frontEnd.frame(width: width, height: height))
@@ -77,10 +78,37 @@ struct FrontEndBenchmark: ParsableCommand {
             Figure(name: "front end \(posts): key to frame, move selection (j)", median: move.median, p95: move.p95, unit: "ms", target: "p95 ≤ 16"),
             Figure(name: "front end \(posts): key to frame, open in editor (e)", median: open.median, p95: open.p95, unit: "ms", target: "p95 ≤ 16"),
             Figure(name: "front end \(posts): key to frame, jump to end and back (G/g)", median: jump.median, p95: jump.p95, unit: "ms", target: "—"),
+            Figure(name: "front end \(posts): key to filtered frame, typing a search (/ then each letter; \(matches))",
+                   median: searching.median, p95: searching.p95, unit: "ms", target: posts >= 1_000_000 ? "p95 ≤ 50" : "p95 ≤ 16"),
             Figure(name: "front end \(posts): key to frame, move over posts new to you (j, each marked seen)", median: unread.median, p95: unread.p95,
                    unit: "ms", target: "p95 ≤ 16"),
             Figure(name: "front end peak resident memory, \(posts) posts", value: peakResidentMiB(), unit: "MiB", target: "< 150"),
         ]
+    }
+
+    /// The searches typed, a letter at a time: words common and rare, with and without their marks, one that
+    /// matches nothing; each cleared with Esc after. Returns each letter's key-to-frame time and what the
+    /// searches found.
+    static let searches = ["ha noi", "tiếng việt", "bado", "milk trip", "lune", "zzzz", "dinh"]
+
+    static func typeSearches(_ frontEnd: FrontEnd, screen: CursesScreen, width: Int, height: Int, presses: Int) -> (Timings, String) {
+        var timings = Timings()
+        var found: [String: Int] = [:]
+        func press(_ key: Key) {
+            timings.time {
+                frontEnd.handle(key)
+                screen.draw(frontEnd.frame(width: width, height: height))
+            }
+        }
+        while timings.samples.count < presses {
+            for search in searches {
+                press(.char("/"))
+                for letter in search { press(.char(letter)) }
+                found[search] = frontEnd.postCount()
+                press(.escape)
+            }
+        }
+        return (timings, searches.map { "\"\($0)\" \(found[$0] ?? 0)" }.joined(separator: ", "))
     }
 
     static func frontEnd(_ directory: URL, account id: String = "_bench") throws -> FrontEnd {
@@ -91,16 +119,26 @@ struct FrontEndBenchmark: ParsableCommand {
             sharing: StoreSharingProvider(store: store, account: account) { $0 }, names: { $0 }))
     }
 
-    /// Writes `posts` posts in batches of 5,000 (one transaction each), a few shared-notebook ones among them.
+    /// Writes `posts` posts in batches of 5,000 (one transaction each), a few shared-notebook ones among them:
+    /// titles and texts of words drawn from a vocabulary of a few thousand, a few words much commoner than the
+    /// rest (as in writing), some Vietnamese with their marks; the same posts for the same count.
     static func fill(_ directory: URL, posts: Int) throws {
         let store = try DeviceStore(directory: directory)
         let notes = try store.ensureDefaultNotebook(owner: "_bench")
-        var random = SystemRandomNumberGenerator()
-        let words = ["milk", "trip", "Hà Nội", "日本語", "meeting", "notes", "ideas", "🎉", "plan", "draft"]
+        var random = SeededRandom(seed: 21)
+        let syllables = ["ba", "do", "ki", "lu", "ne", "mo", "ra", "si", "tu", "ve", "ha", "no", "ti", "en", "vi", "et", "din", "pho", "lan", "mi"]
+        var vocabulary = ["Hà Nội", "tiếng Việt", "Đà Nẵng", "phở", "milk", "trip", "meeting", "notes", "plan", "draft", "日本語", "🎉"]
+        while vocabulary.count < 4000 {
+            vocabulary.append((0..<Int.random(in: 2...3, using: &random)).map { _ in syllables.randomElement(using: &random)! }.joined())
+        }
+        func word() -> String {  // skewed: the first words of the vocabulary come up far more often
+            let u = Double.random(in: 0..<1, using: &random)
+            return vocabulary[Int(pow(u, 3) * Double(vocabulary.count))]
+        }
         for batch in stride(from: 0, to: posts, by: 5000) {
             let chunk = (batch..<min(posts, batch + 5000)).map { i in
-                Post(id: String(format: "p%07d", i), zone: notes.zone, title: "Post \(i) \(words[i % words.count])",
-                     content: (0..<8).map { _ in words.randomElement(using: &random)! }.joined(separator: " ") + "\nline two")
+                Post(id: String(format: "p%07d", i), zone: notes.zone, title: "Post \(i) " + (0..<3).map { _ in word() }.joined(separator: " "),
+                     content: (0..<24).map { _ in word() }.joined(separator: " ") + "\nline two")
             }
             try store.save(chunk, by: "_bench", now: Date(timeIntervalSince1970: 1_795_000_000 + Double(batch)))
         }

@@ -130,7 +130,7 @@ import Testing
         #expect(lines[57].hasPrefix("└"))
         // At 200 columns the footer adds the keys that work now beyond its own, and still ends with help.
         #expect(lines[59].hasSuffix(" ") && lines[59].contains("r refresh  q quit  :"), "\(lines[59])")
-        #expect(lines[59].contains("f notebook") && lines[59].contains("E $EDITOR") && lines[59].contains("? help"), "\(lines[59])")
+        #expect(lines[59].contains("f filter") && lines[59].contains("E $EDITOR") && lines[59].contains("? help"), "\(lines[59])")
         #expect(!lines[59].contains("L leave"), "leaving is for a share's participant")
         let narrow = fixture.frontEnd().frame(width: 80, height: 24).lines[23]
         #expect(narrow.contains("Tab pane  ? help") && !narrow.contains("notebook"), "the extras give way first: \(narrow)")

@@ -254,7 +254,8 @@ public final class FrontEnd: @unchecked Sendable {
         return model
     }
 
-    func postCount() -> Int {
+    /// How many posts the list shows now.
+    public func postCount() -> Int {
         if let count { return count }
         let counted = (try? context.store.postCount(state.filter)) ?? 0
         count = counted

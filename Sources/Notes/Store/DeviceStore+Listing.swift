@@ -57,8 +57,10 @@ extension DeviceStore {
     public func postCount(_ filter: PostFilter = .all) throws -> Int {
         try read { db in
             try arms(filter).reduce(0) { total, arm in
-                total + (try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(arm.from) WHERE \(arm.condition)"),
-                                          arguments: arm.arguments) ?? 0)
+                // Searched and nothing else: the index counts alone, without reading a post.
+                let from = arm.searchOnly ? "\(Self.schema(arm.scope)).post_words w" : arm.from
+                return total + (try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(from) WHERE \(arm.condition)"),
+                                                 arguments: arm.arguments) ?? 0)
             }
         }
     }
@@ -114,9 +116,8 @@ extension DeviceStore {
     public func position(of post: Post, _ filter: PostFilter = .all) throws -> Int? {
         try read { db in
             let searched = filter.search?.match != nil
-            let order = searched ? "o.key" : "t.modified_at"
-            let from = searched ? "\(Self.schema(post.scope)).post_order o JOIN \(Self.schema(post.scope)).posts t \(Self.samePost("o", "t"))"
-                                : "\(Self.schema(post.scope)).posts t"
+            let order = searched ? "t.key" : "t.modified_at"  // a post's place in the index is its key in post_order
+            let from = "\(Self.schema(post.scope)).\(searched ? "post_order" : "posts") t"
             guard let arm = arms(filter).first(where: { $0.scope == post.scope }),
                   let row = try Row.fetchOne(db, sql: "SELECT \(order) AS sort FROM \(from) WHERE t.zone_name = ? AND t.zone_owner = ? AND t.id = ?",
                                              arguments: [post.zone.name, post.zone.owner, post.id]),
@@ -127,7 +128,7 @@ extension DeviceStore {
             return try arms(filter).reduce(0) { total, arm in
                 // Before it: a later sort value, or the same one and a later ID (searched: the shared store's row first).
                 let before = searched
-                    ? "(o.key > ? OR (o.key = ? AND '\(arm.scope.rawValue)' > '\(post.scope.rawValue)'))"
+                    ? "(w.rowid > ? OR (w.rowid = ? AND '\(arm.scope.rawValue)' > '\(post.scope.rawValue)'))"
                     : "(t.modified_at > ? OR (t.modified_at = ? AND t.id > ?) OR (? IS NULL AND t.modified_at IS NOT NULL))"
                 let arguments: StatementArguments = searched ? [sort, sort] : [sort, sort, post.id, sort]
                 return total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(arm.from) WHERE \(arm.condition) AND \(before)",
@@ -176,6 +177,8 @@ extension DeviceStore {
         var from: String
         var condition: String
         var arguments: StatementArguments
+        /// The condition is the search's alone (on `w`, the index).
+        var searchOnly = false
     }
 
     private static func samePost(_ a: String, _ b: String) -> String {
@@ -219,7 +222,8 @@ extension DeviceStore {
                     """)
             case .sharedWithMe, nil: break
             }
-            return Arm(scope: scope, from: from, condition: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), arguments: arguments)
+            return Arm(scope: scope, from: from, condition: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), arguments: arguments,
+                       searchOnly: filter.search?.match != nil && conditions.count == 1)
         }
     }
 
@@ -237,8 +241,8 @@ extension DeviceStore {
             return """
                 SELECT * FROM (SELECT '\(arm.scope.rawValue)' AS scope, \(columns.joined(separator: ", ")),
                     EXISTS(SELECT 1 FROM \(Self.schema(arm.scope)).pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id) AS is_pending,
-                    \(searched ? "o.key" : "t.modified_at") AS sort
-                FROM \(arm.from) WHERE \(arm.condition) ORDER BY \(searched ? "o.key \(direction)" : "t.modified_at \(direction), t.id \(direction)") LIMIT ?)
+                    \(searched ? "w.rowid" : "t.modified_at") AS sort
+                FROM \(arm.from) WHERE \(arm.condition) ORDER BY \(searched ? "w.rowid \(direction)" : "t.modified_at \(direction), t.id \(direction)") LIMIT ?)
                 """
         }
         arguments += [limit, offset]
