@@ -45,4 +45,27 @@ static inline int cn_put_cell(int y, int x, const wchar_t *chars, attr_t attrs, 
 
 static inline int cn_get_wch(wint_t *out) { return wget_wch(stdscr, out); }
 
+/// Asks the terminal for mouse presses and the wheel (reported at once: no waiting to tell clicks apart).
+static inline void cn_mouse_on(void) {
+    mousemask(ALL_MOUSE_EVENTS, NULL);
+    mouseinterval(0);
+}
+
+static inline int cn_key_mouse(void) { return KEY_MOUSE; }
+
+/// The mouse event ncurses read: 1 the first button pressed, 2 the wheel up, 3 the wheel down, 0 anything
+/// else (a release, another button); where, in cells.
+static inline int cn_read_mouse(int *x, int *y) {
+    MEVENT event;
+    if (getmouse(&event) != OK) return 0;
+    *x = event.x;
+    *y = event.y;
+    if (event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) return 1;
+    if (event.bstate & BUTTON4_PRESSED) return 2;
+#ifdef BUTTON5_PRESSED
+    if (event.bstate & BUTTON5_PRESSED) return 3;
+#endif
+    return 0;
+}
+
 #endif

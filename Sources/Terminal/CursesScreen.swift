@@ -24,6 +24,8 @@ public final class CursesScreen {
         nonl()
         keypad(cn_stdscr(), true)
         set_escdelay(25)
+        // Clicks and the wheel; CLOUDNOTES_MOUSE=off leaves the mouse to the terminal (its own selecting).
+        if !["off", "0", "no"].contains(environment["CLOUDNOTES_MOUSE"]?.lowercased() ?? "") { cn_mouse_on() }
         if has_colors() {
             start_color()
             use_default_colors()
@@ -98,7 +100,16 @@ public final class CursesScreen {
         while true {
             let kind = cn_get_wch(&value)
             if kind == ERR { break }
-            if kind == cn_key_code_yes() {
+            if kind == cn_key_code_yes(), Int32(value) == cn_key_mouse() {
+                var x: Int32 = 0, y: Int32 = 0
+                let action: Mouse.Action? = switch cn_read_mouse(&x, &y) {
+                case 1: .press
+                case 2: .wheelUp
+                case 3: .wheelDown
+                default: nil
+                }
+                if let action { raw.append(.key(.mouse(Mouse(action, x: Int(x), y: Int(y))))) }
+            } else if kind == cn_key_code_yes() {
                 if let key = Self.key(code: Int32(value)) { raw.append(.key(key)) }
             } else {
                 raw.append(.character(UInt32(value)))

@@ -7,6 +7,7 @@ struct CloudNotes: ParsableCommand {
         subcommands: [
             OpenFrontEnd.self,
             NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, ResolveConflict.self, DeletePost.self, CommentOnPost.self,
+            ExportPosts.self, ImportPosts.self,
             ShowHistory.self, RestoreVersion.self, ShowTrash.self, RestoreDeleted.self, ShowNotices.self,
             ShowInvitations.self, DeclineInvitation.self,
             AskForAccess.self, ListAccessRequests.self, ApproveRequest.self, DenyRequest.self, BlockRequest.self,

@@ -68,6 +68,35 @@ import TestSupport
         #expect(try app.titles("jermaine") == ["Valid title!"])
     }
 
+    /// `/` filters as each letter arrives, diacritics aside; a mouse press (xterm's report, as tmux passes it on)
+    /// selects a row and focuses it; a press on a footer key runs it.
+    @Test func searchAsYouTypeAndTheMouseOnScreen() throws {
+        defer { tmux.end() }
+        for (title, body) in [("Phở in Hà Nội", "breakfast"), ("Groceries", "milk"), ("Trip plan", "Đà Nẵng then Huế")] {
+            _ = try app.ok("new", title, "--body", body, as: "jermaine")
+        }
+        try tmux.open("jermaine", [CloudNotesBinary.url.path, "--account", "jermaine"],
+                      environment: app.environment.merging(["TERM": "xterm-256color"]) { $1 })
+        try #require(try tmux.waitFor("jermaine") { $0.contains("Posts (3)") && $0.contains("synced") }.ok)
+        try tmux.press("jermaine", "/")
+        for letter in "ha n" { try tmux.type("jermaine", String(letter)) }
+        var screen = try tmux.waitFor("jermaine") { $0.contains("Posts (1 of 3) · /ha n") }
+        #expect(screen.ok && row("Phở in Hà Nội", in: screen.screen) != nil && row("Groceries", in: screen.screen) == nil, "\(screen.screen)")
+        try tmux.press("jermaine", "Escape")
+        screen = try tmux.waitFor("jermaine") { $0.contains("Posts (3)") }
+        #expect(screen.ok, "Esc clears the search:\n\(screen.screen)")
+        // Newest first: Trip plan, Groceries, Phở. A press on the list's second row (cells counted from 1).
+        try tmux.type("jermaine", "\u{1B}[<0;6;4M\u{1B}[<0;6;4m")
+        screen = try tmux.waitFor("jermaine") { $0.contains("2 of 3") || $0.split(separator: "\n").contains { $0.contains("milk") } }
+        #expect(screen.ok, "the press selected Groceries:\n\(screen.screen)")
+        let footer = try #require(screen.screen.split(separator: "\n").last.map(String.init))
+        let help = try #require(footer.range(of: "? help"))
+        let column = footer[..<help.lowerBound].count + 1
+        try tmux.type("jermaine", "\u{1B}[<0;\(column);\(tmux.height)M")
+        screen = try tmux.waitFor("jermaine") { $0.contains("Everywhere in the browser") }
+        #expect(screen.ok, "a press on ? help opened help:\n\(screen.screen)")
+    }
+
     @Test func aTerminalThatCannotMoveTheCursorGetsAPlainMessage() throws {
         defer { tmux.end() }
         try tmux.open("dumb", [CloudNotesBinary.url.path, "--account", "jermaine"], environment: app.environment.merging(["TERM": "dumb"]) { $1 })

@@ -78,4 +78,17 @@ import Testing
         let file = try String(contentsOf: fixture.store.directory.appendingPathComponent("command-history"), encoding: .utf8)
         #expect(!file.contains("secret"))
     }
+
+    /// `:export DIR` writes the posts the list shows, the filter's only.
+    @Test func exportWritesWhatTheListShows() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", "milk", minute: 1)
+        try fixture.post("Trip", "train", minute: 2)
+        let frontEnd = fixture.frontEnd()
+        frontEnd.runCommandLine("search milk")
+        let out = fixture.directory.path("export")
+        frontEnd.runCommandLine("export \(out.path)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["groceries.md"])
+        #expect(frontEnd.frame(width: 120, height: 24).text.contains("exported 1 post to"))
+    }
 }

@@ -78,6 +78,7 @@ extension FrontEnd {
         case .top: move(-Int.max / 2)
         case .bottom: move(Int.max / 2)
         case .nextPane, .previousPane: cycleFocus(id == .nextPane ? 1 : -1)
+        case .export: export(to: argument ?? "cloudnotes-export")
         case .open:
             if let argument { return open(titled: argument) }
             state.focus = .detail

@@ -130,6 +130,19 @@ extension FrontEnd {
         invalidate()
     }
 
+    /// `:export DIR`: the posts the list shows, as Markdown files (see `PostMarkdown`).
+    func export(to path: String) {
+        let directory = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        do {
+            let shown = try context.store.listedPosts(state.filter, offset: 0, limit: postCount())
+            let posts = try shown.compactMap { try context.store.post(id: $0.post.id, zone: $0.post.zone, scope: $0.post.scope) }
+            let files = try PostMarkdown.export(posts, notebooks: try context.store.notebooks(), names: context.names, to: directory)
+            flash("exported \(files.count) \(files.count == 1 ? "post" : "posts") to \(directory.path)")
+        } catch {
+            flash("could not export: \(error)", .error)
+        }
+    }
+
     /// The list's title: what it shows, how many of how many, and each filter on.
     func listTitle(shown: Int) -> String {
         let filter = state.filter

@@ -6,6 +6,7 @@ import Notes
 extension FrontEnd {
     public func handle(_ key: Key) {
         if key == .resize { return invalidateWindow() }
+        if case .mouse(let event) = key { return mouse(event) }
         switch state.mode {
         case .browse:
             if key == .escape { return stepBack() }

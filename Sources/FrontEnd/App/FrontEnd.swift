@@ -217,6 +217,7 @@ public final class FrontEnd: @unchecked Sendable {
         model.status = status.text
         model.statusLevel = status.level
         model.listTitle = listTitle(shown: total)
+        if total > listRows { model.listPosition = "\(Self.grouped(state.selection + 1)) of \(Self.grouped(total))" }
         let now = context.now(), me = context.account.id
         model.rows = rows.rows.enumerated().map { index, listed in
             let post = listed.post

@@ -5,6 +5,7 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
     case up, down, left, right, home, end, pageUp, pageDown
     case enter, escape, tab, backTab, backspace, delete
     case resize
+    case mouse(Mouse)
 
     public var description: String {
         switch self {
@@ -26,6 +27,21 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
         case .backspace: "Bksp"
         case .delete: "Del"
         case .resize: "resize"
+        case .mouse: "mouse"
         }
+    }
+}
+
+/// A mouse press or a turn of the wheel, at a cell (0-based).
+public struct Mouse: Hashable, Sendable {
+    public enum Action: Hashable, Sendable { case press, wheelUp, wheelDown }
+    public var action: Action
+    public var x: Int
+    public var y: Int
+
+    public init(_ action: Action, x: Int, y: Int) {
+        self.action = action
+        self.x = x
+        self.y = y
     }
 }

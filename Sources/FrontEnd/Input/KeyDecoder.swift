@@ -49,7 +49,7 @@ public enum KeyDecoder {
                 body.unicodeScalars.append(scalar)
                 if (0x40...0x7E).contains(value) { break }
             }
-            return (csi[body], length - 1)
+            return (body.hasPrefix("<") ? mouse(body) : csi[body], length - 1)
         case UInt32(UInt8(ascii: "O")):
             // SS3: one more character.
             guard let value = char(2), let scalar = Unicode.Scalar(value) else { return (nil, 1) }
@@ -57,6 +57,20 @@ public enum KeyDecoder {
         default:
             return (nil, 1)  // Alt with a key: not one the front end has
         }
+    }
+
+    /// An SGR mouse report (`<button;x;y` and M for a press, m for a release), where ncurses did not take it:
+    /// the first button's press and the wheel; the rest (releases, moves, other buttons) dropped.
+    private static func mouse(_ body: String) -> Key? {
+        let numbers = body.dropFirst().dropLast().split(separator: ";").compactMap { Int($0) }
+        guard body.hasSuffix("M"), numbers.count == 3 else { return nil }
+        let action: Mouse.Action? = switch numbers[0] {
+        case 0: .press
+        case 64: .wheelUp
+        case 65: .wheelDown
+        default: nil
+        }
+        return action.map { .mouse(Mouse($0, x: numbers[1] - 1, y: numbers[2] - 1)) }
     }
 
     private static let csi: [String: Key] = [

@@ -74,17 +74,27 @@ public enum Renderer {
     /// When they do not all fit, the last one (help) stays and those before it go.
     static func footer(_ model: ScreenModel, y: Int, into grid: inout Grid) {
         if case .prompt(let prompt) = model.mode, !prompt.candidates.isEmpty { return candidates(prompt, y: y, into: &grid) }
-        var items = model.footer
-        let width = { (items: [ScreenModel.FooterItem]) in items.reduce(0) { $0 + $1.key.columns + 1 + $1.label.columns + 2 } - 2 }
-        while items.count > 1, width(items) > grid.width { items.remove(at: items.count - 2) }
-        var x = 0
-        for item in items {
-            let width = item.key.columns + 1 + item.label.columns
-            guard x + width <= grid.width else { break }
+        for (item, x) in footerSlots(model.footer, width: grid.width) {
             grid.put(item.key, x: x, y: y, role: item.enabled ? .key : .disabledKey)
             grid.put(item.label, x: x + item.key.columns + 1, y: y, role: item.enabled ? .normal : .disabledKey)
-            x += width + 2
         }
+    }
+
+    /// Where each footer item that fits starts: when they do not all fit, the last one (help) stays and those
+    /// before it go. (A click on the footer finds its key here too.)
+    static func footerSlots(_ items: [ScreenModel.FooterItem], width: Int) -> [(item: ScreenModel.FooterItem, x: Int)] {
+        var items = items
+        let total = { (items: [ScreenModel.FooterItem]) in items.reduce(0) { $0 + $1.key.columns + 1 + $1.label.columns + 2 } - 2 }
+        while items.count > 1, total(items) > width { items.remove(at: items.count - 2) }
+        var slots: [(ScreenModel.FooterItem, Int)] = []
+        var x = 0
+        for item in items {
+            let itemWidth = item.key.columns + 1 + item.label.columns
+            guard x + itemWidth <= width else { break }
+            slots.append((item, x))
+            x += itemWidth + 2
+        }
+        return slots
     }
 
     /// The command line's completions in the footer's place, the one Tab chose marked; as many as fit.
@@ -102,7 +112,9 @@ public enum Renderer {
 
     // MARK: Panes
 
-    static func box(_ title: String, _ rect: Layout.Rect, focused: Bool, into grid: inout Grid) {
+    /// A bordered pane, its title on the upper border and `position` (where it is scrolled to) at the right of
+    /// the lower one.
+    static func box(_ title: String, _ rect: Layout.Rect, focused: Bool, position: String? = nil, into grid: inout Grid) {
         guard rect.width >= 2, rect.height >= 2 else { return }
         let role: Role = focused ? .focusedBorder : .border
         let inner = rect.width - 2
@@ -114,6 +126,9 @@ public enum Renderer {
         grid.put("└" + String(repeating: "─", count: inner) + "┘", x: rect.x, y: rect.y + rect.height - 1, role: role)
         // The focused pane's title is marked, so focus shows without colour too.
         grid.put(" \(focused ? "▸ " : "")\(title) ".truncated(to: max(0, inner - 2)), x: rect.x + 2, y: rect.y, role: focused ? .focusedBorder : .heading)
+        if let position, position.columns + 4 <= inner {
+            grid.put(" \(position) ", x: rect.x + rect.width - position.columns - 4, y: rect.y + rect.height - 1, role: role)
+        }
     }
 
     /// Markers, one column each: ● new since you looked, » shared by you or « with you, ⊘ read-only,
@@ -162,7 +177,7 @@ public enum Renderer {
     static let minimumTitle = 16
 
     static func list(_ model: ScreenModel, _ rect: Layout.Rect, into grid: inout Grid) {
-        box(model.listTitle, rect, focused: model.focus == .list, into: &grid)
+        box(model.listTitle, rect, focused: model.focus == .list, position: model.listPosition, into: &grid)
         let inner = rect.width - 2
         let columns = RowColumn.fitting(inner - 6)
         let titleEnd = rect.x + rect.width - 1 - columns.reduce(0) { $0 + $1.width + 2 }
@@ -190,8 +205,7 @@ public enum Renderer {
     }
 
     static func detail(_ model: ScreenModel, _ rect: Layout.Rect, into grid: inout Grid) {
-        box("Post", rect, focused: model.focus == .detail, into: &grid)
-        guard let detail = model.detail, rect.width > 4 else { return }
+        guard let detail = model.detail, rect.width > 4 else { return box("Post", rect, focused: model.focus == .detail, into: &grid) }
         let width = rect.width - 4
         var lines: [(String, Role)] = detail.title.wrapped(to: width).map { ($0, .heading) }
         if let notice = detail.notice { lines += notice.wrapped(to: width).map { ($0, .readOnly) } }
@@ -209,6 +223,8 @@ public enum Renderer {
         }
         let shown = rect.height - 2
         let start = min(model.detailScroll, max(0, lines.count - shown))
+        let position = lines.count > shown ? "lines \(start + 1)–\(min(lines.count, start + shown)) of \(lines.count)" : nil
+        box("Post", rect, focused: model.focus == .detail, position: position, into: &grid)
         for (offset, line) in lines.dropFirst(start).prefix(shown).enumerated() {
             grid.put(line.0, x: rect.x + 2, y: rect.y + 1 + offset, role: line.1)
         }

@@ -72,6 +72,8 @@ public struct ScreenModel: Sendable {
     public var requests = 0
     public var statusLevel: Flash.Level = .info
     public var listTitle = "Posts"
+    /// Where the selection stands in the whole list ("120 of 3,401"), shown on the list's lower border.
+    public var listPosition: String?
     public var rows: [Row] = []
     /// The selected row among `rows`.
     public var selectedRow: Int?

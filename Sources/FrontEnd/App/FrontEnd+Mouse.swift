@@ -1,0 +1,66 @@
+import Notes
+
+/// The mouse: a press selects and focuses what is under it, the wheel scrolls it, a press on a footer key
+/// runs the key.
+extension FrontEnd {
+    func mouse(_ event: Mouse) {
+        let participants = selectedDetail()?.share?.currentParticipants.count
+        let layout = Layout(width: size.width, height: size.height, participants: participants)
+        if event.y == layout.footerLine {
+            if event.action == .press { pressFooter(at: event.x) }
+            return
+        }
+        if case .help(var screen) = state.mode, event.action != .press {
+            helpKey(&screen, event.action == .wheelUp ? .up : .down)
+            return
+        }
+        guard state.mode == .browse else { return }  // dialogs take keys
+        let step = event.action == .wheelUp ? -3 : 3
+        if layout.list.contains(event) {
+            state.focus = .list
+            if event.action == .press {
+                let row = event.y - layout.list.y - 1
+                if row >= 0, row < layout.listRows, state.scroll + row < postCount() { state.selection = state.scroll + row }
+            } else {
+                move(step)
+            }
+        } else if layout.detail.contains(event) {
+            state.focus = .detail
+            if event.action != .press { move(step) }
+        } else if let rect = layout.participants, rect.contains(event) {
+            state.focus = .participants
+            if event.action == .press {
+                let row = event.y - rect.y - 2  // under the border and the header
+                if row >= 0, row < participants ?? 0 { state.participantSelection = row }
+            } else {
+                move(step > 0 ? 1 : -1)
+            }
+        }
+    }
+
+    /// A press on the footer: the key of the item under it, as if typed.
+    func pressFooter(at x: Int) {
+        guard let slot = Renderer.footerSlots(footer(), width: size.width).last(where: { $0.x <= x }),
+              x < slot.x + slot.item.key.columns + 1 + slot.item.label.columns else { return }
+        if state.mode == .browse {
+            guard let command = Commands.all.first(where: { $0.keys.first?.description == slot.item.key && $0.applies(in: state.focus) }) else { return }
+            return perform(command.id)
+        }
+        // A dialog's footer says "n/Esc", "^S": the first key it names.
+        let name = String(slot.item.key.split(separator: "/").first ?? "")
+        let named: [String: Key] = ["Esc": .escape, "Enter": .enter, "Tab": .tab, "Space": .char(" "), "←→": .left, "↑↓": .up]
+        if let key = named[name] {
+            handle(key)
+        } else if name.hasPrefix("^"), let letter = name.dropFirst().first, name.count == 2 {
+            handle(.ctrl(Character(letter.lowercased())))
+        } else if name.count == 1, let letter = name.first {
+            handle(.char(letter))
+        }
+    }
+}
+
+extension Layout.Rect {
+    func contains(_ event: Mouse) -> Bool {
+        (x..<(x + width)).contains(event.x) && (y..<(y + height)).contains(event.y)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// A post as a Markdown file: front matter (title, tags, location, notebook, authors, dates) between `---`
+/// lines, then its text as it is. Front matter values are JSON (strings, arrays of strings), which YAML
+/// reads too, so any character a title holds survives the trip; what the file says about authors and
+/// dates is for people reading it, and an import makes a new post of the account importing.
+public struct PostMarkdown: Equatable, Sendable {
+    public var title: String
+    public var tags: [String] = []
+    public var location: String?
+    public var notebook: String?
+    public var authors: [String] = []
+    public var created: Date?
+    public var modified: Date?
+    public var content: String
+
+    public init(title: String, tags: [String] = [], location: String? = nil, notebook: String? = nil, authors: [String] = [],
+                created: Date? = nil, modified: Date? = nil, content: String) {
+        self.title = title
+        self.tags = tags
+        self.location = location
+        self.notebook = notebook
+        self.authors = authors
+        self.created = created
+        self.modified = modified
+        self.content = content
+    }
+
+    /// A post as its readers see it: `names` turns user record IDs into names; a location this device could
+    /// not open stays out.
+    public init(_ post: Post, notebook: String?, names: (String) -> String) {
+        var authors: [String] = []
+        for id in [post.createdBy, post.modifiedBy].compactMap({ $0 }) where !authors.contains(names(id)) { authors.append(names(id)) }
+        self.init(title: post.title, tags: post.tags, location: post.location, notebook: notebook, authors: authors,
+                  created: post.createdAt, modified: post.modifiedAt, content: post.content)
+    }
+
+    public var text: String {
+        var lines = ["---", "title: " + Self.json(title)]
+        if !tags.isEmpty { lines.append("tags: [" + tags.map(Self.json).joined(separator: ", ") + "]") }
+        if let location { lines.append("location: " + Self.json(location)) }
+        if let notebook { lines.append("notebook: " + Self.json(notebook)) }
+        if !authors.isEmpty { lines.append("authors: [" + authors.map(Self.json).joined(separator: ", ") + "]") }
+        if let created { lines.append("created: " + Self.date(created)) }
+        if let modified { lines.append("modified: " + Self.date(modified)) }
+        lines += ["---", "", ""]  // a blank line between the front matter and the text
+        return lines.joined(separator: "\n") + content + (content.hasSuffix("\n") || content.isEmpty ? "" : "\n")
+    }
+
+    /// Reads a file `text` wrote, or plain Markdown (its first heading, else `fallbackTitle`, as the title).
+    public init(parsing text: String, fallbackTitle: String) throws {
+        var body = Substring(text)
+        var fields: [String: String] = [:]
+        if body.hasPrefix("---\n") || body.hasPrefix("---\r\n") {
+            body = body.drop { $0 != "\n" }.dropFirst()
+            while true {
+                guard let end = body.firstIndex(of: "\n") else { throw MarkdownError.unclosedFrontMatter }
+                let line = body[..<end].trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+                body = body[body.index(after: end)...]
+                if line == "---" { break }
+                if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") { continue }
+                guard let colon = line.firstIndex(of: ":") else { throw MarkdownError.badLine(line) }
+                fields[String(line[..<colon]).trimmingCharacters(in: .whitespaces)] = String(line[line.index(after: colon)...])
+                    .trimmingCharacters(in: .whitespaces)
+            }
+            if body.hasPrefix("\n") { body = body.dropFirst() }
+        }
+        func string(_ key: String) throws -> String? {
+            guard let value = fields[key] else { return nil }
+            return try Self.string(value, key: key)
+        }
+        func list(_ key: String) throws -> [String] {
+            guard let value = fields[key] else { return [] }
+            guard value.hasPrefix("[") else { return [try Self.string(value, key: key)] }
+            guard let items = try? JSONSerialization.jsonObject(with: Data(value.utf8)) as? [String] else { throw MarkdownError.badValue(key) }
+            return items
+        }
+        let content = String(body)
+        let heading = content.split(separator: "\n").first { $0.hasPrefix("# ") }.map { $0.dropFirst(2).trimmingCharacters(in: .whitespaces) }
+        let title = try string("title") ?? heading ?? fallbackTitle
+        guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw MarkdownError.noTitle }
+        self.init(title: title, tags: try list("tags"), location: try string("location"), notebook: try string("notebook"),
+                  authors: try list("authors"), created: fields["created"].flatMap(Self.date(from:)),
+                  modified: fields["modified"].flatMap(Self.date(from:)), content: content)
+    }
+
+    /// A file name for a title: its letters and digits, words joined by dashes, `.md`; another one where
+    /// `taken` holds it already.
+    public static func fileName(for title: String, taken: Set<String>) -> String {
+        let words = title.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
+        var stem = String(words.joined(separator: "-").prefix(60))
+        if stem.isEmpty { stem = "untitled" }
+        var name = stem + ".md", number = 2
+        while taken.contains(name) {
+            name = "\(stem)-\(number).md"
+            number += 1
+        }
+        return name
+    }
+
+    // MARK: Values
+
+    private static func json(_ text: String) -> String {
+        // One string's JSON; JSONSerialization escapes quotes, backslashes and control characters.
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+
+    /// A value as a string: JSON's quoted form, or plain text as YAML allows.
+    private static func string(_ value: String, key: String) throws -> String {
+        guard value.hasPrefix("\"") else { return value }
+        guard let items = try? JSONSerialization.jsonObject(with: Data("[\(value)]".utf8)) as? [String], items.count == 1 else {
+            throw MarkdownError.badValue(key)
+        }
+        return items[0]
+    }
+
+    private static func date(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    private static func date(from text: String) -> Date? {
+        try? Date(text.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")), strategy: .iso8601)
+    }
+}
+
+public enum MarkdownError: Error, Equatable, CustomStringConvertible {
+    case unclosedFrontMatter
+    case badLine(String)
+    case badValue(String)
+    case noTitle
+    case notADirectory(String)
+
+    public var description: String {
+        switch self {
+        case .unclosedFrontMatter: "its front matter has no closing --- line"
+        case .badLine(let line): "its front matter has a line that is not \"name: value\": \(line.prefix(60))"
+        case .badValue(let key): "its \(key) is not a quoted string or a list of them"
+        case .noTitle: "it has no title"
+        case .notADirectory(let path): "\(path) is a file, not a directory"
+        }
+    }
+}
+
+extension PostMarkdown {
+    /// Writes each post to its own file in `directory` (made if missing), never over a file already there;
+    /// returns the files written.
+    public static func export(_ posts: [Post], notebooks: [Notebook], names: (String) -> String, to directory: URL) throws -> [URL] {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw MarkdownError.notADirectory(directory.path)
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var taken = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        return try posts.map { post in
+            let book = notebooks.first { $0.zone == post.zone && $0.scope == post.scope }?.title ?? post.zone.name
+            let name = fileName(for: post.title, taken: taken)
+            taken.insert(name)
+            let file = directory.appendingPathComponent(name)
+            try Data(PostMarkdown(post, notebook: book, names: names).text.utf8).write(to: file, options: .withoutOverwriting)
+            return file
+        }
+    }
+}

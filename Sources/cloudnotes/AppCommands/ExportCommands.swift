@@ -1,0 +1,81 @@
+import ArgumentParser
+import Cloud
+import Foundation
+import Notes
+
+struct ExportPosts: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write posts as Markdown files with front matter (title, tags, location, notebook, authors, dates).")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "One post: its ID, an ID prefix, or its exact title.") var post: String?
+    @Option(help: "Every post of this notebook.") var notebook: String?
+    @Flag(help: "Every post this device holds.") var all = false
+    @Option(help: "The directory to write into (made if missing; no file in it is overwritten).") var to: String
+
+    func validate() throws {
+        if [post != nil, notebook != nil, all].filter({ $0 }).count != 1 { throw ValidationError("say what to export: POST, --notebook NAME or --all") }
+    }
+
+    func run() throws {
+        let session = try device.open(syncFirst: true)
+        let names = try AccountNames(session.cloud)
+        let posts: [Post]
+        if let post {
+            posts = [try session.store.post(post)]
+        } else {
+            posts = try session.store.posts(notebook: notebook)
+            if let notebook, posts.isEmpty, try !session.store.notebooks().contains(where: { $0.title == notebook }) {
+                throw CLIError(message: "no notebook named \"\(notebook)\"")
+            }
+        }
+        let files = try PostMarkdown.export(posts, notebooks: try session.store.notebooks(), names: names.callAsFunction,
+                                            to: URL(fileURLWithPath: to))
+        Output.line("exported \(files.count) \(files.count == 1 ? "post" : "posts") to \(to)")
+    }
+}
+
+struct ImportPosts: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Read Markdown files (as export writes them, or plain) back as new posts of yours.")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The files.") var files: [String]
+    @Option(help: "Put them all into this notebook (made if missing) instead of the one each file names (else Notes).") var notebook: String?
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name the files to import") }
+    }
+
+    func run() throws {
+        // Every file is read first: one that cannot be read stops the import before anything is saved.
+        let read = try files.map { path in
+            let url = URL(fileURLWithPath: path)
+            guard let data = FileManager.default.contents(atPath: path) else { throw CLIError(message: "\(path): cannot be read") }
+            guard let text = String(data: data, encoding: .utf8) else { throw CLIError(message: "\(path): is not UTF-8 text") }
+            do {
+                return try PostMarkdown(parsing: text, fallbackTitle: url.deletingPathExtension().lastPathComponent)
+            } catch {
+                throw CLIError(message: "\(path): \(error)")
+            }
+        }
+        let titles = read.map { notebook ?? $0.notebook ?? "Notes" }
+        if let bad = titles.first(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty || $0.contains("/") }) {
+            throw CLIError(message: "\"\(bad)\" cannot name a notebook")
+        }
+        let session = try device.open()
+        var books = try session.store.notebooks().filter { $0.scope == .private }
+        for title in titles where !books.contains(where: { $0.title == title }) {
+            books.append(try session.store.createNotebook(title, owner: session.account.id))
+        }
+        let posts = zip(read, titles).map { markdown, title in
+            Post(id: "p" + SystemRandom().hex(bytes: 6), zone: books.first { $0.title == title }!.zone, title: markdown.title,
+                 content: markdown.content, tags: markdown.tags, location: markdown.location)
+        }
+        try session.store.save(posts, by: session.account.id, now: Date())  // all of them, or none
+        for (post, title) in zip(posts, titles) { Output.line("created \(post.id) \"\(post.title)\" in \(title)") }
+        if let note = session.sync() { Output.line(note) }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `cloudnotes export` and `import`: posts out as Markdown files and back in as new posts of whoever imports.
+@Suite struct ExportImportTests {
+    @Test func postsGoOutAsMarkdownAndComeBackAsNewPosts() throws {
+        let app = App()
+        _ = try app.ok("new-notebook", "Trip", as: "jermaine")
+        _ = try app.ok("new", "Phở in Hà Nội", "--body", "breakfast\nthen coffee", "--notebook", "Trip", "--tags", "food, vn",
+                       "--location", "Hoàn Kiếm", as: "jermaine")
+        _ = try app.ok("new", "Groceries", "--body", "milk", as: "jermaine")
+        let out = app.directory.url.appendingPathComponent("out")
+        #expect(try app.ok("export", "--all", "--to", out.path, as: "jermaine").contains("exported 2 posts to"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(files == ["groceries.md", "phở-in-hà-nội.md"])
+        let text = try String(contentsOf: out.appendingPathComponent("phở-in-hà-nội.md"), encoding: .utf8)
+        #expect(text.hasPrefix("---\ntitle: \"Phở in Hà Nội\"\ntags: [\"food\", \"vn\"]\nlocation: \"Hoàn Kiếm\"\nnotebook: \"Trip\"\nauthors: [\"jermaine\"]\n"))
+        #expect(text.hasSuffix("---\n\nbreakfast\nthen coffee\n"))
+        // Again into the same directory: nothing there is overwritten.
+        _ = try app.ok("export", "Groceries", "--to", out.path, as: "jermaine")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).contains("groceries-2.md"))
+
+        // heather imports them: new posts of hers, the notebook made, the text, tags and location as they were.
+        let imported = try app.ok("import", out.appendingPathComponent("phở-in-hà-nội.md").path, out.appendingPathComponent("groceries.md").path,
+                                  as: "heather")
+        #expect(imported.contains("\"Phở in Hà Nội\" in Trip") && imported.contains("\"Groceries\" in Notes"))
+        let post = try app.post("Phở in Hà Nội", as: "heather")
+        #expect(post["content"] as? String == "breakfast\nthen coffee\n" && post["tags"] as? [String] == ["food", "vn"])
+        #expect(post["location"] as? String == "Hoàn Kiếm" && post["notebook"] as? String == "Trip")
+    }
+
+    /// One file that cannot be read: one line on stderr, a non-zero exit, and none of the files imported.
+    @Test func aBadFileImportsNothing() throws {
+        let app = App()
+        let good = app.directory.url.appendingPathComponent("good.md"), bad = app.directory.url.appendingPathComponent("bad.md")
+        try "---\ntitle: \"Fine\"\n---\ntext\n".write(to: good, atomically: true, encoding: .utf8)
+        try "---\ntitle: \"never closed\"\n".write(to: bad, atomically: true, encoding: .utf8)
+        _ = try app.ok("status", as: "heather")
+        let result = try app.run("import", good.path, bad.path, as: "heather")
+        #expect(result.status != 0 && result.stderr.contains("bad.md: its front matter has no closing --- line"))
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(try app.titles("heather") == [])
+        let missing = try app.run("import", app.directory.url.appendingPathComponent("nope.md").path, as: "heather")
+        #expect(missing.status != 0 && missing.stderr.contains("nope.md: cannot be read"))
+        let aFile = try app.run("export", "--all", "--to", good.path, as: "heather")
+        #expect(aFile.status != 0 && aFile.stderr.contains("is a file, not a directory"))
+    }
+}

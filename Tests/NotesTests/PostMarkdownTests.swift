@@ -1,0 +1,38 @@
+import Foundation
+import Notes
+import Testing
+import TestSupport
+
+/// Posts as Markdown files and back.
+@Suite struct PostMarkdownTests {
+    @Test func aPostRoundTripsWhateverItsTitleAndTagsHold() throws {
+        let awkward = PostMarkdown(title: "Quotes \" and \\ and: colons\n--- and a rule", tags: ["a,b", "Hà Nội", "\"q\""],
+                                   location: "Hoàn Kiếm\tlake", notebook: "Trip: 2026", authors: ["heather", "jermaine"],
+                                   created: Date(timeIntervalSince1970: 1_795_000_000), modified: Date(timeIntervalSince1970: 1_795_000_060),
+                                   content: "---\nnot front matter\n\n# heading\n")
+        let back = try PostMarkdown(parsing: awkward.text, fallbackTitle: "x")
+        #expect(back == awkward)
+        #expect(awkward.text.hasPrefix("---\ntitle: \"Quotes \\\" and \\\\ and: colons\\n--- and a rule\"\n"))
+    }
+
+    @Test func plainMarkdownTakesItsHeadingOrItsFileName() throws {
+        #expect(try PostMarkdown(parsing: "intro\n# Shopping\n- milk\n", fallbackTitle: "file").title == "Shopping")
+        let plain = try PostMarkdown(parsing: "just text", fallbackTitle: "my-note")
+        #expect(plain.title == "my-note" && plain.content == "just text" && plain.tags.isEmpty)
+        #expect(try PostMarkdown(parsing: "---\ntitle: Plain words\ntags: one\n---\nbody", fallbackTitle: "x").tags == ["one"])
+    }
+
+    @Test func brokenFrontMatterIsRefusedWithItsReason() {
+        #expect(throws: MarkdownError.unclosedFrontMatter) { try PostMarkdown(parsing: "---\ntitle: \"x\"\n", fallbackTitle: "f") }
+        #expect(throws: MarkdownError.badValue("title")) { try PostMarkdown(parsing: "---\ntitle: \"unterminated\n---\n", fallbackTitle: "f") }
+        #expect(throws: MarkdownError.badLine("no colon here")) { try PostMarkdown(parsing: "---\nno colon here\n---\n", fallbackTitle: "f") }
+        #expect(throws: MarkdownError.noTitle) { try PostMarkdown(parsing: "---\ntitle: \"  \"\n---\n", fallbackTitle: "f") }
+    }
+
+    @Test func fileNamesAreReadableAndNeverTaken() {
+        #expect(PostMarkdown.fileName(for: "Trip to Hà Nội!", taken: []) == "trip-to-hà-nội.md")
+        #expect(PostMarkdown.fileName(for: "Trip to Hà Nội", taken: ["trip-to-hà-nội.md"]) == "trip-to-hà-nội-2.md")
+        #expect(PostMarkdown.fileName(for: "../../etc/passwd", taken: []) == "etc-passwd.md")
+        #expect(PostMarkdown.fileName(for: "!!!", taken: []) == "untitled.md")
+    }
+}
