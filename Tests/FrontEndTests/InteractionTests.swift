@@ -134,6 +134,25 @@ import Testing
         #expect(!frontEnd.frame(width: 80, height: 24).text.contains("nothing matches"))
     }
 
+    /// A search matching more than the cap counts that far on each key, says "10+", and counts whole when the
+    /// list is taken to its end.
+    @Test func aBroadSearchCountsUpToItsCapUntilTheEndIsWanted() throws {
+        let fixture = try Fixture()
+        for i in 0..<60 { try fixture.post("Post \(i)", "common words", minute: i) }
+        try fixture.post("Other", "rare", minute: 70)
+        let frontEnd = fixture.frontEnd()
+        frontEnd.searchCountCap = 30
+        frontEnd.runCommandLine("search common")
+        var screen = frontEnd.frame(width: 100, height: 24).text
+        #expect(screen.contains("Posts (30+ of 61) · /common") && screen.contains("1 of 30+"), "\(screen)")
+        frontEnd.press(.char("G"))
+        screen = frontEnd.frame(width: 100, height: 24).text
+        #expect(frontEnd.state.selection == 59 && screen.contains("Posts (60 of 61)") && screen.contains("60 of 60"), "\(screen)")
+        #expect(screen.contains("Post 0 "))
+        frontEnd.runCommandLine("search rare")
+        #expect(frontEnd.frame(width: 100, height: 24).text.contains("Posts (1 of 61) · /rare"))
+    }
+
     /// Esc steps back one level: another pane to the list, then the search, then the notebook shown.
     @Test func escapeStepsBackOneLevel() throws {
         let fixture = try Fixture()

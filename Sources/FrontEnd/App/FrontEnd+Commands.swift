@@ -162,7 +162,8 @@ extension FrontEnd {
     func move(_ delta: Int) {
         switch state.focus {
         case .list:
-            let total = postCount()
+            // Near the end of a capped count, the whole one: G goes to the true last match.
+            let total = state.selection + delta >= postCount() - listRows ? exactPostCount() : postCount()
             let target = delta > 0 ? min(total - 1, state.selection + min(delta, total)) : max(0, state.selection - min(-delta, total))
             state.selection = max(0, target)
         case .detail:

@@ -27,7 +27,7 @@ extension FrontEnd {
         state.scroll = 0
         state.focus = .list
         state.flash = nil  // what an earlier search said is no longer true
-        invalidate()
+        invalidateList()
     }
 
     /// The accounts this device knows whose names hold a word starting with `word`.
@@ -38,7 +38,7 @@ extension FrontEnd {
     /// `n`/`N`: the next or previous match, which in a filtered list is the next or previous row.
     func nextMatch(_ step: Int) {
         state.focus = .list
-        let total = postCount()
+        let total = state.selection + step < 0 || state.selection + step >= postCount() ? exactPostCount() : postCount()
         guard total > 0 else { return flash("nothing matches \"\(state.search ?? "")\"", .warning) }
         state.selection = (state.selection + step + total) % total
     }
@@ -127,14 +127,14 @@ extension FrontEnd {
         state.filter = filter
         state.selection = 0
         state.scroll = 0
-        invalidate()
+        invalidateList()
     }
 
     /// `:export DIR`: the posts the list shows, as Markdown files (see `PostMarkdown`).
     func export(to path: String) {
         let directory = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
         do {
-            let shown = try context.store.listedPosts(state.filter, offset: 0, limit: postCount())
+            let shown = try context.store.listedPosts(state.filter, offset: 0, limit: exactPostCount())
             let posts = try shown.compactMap { try context.store.post(id: $0.post.id, zone: $0.post.zone, scope: $0.post.scope) }
             let files = try PostMarkdown.export(posts, notebooks: try context.store.notebooks(), names: context.names, to: directory)
             flash("exported \(files.count) \(files.count == 1 ? "post" : "posts") to \(directory.path)")
@@ -147,11 +147,8 @@ extension FrontEnd {
     func listTitle(shown: Int) -> String {
         let filter = state.filter
         var parts = [filter.notebook.map { "Notebook \($0.title)" } ?? "Posts"]
-        if filter.isEmpty {
-            parts[0] += " (\(Self.grouped(shown)))"
-        } else {
-            parts[0] += " (\(Self.grouped(shown)) of \(Self.grouped(totalCount())))"
-        }
+        let count = countIsPartial ? "\(Self.grouped(searchCountCap))+" : Self.grouped(shown)
+        parts[0] += filter.isEmpty ? " (\(count))" : " (\(count) of \(Self.grouped(totalCount())))"
         if let kind = filter.kind { parts.append(kind.rawValue) }
         if let tag = filter.tag { parts.append("tag \(tag)") }
         if let owner = filter.owner { parts.append("owner \(context.names(owner))") }

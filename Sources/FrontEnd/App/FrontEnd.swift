@@ -32,6 +32,9 @@ public final class FrontEnd: @unchecked Sendable {
     }
 
     var count: Int?
+    /// `count` stopped at the search's cap: there are more.
+    var countIsPartial = false
+    private var _searchCountCap = 10_000
     /// The command lines run before (`:` ↑), read once from the device's directory.
     var loadedHistory: [String]?
     /// Every post, whatever the filter ("12 of 3,401").
@@ -175,6 +178,13 @@ public final class FrontEnd: @unchecked Sendable {
         return news.count == 1 ? text : "\(text) (and \(news.count - 1) more: :notices)"
     }
 
+    /// The filter changed: the list's rows and count again (the store's own count stands).
+    func invalidateList() {
+        count = nil
+        window = nil
+        selected = nil
+    }
+
     func invalidate() {
         count = nil
         allCount = nil
@@ -200,7 +210,8 @@ public final class FrontEnd: @unchecked Sendable {
         size = (width, height)
         if let flash = state.flash, flash.until < context.now() { state.flash = nil }
         listRows = Layout(width: width, height: height, participants: nil).listRows
-        let total = postCount()
+        // (A selection past a capped count, as a post kept selected may be: the count whole.)
+        let total = state.selection >= postCount() - listRows ? exactPostCount() : postCount()
         state.selection = min(max(0, state.selection), max(0, total - 1))
         if state.selection < state.scroll { state.scroll = state.selection }
         if state.selection >= state.scroll + listRows { state.scroll = state.selection - listRows + 1 }
@@ -217,7 +228,9 @@ public final class FrontEnd: @unchecked Sendable {
         model.status = status.text
         model.statusLevel = status.level
         model.listTitle = listTitle(shown: total)
-        if total > listRows { model.listPosition = "\(Self.grouped(state.selection + 1)) of \(Self.grouped(total))" }
+        if total > listRows {
+            model.listPosition = "\(Self.grouped(state.selection + 1)) of " + (countIsPartial ? "\(Self.grouped(searchCountCap))+" : Self.grouped(total))
+        }
         let now = context.now(), me = context.account.id
         model.rows = rows.rows.enumerated().map { index, listed in
             let post = listed.post
@@ -258,9 +271,26 @@ public final class FrontEnd: @unchecked Sendable {
     /// How many posts the list shows now.
     public func postCount() -> Int {
         if let count { return count }
-        let counted = (try? context.store.postCount(state.filter)) ?? 0
+        // A search counts its matches up to a cap on each key (the title says "10,000+"); the whole count
+        // only when the list is taken near its end (see `exactPostCount`).
+        let cap = state.filter.search == nil ? nil : searchCountCap
+        let counted = (try? context.store.postCount(state.filter, atMost: cap)) ?? 0
+        countIsPartial = cap.map { counted > $0 } ?? false
         count = counted
         return counted
+    }
+
+    /// (A variable so a test can count past it with a few posts.)
+    var searchCountCap: Int { get { _searchCountCap } set { _searchCountCap = newValue; invalidate() } }
+
+    /// The count, counted whole where the cap stopped it.
+    func exactPostCount() -> Int {
+        if postCount() > 0, countIsPartial {
+            count = (try? context.store.postCount(state.filter)) ?? count
+            countIsPartial = false
+            window = nil
+        }
+        return postCount()
     }
 
     /// The rows on screen, read from the store only when the view moved or the store changed.
@@ -268,7 +298,9 @@ public final class FrontEnd: @unchecked Sendable {
         if let window, window.offset == state.scroll, window.rows.count == min(listRows, max(0, postCount() - state.scroll)) {
             return window
         }
-        let rows = (try? context.store.listedPosts(state.filter, offset: state.scroll, limit: listRows, total: postCount())) ?? []
+        // (Read from the end only with the whole count: a capped one does not say where the end is.)
+        let rows = (try? context.store.listedPosts(state.filter, offset: state.scroll, limit: listRows,
+                                                   total: countIsPartial ? nil : postCount())) ?? []
         let marks = context.sharing.marks(for: rows.map(\.post))
         let fresh = Window(offset: state.scroll, rows: rows, marks: marks)
         window = fresh

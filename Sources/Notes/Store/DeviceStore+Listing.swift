@@ -54,13 +54,16 @@ public struct PostFilter: Equatable, Sendable {
 /// by modification time, then ID; searched, by the index's row IDs (see
 /// `SearchIndex`), which follow modification time to the millisecond.
 extension DeviceStore {
-    public func postCount(_ filter: PostFilter = .all) throws -> Int {
+    /// How many posts the filter lets through; with `atMost`, counting stops past it (a search for "a" matches
+    /// nearly every post, and counting a million matches on every key costs more than the frame may), so an
+    /// answer above `atMost` means "more than that".
+    public func postCount(_ filter: PostFilter = .all, atMost: Int? = nil) throws -> Int {
         try read { db in
             try arms(filter).reduce(0) { total, arm in
                 // Searched and nothing else: the index counts alone, without reading a post.
                 let from = arm.searchOnly ? "\(Self.schema(arm.scope)).post_words w" : arm.from
-                return total + (try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(from) WHERE \(arm.condition)"),
-                                                 arguments: arm.arguments) ?? 0)
+                let rows = "SELECT 1 FROM \(from) WHERE \(arm.condition)" + (atMost.map { " LIMIT \($0 + 1)" } ?? "")
+                return total + (try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM (\(rows))"), arguments: arm.arguments) ?? 0)
             }
         }
     }
