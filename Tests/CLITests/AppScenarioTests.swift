@@ -370,10 +370,10 @@ final class App: @unchecked Sendable {
         _ = try app.ok("new", "Trip", as: "jermaine")
         let url = try app.ok("share", "Trip", "--invite", "heather", "--read-write", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try app.ok("accept", url, as: "heather")
-        #expect(try app.ok("notices", as: "jermaine").contains("heather accepted your invitation to 'Trip'"))
+        #expect(try app.ok("notices", as: "jermaine").contains("heather accepted your invitation to \"Trip\""))
         _ = try app.ok("set-permission", "Trip", "heather@example.com", "read-only", as: "jermaine")
         let json = try JSONSerialization.jsonObject(with: Data(try app.ok("notices", "--json", as: "heather").utf8)) as? [[String: Any]]
-        #expect(json?.map { $0["text"] as? String } == ["your permission on 'Trip' is now read-only"])
+        #expect(json?.map { $0["text"] as? String } == ["your permission on \"Trip\" is now read-only"])
         #expect(json?.first?["kind"] as? String == "permission" && json?.first?["by"] as? String == "jermaine")
     }
 }
@@ -398,7 +398,7 @@ final class App: @unchecked Sendable {
         #expect(try app.titles("heather") == ["Trip"])
         #expect(try app.ok("decline", ids["Budget"]!, as: "heather").contains("declined the invitation to \"Budget\""))
         #expect(try app.ok("invitations", as: "heather") == "no invitations wait for you\n")
-        #expect(try app.ok("notices", as: "jermaine").contains("heather declined your invitation to 'Budget'"))
+        #expect(try app.ok("notices", as: "jermaine").contains("heather declined your invitation to \"Budget\""))
         #expect(try app.run("accept", as: "heather").isOneLineRefusal)
     }
 }

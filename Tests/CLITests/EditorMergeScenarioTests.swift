@@ -39,7 +39,7 @@ import TestSupport
         try tmux.press("jermaine", "e", "BTab", "C-e")  // the location field, its end
         try tmux.type("jermaine", ", 4th floor")
         try heatherAppends("line D (heather)")
-        #expect(try tmux.waitFor("jermaine") { $0.contains("heather edited 'Meeting'") }.ok)
+        #expect(try tmux.waitFor("jermaine") { $0.contains("heather edited \"Meeting\"") }.ok)
         try tmux.press("jermaine", "C-s")
         #expect(try tmux.waitFor("jermaine") { $0.contains("merged with heather's edit") }.ok)
         #expect(try tmux.waitFor("jermaine") { $0.contains("● synced") }.ok)
@@ -55,7 +55,7 @@ import TestSupport
         try tmux.press("jermaine", "e", "Enter")
         try tmux.type("jermaine", "line D (jermaine)")
         try heatherAppends("line D (heather)")
-        #expect(try tmux.waitFor("jermaine") { $0.contains("heather edited 'Meeting'") }.ok)
+        #expect(try tmux.waitFor("jermaine") { $0.contains("heather edited \"Meeting\"") }.ok)
         try tmux.press("jermaine", "C-s")
         #expect(try tmux.waitFor("jermaine") { $0.contains("● synced") && $0.contains("line D (jermaine)") }.ok)
         let post = try meetingAsHeatherSeesIt()

@@ -138,7 +138,7 @@ import TestSupport
         try tmux.press("heather", "C-s")
         let live = try tmux.waitFor("jermaine") { $0.contains("first line and heather's line") }
         #expect(live.ok, "heather's edit did not reach jermaine:\n\(live.screen)")
-        #expect(live.screen.contains("heather edited 'Sharing demo is great'"))
+        #expect(live.screen.contains("heather edited \"Sharing demo is great\""))
         // ...and the other way round.
         try tmux.press("jermaine", "e", "End")
         try tmux.type("jermaine", " plus jermaine's")
@@ -188,12 +188,12 @@ import TestSupport
         #expect(try tmux.waitFor("heather") { self.row("Plans", in: $0) != nil }.ok)
 
         _ = try app.ok("remove-participant", "Plans", "heather@example.com", as: "jermaine")
-        let told = try tmux.waitFor("heather") { $0.contains("jermaine removed you from 'Plans'") }
+        let told = try tmux.waitFor("heather") { $0.contains("jermaine removed you from \"Plans\"") }
         #expect(told.ok, "\(told.screen)")
         #expect(self.row("Plans", in: told.screen) == nil)
         try tmux.type("heather", ":notices")
         try tmux.press("heather", "Enter")
-        #expect(try tmux.waitFor("heather") { $0.contains("Notices") && $0.contains("jermaine removed you from 'Plans'") }.ok)
+        #expect(try tmux.waitFor("heather") { $0.contains("Notices") && $0.contains("jermaine removed you from \"Plans\"") }.ok)
         try tmux.press("heather", "Escape")
 
         try openFrontEnd("jermaine")
@@ -226,7 +226,7 @@ import TestSupport
         let counted = try tmux.waitFor("heather") { $0.contains("✉ 1 invitation (I)") }
         #expect(counted.ok, "\(counted.screen)")
         try tmux.press("heather", "I")
-        #expect(try tmux.waitFor("heather") { $0.contains("Invitations") && $0.contains("'Plans' from jermaine · you may read-write") }.ok)
+        #expect(try tmux.waitFor("heather") { $0.contains("Invitations") && $0.contains("\"Plans\" from jermaine · you may read-write") }.ok)
         try tmux.press("heather", "a")
         let accepted = try tmux.waitFor("heather") { self.row("Plans", in: $0) != nil && !$0.contains("✉") }
         #expect(accepted.ok, "\(accepted.screen)")

@@ -268,7 +268,7 @@ import Testing
         let frontEnd = fixture.frontEnd()
         _ = frontEnd.frame(width: 80, height: 24)
         frontEnd.post { $0.storeChanged(LiveSync.Update(arrivals: [Arrival(kind: .edited, postID: post.id, title: "Groceries", by: "_mary")])) }
-        #expect(frontEnd.frame(width: 80, height: 24).lines[22].hasPrefix("mary edited 'Groceries'"))
+        #expect(frontEnd.frame(width: 80, height: 24).lines[22].hasPrefix("mary edited \"Groceries\""))
         // One's own edits from another device are no news.
         frontEnd.storeChanged(LiveSync.Update(arrivals: [Arrival(kind: .edited, postID: post.id, title: "x", by: "_jermaine")]))
         #expect(!frontEnd.frame(width: 80, height: 24).text.contains("edited 'x'"))

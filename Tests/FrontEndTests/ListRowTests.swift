@@ -71,13 +71,13 @@ import Testing
         let fixture = try Fixture()
         try fixture.post("Groceries", minute: 1)
         try fixture.store.addNotices([
-            Notice(at: Fixture.moment, kind: .removed, by: "_heather", subject: "'Standup notes'"),
-            Notice(at: Fixture.moment.addingTimeInterval(1_800), kind: .permission, by: "_heather", subject: "'Meeting'", detail: "read-only"),
+            Notice(at: Fixture.moment, kind: .removed, by: "_heather", subject: "\"Standup notes\""),
+            Notice(at: Fixture.moment.addingTimeInterval(1_800), kind: .permission, by: "_heather", subject: "\"Meeting\"", detail: "read-only"),
         ])
         let frontEnd = fixture.frontEnd()
         for (width, height) in [(80, 24), (200, 60)] {
             let said = frontEnd.frame(width: width, height: height)
-            #expect(said.lines[height - 2].hasPrefix("heather removed you from 'Standup notes' (and 1 more: :notices)"))
+            #expect(said.lines[height - 2].hasPrefix("heather removed you from \"Standup notes\" (and 1 more: :notices)"))
         }
         #expect(try fixture.store.takeUnshownNotices().isEmpty)  // said once: no other front end says it again
 
@@ -85,8 +85,8 @@ import Testing
         for (width, height) in [(80, 24), (200, 60)] {
             let listed = frontEnd.frame(width: width, height: height).text
             #expect(listed.contains("Notices · Esc closes"))
-            #expect(listed.contains("30m    your permission on 'Meeting' is now read-only"))
-            #expect(listed.contains("1h     heather removed you from 'Standup notes'"))
+            #expect(listed.contains("30m    your permission on \"Meeting\" is now read-only"))
+            #expect(listed.contains("1h     heather removed you from \"Standup notes\""))
         }
     }
 }

@@ -31,7 +31,7 @@ import TestSupport
         _ = heather.screen  // the frame announces it
         jermaine.sync.now()
         let seen = jermaine.screen
-        #expect(seen.contains("heather is editing 'Meeting'") && seen.contains("Editing   heather now"), "\(seen)")
+        #expect(seen.contains("heather is editing \"Meeting\"") && seen.contains("Editing   heather now"), "\(seen)")
 
         heather.frontEnd.press(.escape)
         _ = heather.screen

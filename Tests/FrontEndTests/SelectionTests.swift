@@ -41,6 +41,6 @@ import Testing
         frontEnd.storeChanged(LiveSync.Update(arrivals: [Arrival(kind: .deleted, postID: chosen.id, title: chosen.title, by: "_heather")]))
         let screen = frontEnd.frame(width: 100, height: 30)
         #expect(frontEnd.selectedPost?.title == "Post 5")
-        #expect(screen.lines[screen.height - 2].hasPrefix("'Post 6' was deleted · the next post is selected"))
+        #expect(screen.lines[screen.height - 2].hasPrefix("\"Post 6\" was deleted · the next post is selected"))
     }
 }

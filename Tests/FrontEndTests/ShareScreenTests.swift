@@ -23,7 +23,7 @@ import TestSupport
 
         for (width, height) in [(80, 24), (200, 60)] {
             let page = jermaine.frontEnd.frame(width: width, height: height).lines
-            #expect(page.contains { $0.contains("Share of 'Sharing demo is great' · yours") })
+            #expect(page.contains { $0.contains("Share of \"Sharing demo is great\" · yours") })
             // The URL alone on its lines, from the left edge: joined back, it is the URL, with no border in it.
             let start = try #require(page.firstIndex { $0.hasPrefix("cloudnotes://share/") }, "\(page.joined(separator: "\n"))")
             let urlLines = page[start...].prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
@@ -76,9 +76,9 @@ import TestSupport
         jermaine.sync.now()
         #expect(jermaine.screen.contains("✉ 1 request (I)"))
         jermaine.frontEnd.press(.char("I"))
-        #expect(jermaine.screen.contains("mary asks to join 'Trip'"))
+        #expect(jermaine.screen.contains("mary asks to join \"Trip\""))
         jermaine.frontEnd.press(.char("a"))
-        #expect(jermaine.screen.contains("let in mary for 'Trip'"))
+        #expect(jermaine.screen.contains("let in mary for \"Trip\""))
         mary.frontEnd.runCommandLine("accept \(url)")
         mary.sync.now()
         #expect(mary.screen.contains("Trip"))

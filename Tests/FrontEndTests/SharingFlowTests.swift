@@ -121,7 +121,7 @@ struct Device {
         jermaine.sync.now()
         _ = jermaine.screen
         jermaine.frontEnd.press(.tab, .tab, .char("j"), .char("p"))
-        #expect(jermaine.screen.contains("heather@example.com is now read-write"))
+        #expect(jermaine.screen.contains("heather is now read-write"))  // her name, as the pane shows it, not her email
         heather.sync.now()
         #expect(!heather.screen.contains("⊘"))
         heather.frontEnd.press(.char("e"))

@@ -44,12 +44,12 @@ import TestSupport
         _ = try test.cloud.acceptShare(link, as: heather)
         try j.syncNow()
         try h.syncNow()
-        #expect(try said(j) == ["heather accepted your invitation to 'Trip'"])
+        #expect(try said(j) == ["heather accepted your invitation to \"Trip\""])
         #expect(try said(h) == [])  // her own acceptance is not news to her
 
         try sharing.setPermission(.readOnly, email: heather.email, on: try j.store.post("p1"))
         try h.syncNow()
-        #expect(try said(h) == ["your permission on 'Trip' is now read-only"])
+        #expect(try said(h) == ["your permission on \"Trip\" is now read-only"])
 
         _ = try test.cloud.acceptShare(link, as: mary)
         try m.syncNow()
@@ -58,13 +58,13 @@ import TestSupport
         try PostSharing(store: m.store, cloud: test.cloud, account: mary).leave(try m.store.posts()[0])
         try m.syncNow()
         try j.syncNow()
-        #expect(try said(j) == ["mary left 'Trip'"])
+        #expect(try said(j) == ["mary left \"Trip\""])
         #expect(try said(m) == [])  // she left: no notice of it to her
 
         try sharing.removeParticipant(email: heather.email, from: try j.store.post("p1"))
         try h.syncNow()
         #expect(try h.store.postCount() == 0)
-        #expect(try said(h) == ["jermaine removed you from 'Trip'"])
+        #expect(try said(h) == ["jermaine removed you from \"Trip\""])
         try h.syncNow()
         #expect(try said(h) == [])  // once
         #expect(try h.store.notices().count == 2)  // and kept, to list again
@@ -80,7 +80,7 @@ import TestSupport
         _ = try test.cloud.database(.private, as: jermaine).addParticipant(
             try test.cloud.database(.private, as: jermaine).lookUpParticipant(accountName: "mary"), permission: .readOnly, to: share.id)
         try j.syncNow()
-        #expect(try said(j) == ["heather accepted your invitation to 'Trip'"])
+        #expect(try said(j) == ["heather accepted your invitation to \"Trip\""])
     }
 
     @Test func stoppingANotebookShareIsToldToItsParticipants() throws {

@@ -131,13 +131,13 @@ extension FrontEnd {
             state.mode = .share(ShareDialog(target: .notebook(book)))
         case .removeParticipant:
             guard let post = selectedPost, let person = selectedParticipant else { return }
-            let who = person.email ?? person.userRecordID.map { context.names($0) } ?? person.displayName
-            confirm("Take \(who) off \"\(post.title)\"? They lose it; nobody else does.", "Remove", .removeParticipant(post, who))
+            confirm("Take \(name(of: person)) off \"\(post.title)\"? They lose it; nobody else does.", "Remove",
+                    .removeParticipant(post, address: address(of: person), name: name(of: person)))
         case .togglePermission:
             guard let post = selectedPost, let person = selectedParticipant else { return }
-            let who = person.email ?? person.userRecordID.map { context.names($0) } ?? person.displayName
             let permission: SharePermission = person.permission == .readWrite ? .readOnly : .readWrite
-            cloudWork("\(who) is now \(permission.text) on \"\(post.title)\"") { try $0.setPermission(permission, email: who, on: post) }
+            let address = address(of: person)
+            cloudWork("\(name(of: person)) is now \(permission.text) on \"\(post.title)\"") { try $0.setPermission(permission, email: address, on: post) }
         case .stopSharing:
             guard let post = selectedPost else { return }
             let (name, whole) = sharedName(of: post)

@@ -139,10 +139,10 @@ extension FrontEnd {
             return ScreenModel.Browser(title: "Recently deleted · r brings back · Esc closes", rows: rows, selection: browser.selection, body: body)
         case .inbox(let browser):
             let rows = browser.invitations.map { invitation -> String in
-                let what = invitation.metadata.rootRecord == nil ? "notebook \(invitation.metadata.title)" : "'\(invitation.metadata.title)'"
+                let what = invitation.metadata.rootRecord == nil ? "notebook \(invitation.metadata.title)" : "\"\(invitation.metadata.title)\""
                 return "\(what) from \(invitation.metadata.ownerName) · you may \(invitation.metadata.permission.text)"
             }
-            let asked = browser.requests.map { "\($0.request.name) asks to join '\($0.share.title)' · a lets in · x denies · b blocks" }
+            let asked = browser.requests.map { "\($0.request.name) asks to join \"\($0.share.title)\" · a lets in · x denies · b blocks" }
             return ScreenModel.Browser(title: "Invitations · a accepts · x declines · Esc closes", rows: rows + asked,
                                        selection: browser.selection, body: [])
         case .messages(let selection):

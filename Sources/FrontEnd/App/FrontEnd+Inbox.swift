@@ -25,7 +25,7 @@ extension FrontEnd {
         case .char("a"), .enter, .char("x"), .char("b"):
             guard browser.selection >= browser.invitations.count else { return answerInvitation(browser, key) }
             let asked = browser.requests[browser.selection - browser.invitations.count]
-            let whom = "\(asked.request.name) for '\(asked.share.title)'"
+            let whom = "\(asked.request.name) for \"\(asked.share.title)\""
             state.mode = .browse
             let (response, said): (AccessResponse, String) = switch key {
             case .char("x"): (.deny, "denied \(whom)")

@@ -394,8 +394,8 @@ extension FrontEnd {
             } catch {
                 flash("comment not deleted: \(error)", .error)
             }
-        case .removeParticipant(let post, let who):
-            cloudWork("removed \(who) from \"\(post.title)\"") { try $0.removeParticipant(email: who, from: post) }
+        case .removeParticipant(let post, let address, let name):
+            cloudWork("removed \(name) from \"\(post.title)\"") { try $0.removeParticipant(email: address, from: post) }
         case .stopSharing(let post):
             cloudWork("stopped sharing \(sharedName(of: post).text)") { try $0.stopSharing(post) }
         case .leave(let post):

@@ -60,7 +60,7 @@ extension FrontEnd {
         guard let first = fresh.first,
               let post = try? context.store.post(id: first.postID, zone: first.zone, scope: first.zone.owner == context.account.id ? .private : .shared)
         else { return nil }
-        return "\(context.names(first.account)) is editing '\(post.title)'"
+        return "\(context.names(first.account)) is editing \"\(post.title)\""
     }
 
     /// Who else is editing `post`, by name, for its detail.

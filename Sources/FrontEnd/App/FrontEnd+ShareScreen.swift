@@ -15,7 +15,7 @@ extension FrontEnd {
         let people = share?.currentParticipants ?? []
         let owner = screen.post.scope == .private
         let person = people.indices.contains(screen.selection) ? people[screen.selection] : nil
-        let who = person.map { $0.email ?? $0.userRecordID.map(context.names) ?? $0.displayName } ?? ""
+        let who = person.map(name(of:)) ?? "", address = person.map(address(of:)) ?? ""
         let post = screen.post
         switch key {
         case .escape, .char("q"), .enter:
@@ -33,11 +33,11 @@ extension FrontEnd {
         case .char("p") where owner:
             guard let person, person.role != .owner else { flash("the owner keeps the share", .warning); break }
             let permission: SharePermission = person.permission == .readWrite ? .readOnly : .readWrite
-            cloudWork("\(who) is now \(permission.text) on \(sharedName(of: post).text)") { try $0.setPermission(permission, email: who, on: post) }
+            cloudWork("\(who) is now \(permission.text) on \(sharedName(of: post).text)") { try $0.setPermission(permission, email: address, on: post) }
         case .char("x") where owner:
             guard let person, person.role != .owner else { flash("the owner keeps the share", .warning); break }
             state.mode = .shareScreen(screen)
-            return confirm("Take \(who) off \(sharedName(of: post).text)? They lose it; nobody else does.", "Remove", .removeParticipant(post, who))
+            return confirm("Take \(who) off \(sharedName(of: post).text)? They lose it; nobody else does.", "Remove", .removeParticipant(post, address: address, name: who))
         case .char("P") where owner:
             let next: SharePermission = [.none: .readOnly, .readOnly: .readWrite, .readWrite: .none][share?.publicPermission ?? .none]!
             cloudWork("anyone with the URL: \(next == .none ? "nobody more" : next.text)") { try $0.setPublicPermission(next, on: post) }
@@ -74,7 +74,7 @@ extension FrontEnd {
         guard case .shareScreen(let screen) = state.mode else { return nil }
         let share = context.sharing.share(for: screen.post)
         let people = (share?.currentParticipants ?? []).map(participantRow)
-        let title = share?.isZoneWide == true ? "notebook \(share?.title ?? screen.post.zone.name)" : "'\(share?.title ?? screen.post.title)'"
+        let title = share?.isZoneWide == true ? "notebook \(share?.title ?? screen.post.zone.name)" : "\"\(share?.title ?? screen.post.title)\""
         let whose = screen.post.scope == .private ? "yours" : "shared with you by \(context.names(screen.post.zone.owner))"
         let anyone = share.map { $0.publicPermission == .none ? "nobody more" : $0.publicPermission.text } ?? "?"
         let label = screen.oneTime ? "One-time link: it admits one person, read-only (copied; y copies it again):" : screen.fresh

@@ -116,7 +116,7 @@ public final class FrontEnd: @unchecked Sendable {
                 let title = keep.title.isEmpty ? "(untitled)" : keep.title
                 // Unless a message already says why (this front end's own leave or delete).
                 if state.flash == nil {
-                    gone = (arrival?.notice(name: context.names) ?? "'\(title)' is gone") + " · the next post is selected"
+                    gone = (arrival?.notice(name: context.names) ?? "\"\(title)\" is gone") + " · the next post is selected"
                 }
                 anchor = nil
             }
@@ -345,10 +345,19 @@ public final class FrontEnd: @unchecked Sendable {
     }
 
     func participantRow(_ p: ShareParticipant) -> ScreenModel.Participant {
-        // The name people know, else the email invited, else what the share says.
+        ScreenModel.Participant(name: name(of: p), role: p.role.text, permission: p.permission.text, status: p.status.rawValue)
+    }
+
+    /// What a participant is called on screen: the name people know, else the email invited, else what the
+    /// share says.
+    func name(of p: ShareParticipant) -> String {
         let known = p.userRecordID.map { context.names($0) }.flatMap { $0 == p.userRecordID ? nil : $0 }
-        return ScreenModel.Participant(name: known ?? p.name ?? p.email ?? p.displayName, role: p.role.text,
-                                       permission: p.permission.text, status: p.status.rawValue)
+        return known ?? p.name ?? p.email ?? p.displayName
+    }
+
+    /// How the cloud is told which participant: their email, else their account's name.
+    func address(of p: ShareParticipant) -> String {
+        p.email ?? p.userRecordID.map { context.names($0) } ?? p.displayName
     }
 
     func syncStatus() -> (text: String, level: Flash.Level) {

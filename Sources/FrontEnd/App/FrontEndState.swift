@@ -36,7 +36,8 @@ public struct Prompt: Equatable, Sendable {
 public struct Confirmation: Equatable, Sendable {
     public enum Action: Equatable, Sendable {
         case delete(Post)
-        case removeParticipant(Post, String)
+        /// The person's address for the cloud (an email, else an account name), and their name for people.
+        case removeParticipant(Post, address: String, name: String)
         case stopSharing(Post)
         case leave(Post)
         case deleteComment(Comment)

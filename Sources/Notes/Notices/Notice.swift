@@ -41,7 +41,7 @@ public struct Notice: Equatable, Sendable {
 
     /// How a share is named in a notice.
     static func subject(of share: Share) -> String {
-        share.isZoneWide ? "notebook \(share.title)" : "'\(share.title)'"
+        share.isZoneWide ? "notebook \(share.title)" : "\"\(share.title)\""
     }
 
     /// What changed in a share between two fetches of it that `me` should hear of: as its owner, who accepted

@@ -48,7 +48,7 @@ public struct PostSharing: Sendable {
     public func share(notebook title: String, inviting invitees: [String], permission: SharePermission,
                       publicPermission: SharePermission = .none) throws -> ShareURL {
         guard let book = try store.notebooks().first(where: { $0.title == title && $0.scope == .private }) else {
-            throw StoreError.invalid("no notebook of yours named '\(title)'")
+            throw StoreError.invalid("no notebook of yours named \"\(title)\"")
         }
         var share = Share(zoneWide: book.zone, title: title, type: "Notebook")
         share.publicPermission = publicPermission

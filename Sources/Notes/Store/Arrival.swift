@@ -20,10 +20,10 @@ public struct Arrival: Equatable, Sendable {
     public func notice(name: (String) -> String) -> String {
         let who = by.map(name) ?? "someone"
         return switch kind {
-        case .added: "\(who) added '\(title)'"
-        case .edited: "\(who) edited '\(title)'"
-        case .deleted: "'\(title)' was deleted"
-        case .commented: "\(who) commented on '\(title)'"
+        case .added: "\(who) added \"\(title)\""
+        case .edited: "\(who) edited \"\(title)\""
+        case .deleted: "\"\(title)\" was deleted"
+        case .commented: "\(who) commented on \"\(title)\""
         }
     }
 }

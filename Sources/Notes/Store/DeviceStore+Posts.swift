@@ -16,9 +16,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unknownPost(let ref): "no post matches '\(ref)'"
-        case .ambiguousPost(let ref, let ids): "'\(ref)' matches several posts: \(ids.joined(separator: ", "))"
-        case .unknownNotebook(let name): "no notebook named '\(name)'"
+        case .unknownPost(let ref): "no post matches \"\(ref)\""
+        case .ambiguousPost(let ref, let ids): "\"\(ref)\" matches several posts: \(ids.joined(separator: ", "))"
+        case .unknownNotebook(let name): "no notebook named \"\(name)\""
         case .invalid(let why): why
         case .unknownPendingKind(let kind, let id):
             "a change waiting for \(id.name.isEmpty ? "zone \(id.zone.name)" : id.name) is of an unknown kind '\(kind)' "
