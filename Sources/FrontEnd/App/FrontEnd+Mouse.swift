@@ -42,11 +42,11 @@ extension FrontEnd {
     func pressFooter(at x: Int) {
         guard let slot = Renderer.footerSlots(footer(), width: size.width).last(where: { $0.x <= x }),
               x < slot.x + slot.item.key.columns + 1 + slot.item.label.columns else { return }
-        if state.mode == .browse {
-            guard let command = Commands.all.first(where: { $0.keys.first?.description == slot.item.key && $0.applies(in: state.focus) }) else { return }
+        if state.mode == .browse,
+           let command = Commands.all.first(where: { $0.keys.first?.description == slot.item.key && $0.applies(in: state.focus) }) {
             return perform(command.id)
         }
-        // A dialog's footer says "n/Esc", "^S": the first key it names.
+        // A dialog's footer (or a pane's own moves) says "n/Esc", "^S": the first key it names.
         let name = String(slot.item.key.split(separator: "/").first ?? "")
         let named: [String: Key] = ["Esc": .escape, "Enter": .enter, "Tab": .tab, "Space": .char(" "), "←→": .left, "↑↓": .up]
         if let key = named[name] {

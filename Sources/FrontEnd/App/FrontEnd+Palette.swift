@@ -46,7 +46,7 @@ extension FrontEnd {
     func completions(_ line: String) -> [String] {
         guard let space = line.firstIndex(of: " ") else {
             guard !line.isEmpty else { return [] }
-            let names = Commands.all.map(\.name)
+            let names = Commands.all.map(\.name).sorted()
             return names.filter { $0.hasPrefix(line) } + names.filter { !$0.hasPrefix(line) && $0.contains(line) }
         }
         let name = String(line[..<space]), typed = line[line.index(after: space)...].trimmingCharacters(in: .whitespaces)

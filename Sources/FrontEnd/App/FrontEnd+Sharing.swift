@@ -127,9 +127,16 @@ extension FrontEnd {
             let applying = Commands.all.filter { $0.applies(in: state.focus) && !$0.keys.isEmpty }
             let primary = applying.filter { $0.inFooter && $0.id != .help }
             let more = Self.footerExtras.compactMap { id in applying.first { $0.id == id && !$0.inFooter && disabledReason(id) == nil } }
-            return (primary + more + applying.filter { $0.id == .help }).map {
-                ScreenModel.FooterItem(key: $0.keys[0].description, label: $0.label, enabled: disabledReason($0.id) == nil)
+            // The pane's own moves first where they are not the list's: what j/k and Esc do there.
+            let lead: [(String, String)] = switch state.focus {
+            case .list: []
+            case .detail: [("j/k", "scroll"), ("Esc", "list")]
+            case .participants: [("j/k", "choose"), ("Esc", "list")]
             }
+            return lead.map { ScreenModel.FooterItem(key: $0.0, label: $0.1, enabled: true) }
+                + (primary + more + applying.filter { $0.id == .help }).map {
+                    ScreenModel.FooterItem(key: $0.keys[0].description, label: $0.label, enabled: disabledReason($0.id) == nil)
+                }
         default:
             guard let area = keyArea else { return [] }
             // Where the post is not the account's own, the share screen's owner keys do not apply.
