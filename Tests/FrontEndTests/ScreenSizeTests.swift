@@ -74,4 +74,12 @@ import Testing
         #expect(line.hasPrefix("Tab: refresh  remove-participant  reupload"), "\(line)")
         #expect(frontEnd.frame(width: width, height: height).lines[height - 2].hasPrefix(":re"))
     }
+
+    @Test func aTerminalTooSmallSaysWhatItNeeds() throws {
+        let frontEnd = try fixture().frontEnd()
+        let text = frontEnd.frame(width: 19, height: 12).lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
+        #expect(text.contains("at least 20×6") && text.contains("19×12") && text.contains("press q"), "\(text)")
+        frontEnd.press(.char("q"))
+        #expect(frontEnd.state.quit)
+    }
 }

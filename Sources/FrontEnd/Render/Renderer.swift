@@ -2,10 +2,14 @@ import Foundation
 
 /// Draws a `ScreenModel` into a grid: pure, so screens are tested as text.
 public enum Renderer {
+    public static let minimumSize = (width: 20, height: 6)
+
     public static func render(_ model: ScreenModel, width: Int, height: Int) -> Grid {
         var grid = Grid(width: width, height: height)
-        guard width >= 20, height >= 6 else {
-            grid.put("CloudNotes needs 20×6", x: 0, y: 0, role: .warning)
+        guard width >= minimumSize.width, height >= minimumSize.height else {
+            let said = "CloudNotes needs a terminal of at least \(minimumSize.width)×\(minimumSize.height) (this one is \(width)×\(height)): "
+                + "make it larger, or press q to quit."
+            for (y, line) in said.wrapped(to: max(1, width)).prefix(height).enumerated() { grid.put(line, x: 0, y: y, role: .warning) }
             return grid
         }
         let layout = Layout(width: width, height: height, participants: model.participants?.count)
