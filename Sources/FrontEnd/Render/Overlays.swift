@@ -23,15 +23,21 @@ enum Overlays {
         return Layout.Rect(x: rect.x + 2, y: rect.y + 1, width: w - 4, height: h - 2)
     }
 
-    /// `?`: the whole screen but a margin, every line whole (long ones wrap under their text), headings
-    /// between the groups, and the search line at the bottom while there is one.
+    /// `?`: the whole screen between the top line and the footer (it is read, not glanced at), every line
+    /// whole (long ones wrap under their text), headings between the groups, where it is scrolled to on its
+    /// lower border, and the search line at the bottom while there is one.
     static func help(_ model: ScreenModel, into grid: inout Grid) {
         guard case .help(let screen) = model.mode else { return }
         let height = helpHeight(height: grid.height, screen)
-        let inner = dialog("Keys · j/k scroll · / find · Esc closes", width: grid.width - 6, height: grid.height - 4, into: &grid)
         let rows = helpRows(model.help, width: grid.width)
-        let keyWidth = helpKeyWidth(model.help)
         let start = min(screen.scroll, max(0, rows.count - height))
+        let rect = Layout.Rect(x: 0, y: 1, width: grid.width, height: grid.height - 2)
+        grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        grid.cursor = nil
+        let position = rows.count > height ? "\(start + 1)–\(min(rows.count, start + height)) of \(rows.count)" : nil
+        Renderer.box("Keys · j/k scroll · / find · Esc closes", rect, focused: true, position: position, into: &grid)
+        let inner = Layout.Rect(x: 2, y: 2, width: grid.width - 4, height: grid.height - 4)
+        let keyWidth = helpKeyWidth(model.help)
         for (index, row) in rows.dropFirst(start).prefix(height).enumerated() {
             if row.isHeading {
                 grid.put(row.text, x: inner.x, y: inner.y + index, role: .heading, limit: inner.width)
@@ -39,10 +45,6 @@ enum Overlays {
                 grid.put(row.keys, x: inner.x, y: inner.y + index, role: .key, limit: keyWidth)
                 grid.put(row.text, x: inner.x + keyWidth + 2, y: inner.y + index, role: row.text.hasPrefix("[") ? .dim : .normal)
             }
-        }
-        if rows.count > height {
-            grid.put(" \(start + 1)–\(min(rows.count, start + height)) of \(rows.count) ", x: inner.x + inner.width - 20,
-                     y: inner.y + inner.height, role: .dim)
         }
         if screen.searching || !screen.search.text.isEmpty {
             let y = inner.y + inner.height - 1
@@ -57,7 +59,7 @@ enum Overlays {
     /// Rows the help's lines take on a screen this wide (the same box `help` draws).
     static func helpRows(_ lines: [HelpLine], width: Int) -> [HelpLine] {
         let keyWidth = helpKeyWidth(lines)
-        let textWidth = max(10, width - 2 - 4 - keyWidth - 2)
+        let textWidth = max(10, width - 4 - keyWidth - 2)
         var rows: [HelpLine] = []
         for (index, line) in lines.enumerated() {
             if line.isHeading {
@@ -76,7 +78,7 @@ enum Overlays {
 
     /// Rows of help on screen: the box's inside, less the search line while there is one.
     static func helpHeight(height: Int, _ screen: HelpScreen) -> Int {
-        max(1, height - 4 - (screen.searching || !screen.search.text.isEmpty ? 1 : 0))
+        max(1, height - 4 - (screen.searching || !screen.search.text.isEmpty ? 1 : 0))  // top line, footer, two borders
     }
 
     private static func helpKeyWidth(_ lines: [HelpLine]) -> Int {
