@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test(arguments: sizes) func helpFillsTheScreenInGroups(width: Int, height: Int) throws {
-        let frontEnd = try fixture().frontEnd()
+        let fixture = try fixture(), frontEnd = fixture.frontEnd()  // the fixture kept: its directory holds the store
         frontEnd.press(.char("?"))
         let lines = frontEnd.frame(width: width, height: height).lines
         #expect(lines[1].hasPrefix("┌─ ▸ Keys") && lines[1].hasSuffix("┐"), "as wide as the screen: \(lines[1])")
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test(arguments: sizes) func theFooterFollowsThePaneAndTheMode(width: Int, height: Int) throws {
-        let frontEnd = try fixture().frontEnd()
+        let fixture = try fixture(), frontEnd = fixture.frontEnd()  // the fixture kept: its directory holds the store
         #expect(footer(frontEnd, width, height).hasPrefix("e edit  a new  d delete"))
         #expect(footer(frontEnd, width, height).hasSuffix("? help" + String(repeating: " ", count: footer(frontEnd, width, height).count
                                                                            - footer(frontEnd, width, height).trimmingCharacters(in: .whitespaces).count)))
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test(arguments: sizes) func theFilteredListSaysHowManyOfHowMany(width: Int, height: Int) throws {
-        let frontEnd = try fixture().frontEnd()
+        let fixture = try fixture(), frontEnd = fixture.frontEnd()  // the fixture kept: its directory holds the store
         frontEnd.press(.char("/"))
         frontEnd.type("ha noi")
         let screen = frontEnd.frame(width: width, height: height)
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test(arguments: sizes) func thePalettesCandidatesTakeTheFootersPlace(width: Int, height: Int) throws {
-        let frontEnd = try fixture().frontEnd()
+        let fixture = try fixture(), frontEnd = fixture.frontEnd()  // the fixture kept: its directory holds the store
         frontEnd.press(.char(":"))
         frontEnd.type("re")
         let line = footer(frontEnd, width, height)
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func aTerminalTooSmallSaysWhatItNeeds() throws {
-        let frontEnd = try fixture().frontEnd()
+        let fixture = try fixture(), frontEnd = fixture.frontEnd()  // the fixture kept: its directory holds the store
         let text = frontEnd.frame(width: 19, height: 12).lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
         #expect(text.contains("at least 20×6") && text.contains("19×12") && text.contains("press q"), "\(text)")
         frontEnd.press(.char("q"))

@@ -87,6 +87,24 @@ import TestSupport
         #expect(try found("one") == [] && found("two") == ["p2"] && found("again") == ["p2"])
     }
 
+    /// A row written by other code than the store's (another version of the app, a repair by hand) is
+    /// found too: the triggers note every write, whoever makes it.
+    @Test func aRowWrittenStraightIntoTheTableIsFound() throws {
+        try save("p1", "First", at: 1)
+        #expect(try found("first") == ["p1"])
+        let queue = try DatabaseQueue(path: directory.url.appendingPathComponent("private.sqlite").path)
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO posts(id, zone_name, zone_owner, title, content, tags, modified_at) VALUES ('p2', ?, ?, 'Planted by hand', '', '[]', 1795000009)
+                """, arguments: [notes.zone.name, notes.zone.owner])
+            try db.execute(sql: "UPDATE posts SET title = 'Renamed' WHERE id = 'p1'")
+        }
+        try queue.close()
+        #expect(try store.searchIsBehind)
+        #expect(try found("planted") == ["p2"] && found("first") == [] && found("renamed") == ["p1"])
+        #expect(try !store.searchIsBehind)
+    }
+
     /// The searched list's order, windows from either end and positions agree, across both stores and posts
     /// saved in the same millisecond.
     @Test func windowsAndPositionsAgreeInTheSearchedList() throws {

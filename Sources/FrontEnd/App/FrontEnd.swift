@@ -274,7 +274,13 @@ public final class FrontEnd: @unchecked Sendable {
         // A search counts its matches up to a cap on each key (the title says "10,000+"); the whole count
         // only when the list is taken near its end (see `exactPostCount`).
         let cap = state.filter.search == nil ? nil : searchCountCap
-        let counted = (try? context.store.postCount(state.filter, atMost: cap)) ?? 0
+        let counted: Int
+        do {
+            counted = try context.store.postCount(state.filter, atMost: cap)
+        } catch {
+            counted = 0  // said, not shown as an empty list that looks true
+            flash("cannot read the posts: \(error)", .error)
+        }
         countIsPartial = cap.map { counted > $0 } ?? false
         count = counted
         return counted

@@ -58,7 +58,8 @@ extension DeviceStore {
     /// nearly every post, and counting a million matches on every key costs more than the frame may), so an
     /// answer above `atMost` means "more than that".
     public func postCount(_ filter: PostFilter = .all, atMost: Int? = nil) throws -> Int {
-        try read { db in
+        if filter.search?.match != nil { try catchUpSearchIndex() }
+        return try read { db in
             try arms(filter).reduce(0) { total, arm in
                 // Searched and nothing else: the index counts alone, without reading a post.
                 let from = arm.searchOnly ? "\(Self.schema(arm.scope)).post_words w" : arm.from
@@ -72,7 +73,8 @@ extension DeviceStore {
     /// length, a window in its second half is read from the end (SQLite steps
     /// over the rows an OFFSET skips, so the last page costs what the first does).
     public func listedPosts(_ filter: PostFilter = .all, offset: Int, limit: Int, total: Int? = nil) throws -> [ListedPost] {
-        try read { db in
+        if filter.search?.match != nil { try catchUpSearchIndex() }
+        return try read { db in
             let fromEnd = total.map { offset > $0 / 2 } ?? false
             let (sql, arguments): (String, StatementArguments)
             if fromEnd, let total {
@@ -117,7 +119,8 @@ extension DeviceStore {
 
     /// Where a post stands in the list now (its place moves when it is edited), if the filter shows it.
     public func position(of post: Post, _ filter: PostFilter = .all) throws -> Int? {
-        try read { db in
+        if filter.search?.match != nil { try catchUpSearchIndex() }
+        return try read { db in
             let searched = filter.search?.match != nil
             let order = searched ? "t.key" : "t.modified_at"  // a post's place in the index is its key in post_order
             let from = "\(Self.schema(post.scope)).\(searched ? "post_order" : "posts") t"

@@ -1,8 +1,7 @@
 import Foundation
 
 /// The full-text index behind `/` search, kept in step with the posts, their
-/// comments and their notebooks by triggers (so every write path keeps it,
-/// whichever code makes it).
+/// comments and their notebooks.
 ///
 /// - `post_words` (FTS5) holds, for each post, its title, text, tags,
 ///   comments and notebook title (`words`) and the IDs of its author, last
@@ -14,6 +13,12 @@ import Foundation
 ///   (`post_order` maps it back to the post). FTS5 walks its matches in row
 ///   ID order and stops at the page's end, so a page of matches costs the
 ///   same at a million posts as at a thousand: no sort of every match.
+/// - Indexing a post costs about 0.1 ms, twenty times writing its row, so it
+///   is not done as the row is written (a sync applying 10,000 posts would
+///   take three times as long). Triggers note which posts changed
+///   (`search_dirty`, whichever code writes them), and `catchUp` indexes
+///   those before any search reads: what a search finds is always the store
+///   as it is.
 enum SearchIndex {
     /// Slots in a millisecond: a million posts saved in one go still get one each.
     static let slots = 1 << 20
@@ -24,30 +29,55 @@ enum SearchIndex {
             UNIQUE(zone_name, zone_owner, id));
         CREATE VIRTUAL TABLE IF NOT EXISTS SCHEMA.post_words USING fts5(
             words, people, tokenize = "unicode61 remove_diacritics 2", prefix = '1 2 3', detail = column);
-        CREATE TRIGGER IF NOT EXISTS SCHEMA.post_words_insert AFTER INSERT ON posts BEGIN
-            \(unindex("new")) \(index("new"))
+        CREATE TABLE IF NOT EXISTS SCHEMA.search_dirty(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner, id)) WITHOUT ROWID;
+        CREATE TRIGGER IF NOT EXISTS SCHEMA.search_post_insert AFTER INSERT ON posts BEGIN \(dirty("new.id", "new")) END;
+        CREATE TRIGGER IF NOT EXISTS SCHEMA.search_post_update
+            AFTER UPDATE OF title, content, tags, modified_at, created_by, modified_by ON posts BEGIN \(dirty("new.id", "new")) END;
+        CREATE TRIGGER IF NOT EXISTS SCHEMA.search_post_delete AFTER DELETE ON posts BEGIN \(dirty("old.id", "old")) END;
+        CREATE TRIGGER IF NOT EXISTS SCHEMA.search_comment_insert AFTER INSERT ON comments BEGIN \(dirty("new.post_id", "new")) END;
+        CREATE TRIGGER IF NOT EXISTS SCHEMA.search_comment_update AFTER UPDATE OF text ON comments BEGIN \(dirty("new.post_id", "new")) END;
+        CREATE TRIGGER IF NOT EXISTS SCHEMA.search_comment_delete AFTER DELETE ON comments BEGIN \(dirty("old.post_id", "old")) END;
+        CREATE TRIGGER IF NOT EXISTS SCHEMA.search_notebook_insert AFTER INSERT ON notebooks BEGIN
+            INSERT OR IGNORE INTO search_dirty(zone_name, zone_owner, id)
+                SELECT zone_name, zone_owner, id FROM posts WHERE zone_name = new.zone_name AND zone_owner = new.zone_owner;
         END;
-        CREATE TRIGGER IF NOT EXISTS SCHEMA.post_words_update
-        AFTER UPDATE OF title, content, tags, modified_at, created_by, modified_by ON posts BEGIN
-            \(unindex("old")) \(index("new"))
-        END;
-        CREATE TRIGGER IF NOT EXISTS SCHEMA.post_words_delete AFTER DELETE ON posts BEGIN
-            \(unindex("old"))
-        END;
-        CREATE TRIGGER IF NOT EXISTS SCHEMA.comment_words_insert AFTER INSERT ON comments BEGIN \(reindexPost(of: "new")) END;
-        CREATE TRIGGER IF NOT EXISTS SCHEMA.comment_words_update AFTER UPDATE OF text ON comments BEGIN \(reindexPost(of: "new")) END;
-        CREATE TRIGGER IF NOT EXISTS SCHEMA.comment_words_delete AFTER DELETE ON comments BEGIN \(reindexPost(of: "old")) END;
-        CREATE TRIGGER IF NOT EXISTS SCHEMA.notebook_words_insert AFTER INSERT ON notebooks BEGIN
-            UPDATE post_words SET words = (
-                SELECT \(words("p")) FROM post_order o JOIN posts p \(samePost("o", "p")) WHERE o.key = post_words.rowid)
-            WHERE rowid IN (SELECT key FROM post_order WHERE zone_name = new.zone_name AND zone_owner = new.zone_owner);
-        END;
-        INSERT OR IGNORE INTO SCHEMA.post_order(key, zone_name, zone_owner, id)
-            SELECT base + row_number() OVER (PARTITION BY base ORDER BY id) - 1, zone_name, zone_owner, id
-            FROM (SELECT \(base("posts")) AS base, zone_name, zone_owner, id FROM SCHEMA.posts);
-        INSERT INTO SCHEMA.post_words(rowid, words, people)
-            SELECT o.key, \(words("p", schema: "SCHEMA.")), \(people("p")) FROM SCHEMA.post_order o JOIN SCHEMA.posts p \(samePost("o", "p"));
+        INSERT OR IGNORE INTO SCHEMA.search_dirty(zone_name, zone_owner, id) SELECT zone_name, zone_owner, id FROM SCHEMA.posts;
         """
+
+    /// Notes that a post (in the zone of row `z`) changed: its entry is made again before the next search.
+    private static func dirty(_ id: String, _ z: String) -> String {
+        "INSERT OR IGNORE INTO search_dirty(zone_name, zone_owner, id) VALUES (\(z).zone_name, \(z).zone_owner, \(id));"
+    }
+
+    /// Statements that make the entries of the posts in `temp.search_batch` again in `schema`: the old ones
+    /// out, then, for the posts still there, their words under a key after every key of their millisecond.
+    static func reindex(_ schema: String) -> [String] {
+        let batch = "temp.search_batch b"
+        return [
+            """
+            DELETE FROM \(schema).post_words WHERE rowid IN (SELECT o.key FROM \(schema).post_order o JOIN \(batch) \(samePost("o", "b")))
+            """,
+            """
+            DELETE FROM \(schema).post_order WHERE key IN (SELECT o.key FROM \(schema).post_order o JOIN \(batch) \(samePost("o", "b")))
+            """,
+            """
+            INSERT INTO \(schema).post_order(key, zone_name, zone_owner, id)
+            SELECT coalesce((SELECT max(key) + 1 FROM \(schema).post_order WHERE key >= base AND key < base + \(slots)), base)
+                   + row_number() OVER (PARTITION BY base ORDER BY id) - 1, zone_name, zone_owner, id
+            FROM (SELECT \(base("p")) AS base, p.zone_name, p.zone_owner, p.id FROM \(schema).posts p JOIN \(batch) \(samePost("p", "b")))
+            """,
+            """
+            INSERT INTO \(schema).post_words(rowid, words, people)
+            SELECT o.key, \(words("p", schema: schema + ".")), \(people("p"))
+            FROM \(batch) JOIN \(schema).post_order o \(samePost("o", "b")) JOIN \(schema).posts p \(samePost("p", "b"))
+            """,
+            """
+            DELETE FROM \(schema).search_dirty WHERE (zone_name, zone_owner, id) IN (SELECT zone_name, zone_owner, id FROM \(batch))
+            """,
+        ]
+    }
 
     /// The first row ID of the millisecond a post (row `p`) was last changed in.
     private static func base(_ p: String) -> String {
@@ -59,11 +89,10 @@ enum SearchIndex {
     }
 
     /// What a post's words are: its text, its comments and its notebook's title, đ folded.
-    /// (`schema` names the tables' schema outside a trigger, where unqualified names would mean main's.)
-    private static func words(_ p: String, schema: String = "") -> String {
+    private static func words(_ p: String, schema: String) -> String {
         """
         replace(replace(\(p).title || ' ' || \(p).content || ' ' || \(p).tags || ' '
-            || coalesce((SELECT title FROM \(schema)notebooks b WHERE b.zone_name = \(p).zone_name AND b.zone_owner = \(p).zone_owner), '') || ' '
+            || coalesce((SELECT title FROM \(schema)notebooks n WHERE n.zone_name = \(p).zone_name AND n.zone_owner = \(p).zone_owner), '') || ' '
             || coalesce((SELECT group_concat(text, ' ') FROM \(schema)comments c
                          WHERE c.zone_name = \(p).zone_name AND c.zone_owner = \(p).zone_owner AND c.post_id = \(p).id), ''),
             'đ', 'd'), 'Đ', 'D')
@@ -72,33 +101,6 @@ enum SearchIndex {
 
     private static func people(_ p: String) -> String {
         "coalesce(\(p).created_by, '') || ' ' || coalesce(\(p).modified_by, '') || ' ' || \(p).zone_owner"
-    }
-
-    private static func index(_ p: String) -> String {
-        """
-        INSERT INTO post_order(key, zone_name, zone_owner, id) VALUES (
-            (SELECT coalesce(max(key) + 1, \(base(p))) FROM post_order
-             WHERE key >= \(base(p)) AND key < \(base(p)) + \(slots)), \(p).zone_name, \(p).zone_owner, \(p).id);
-        INSERT INTO post_words(rowid, words, people) VALUES (last_insert_rowid(), \(words(p)), \(people(p)));
-        """
-    }
-
-    /// Removes a post's entry; after INSERT OR REPLACE too, whose replaced row fires no delete trigger.
-    private static func unindex(_ p: String) -> String {
-        let post = "zone_name = \(p).zone_name AND zone_owner = \(p).zone_owner AND id = \(p).id"
-        return """
-            DELETE FROM post_words WHERE rowid = (SELECT key FROM post_order WHERE \(post));
-            DELETE FROM post_order WHERE \(post);
-            """
-    }
-
-    /// A comment changed: its post's words again.
-    private static func reindexPost(of c: String) -> String {
-        """
-        UPDATE post_words SET words = (
-            SELECT \(words("p")) FROM posts p WHERE p.zone_name = \(c).zone_name AND p.zone_owner = \(c).zone_owner AND p.id = \(c).post_id)
-        WHERE rowid = (SELECT key FROM post_order WHERE zone_name = \(c).zone_name AND zone_owner = \(c).zone_owner AND id = \(c).post_id);
-        """
     }
 }
 
