@@ -153,6 +153,20 @@ import Testing
         #expect(frontEnd.frame(width: 100, height: 24).text.contains("Posts (1 of 61) · /rare"))
     }
 
+    /// What arrives is indexed for search off the event loop (here the stand-in runs it at once), so a first
+    /// search after a large sync does not wait for it.
+    @Test func arrivalsAreIndexedForSearchBeforeAnySearch() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", "milk", minute: 1)
+        let frontEnd = fixture.frontEnd()
+        #expect(try fixture.store.searchIsBehind)
+        _ = frontEnd.frame(width: 80, height: 24)
+        #expect(try !fixture.store.searchIsBehind)
+        try fixture.post("Trip", "train", minute: 2, scope: .shared, by: "_heather")
+        frontEnd.storeChanged()
+        #expect(try !fixture.store.searchIsBehind)
+    }
+
     /// Esc steps back one level: another pane to the list, then the search, then the notebook shown.
     @Test func escapeStepsBackOneLevel() throws {
         let fixture = try Fixture()

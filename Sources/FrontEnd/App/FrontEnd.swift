@@ -32,6 +32,8 @@ public final class FrontEnd: @unchecked Sendable {
     }
 
     var count: Int?
+    /// Posts are being indexed for search off this thread (`indexForSearch`); set there, cleared there.
+    let indexing = Flag()
     /// `count` stopped at the search's cap: there are more.
     var countIsPartial = false
     private var _searchCountCap = 10_000
@@ -91,6 +93,17 @@ public final class FrontEnd: @unchecked Sendable {
         }
     }
 
+    /// Posts that arrived are indexed for search off this thread, a batch at a time, so the first search after
+    /// a large sync does not wait for them all (a search still brings the index up to date with what is left).
+    func indexForSearch() {
+        guard (try? context.store.searchIsBehind) == true, indexing.set() else { return }
+        let store = context.store, indexing = indexing
+        context.background {
+            while (try? store.catchUpSearchIndex(batch: 500, batches: 1)) == true {}
+            indexing.clear()
+        }
+    }
+
     public func drainInbox() {
         let work = inboxLock.withLock { defer { inbox = [] }; return inbox }
         for job in work { job(self) }
@@ -104,6 +117,7 @@ public final class FrontEnd: @unchecked Sendable {
         let wasFailing = status.map { $0.level != .info } ?? false  // the status line already says so
         invalidate()
         if let inbox = update?.inbox { (invitationCount, requestCount) = (inbox.invitations, inbox.requests) }
+        indexForSearch()
         let editingNow = readPresences()
         var gone: String?
         if let keep {
@@ -205,6 +219,7 @@ public final class FrontEnd: @unchecked Sendable {
         updatePresence()
         if !noticesSaid {
             noticesSaid = true
+            indexForSearch()  // what arrived while no front end ran
             if let said = sayNotices() { flash(said, .warning, seconds: 8) }
         }
         size = (width, height)
@@ -402,4 +417,14 @@ public final class FrontEnd: @unchecked Sendable {
             if messages.count > 100 { messages.removeLast() }
         }
     }
+}
+
+/// A flag shared between threads.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    /// Sets it; false if it was set already.
+    func set() -> Bool { lock.withLock { defer { value = true }; return !value } }
+    func clear() { lock.withLock { value = false } }
 }

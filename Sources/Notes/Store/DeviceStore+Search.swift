@@ -14,13 +14,17 @@ extension DeviceStore {
         }
     }
 
-    /// Indexes every post changed since it was last indexed, `batch` to a transaction (each a short hold
-    /// on the store: a front end's frame waits for no more than one).
-    public func catchUpSearchIndex(batch: Int = 2000) throws {
-        guard try searchIsBehind else { return }
+    /// Indexes the posts changed since they were last indexed, `batch` to a transaction (each a short hold on
+    /// the store: a front end's frame waits for no more than one), at most `batches` of them; returns whether
+    /// some are left.
+    @discardableResult
+    public func catchUpSearchIndex(batch: Int = 2000, batches: Int = .max) throws -> Bool {
+        guard try searchIsBehind else { return false }
+        var done = 0
         for scope in [DatabaseScope.private, .shared] {
             let schema = Self.schema(scope)
             while try read({ try Bool.fetchOne($0, sql: "SELECT EXISTS(SELECT 1 FROM \(schema).search_dirty)") }) == true {
+                guard done < batches else { return true }
                 try write(scope) { db in
                     try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS search_batch(zone_name TEXT, zone_owner TEXT, id TEXT)")
                     try db.execute(sql: "DELETE FROM temp.search_batch")
@@ -28,7 +32,9 @@ extension DeviceStore {
                                    arguments: [batch])
                     for statement in SearchIndex.reindex(schema) { try db.execute(sql: statement) }
                 }
+                done += 1
             }
         }
+        return false
     }
 }
