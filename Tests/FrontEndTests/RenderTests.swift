@@ -174,25 +174,27 @@ import Testing
         _ = fixture.frontEnd().frame(width: 0, height: 0)
     }
 
-    @Test func theSyncStatusLineSaysSendingOfflineAndError() throws {
+    @Test(arguments: [(80, 24), (200, 60)]) func theSyncStatusLineSaysSendingOfflineAndError(width: Int, height: Int) throws {
         let fixture = try Fixture()
         let sync = StandInSync()
         let frontEnd = fixture.frontEnd(sync: sync)
+        #expect(frontEnd.frame(width: width, height: height).lines[0].hasSuffix("● synced "))
         sync.current = .sending(3)
-        #expect(frontEnd.frame(width: 80, height: 24).lines[0].hasSuffix("↑ sending 3 "))
+        frontEnd.tick()
+        #expect(frontEnd.frame(width: width, height: height).lines[0].hasSuffix("↑ sending 3 "))
         sync.current = .offline(waiting: 2, retryAt: nil)
         frontEnd.tick()
-        #expect(frontEnd.frame(width: 80, height: 24).lines[0].hasSuffix("offline · 2 waiting "))
+        #expect(frontEnd.frame(width: width, height: height).lines[0].hasSuffix("offline · 2 waiting "))
         sync.current = .offline(waiting: 2, retryAt: frontEnd.context.now().addingTimeInterval(4.5))
         frontEnd.tick()
-        #expect(frontEnd.frame(width: 80, height: 24).lines[0].hasSuffix("offline · 2 waiting · retrying in 5 s "))
+        #expect(frontEnd.frame(width: width, height: height).lines[0].hasSuffix("offline · 2 waiting · retrying in 5 s "))
         sync.current = .busy(waiting: 1, retryAt: frontEnd.context.now().addingTimeInterval(-1))
         frontEnd.tick()
-        #expect(frontEnd.frame(width: 80, height: 24).lines[0].hasSuffix("the cloud is busy · 1 waiting · retrying now "))
+        #expect(frontEnd.frame(width: width, height: height).lines[0].hasSuffix("the cloud is busy · 1 waiting · retrying now "))
         sync.current = .error("quota exceeded")
         frontEnd.tick()
-        let screen = frontEnd.frame(width: 80, height: 24)
+        let screen = frontEnd.frame(width: width, height: height)
         #expect(screen.lines[0].hasSuffix("error: quota exceeded "))
-        #expect(screen[70, 0].role == .error)
+        #expect(screen[width - 10, 0].role == .error)
     }
 }
