@@ -26,7 +26,9 @@ import Testing
         #expect(screen.contains("Tab: filter all  filter Notes"), "\(screen)")  // in the footer's place
         frontEnd.type("wo")
         #expect(prompt(frontEnd)?.candidates == ["filter Work"])
-        frontEnd.press(.tab, .enter)
+        frontEnd.press(.mouse(Mouse(.press, x: 7, y: 23)))  // a press on the completion takes it
+        #expect(prompt(frontEnd)?.editor.text == "filter Work")
+        frontEnd.press(.enter)
         #expect(frontEnd.state.filter.notebook == work)
     }
 
@@ -75,6 +77,9 @@ import Testing
         #expect(prompt(again)?.editor.text == "filter Work")  // the oldest stays
         again.press(.down, .down)
         #expect(prompt(again)?.editor.text == "")
+        again.type("half typed")
+        again.press(.up, .down)
+        #expect(prompt(again)?.editor.text == "half typed")  // the line being typed comes back past the newest
         let file = try String(contentsOf: fixture.store.directory.appendingPathComponent("command-history"), encoding: .utf8)
         #expect(!file.contains("secret"))
     }

@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import GRDB
 import Notes
 import Testing
 import TestSupport
@@ -30,5 +31,25 @@ import TestSupport
         let book = PostFilter(notebook: notes)
         #expect(try store.postCount(book) == 120)
         #expect(try store.position(of: shared, book) == nil)
+    }
+
+    /// Posts with no modification time (as an old record may come) list last, by ID, and each is found where it stands.
+    @Test func postsWithoutATimeListLastAndKeepTheirPlaces() throws {
+        let directory = TemporaryDirectory("listing-null")
+        let store = try DeviceStore(directory: directory.url)
+        let notes = try store.ensureDefaultNotebook(owner: "_me")
+        try store.save(Post(id: "d", zone: notes.zone, title: "Dated"), by: "_me", now: Date(timeIntervalSince1970: 5))
+        let queue = try DatabaseQueue(path: directory.url.appendingPathComponent("private.sqlite").path)
+        try queue.write { db in
+            for id in ["a", "b", "c"] {
+                try db.execute(sql: "INSERT INTO posts(id, zone_name, zone_owner, title, content, tags) VALUES (?, ?, ?, ?, '', '[]')",
+                               arguments: [id, notes.zone.name, notes.zone.owner, "Undated \(id)"])
+            }
+        }
+        try queue.close()
+        let listed = try store.listedPosts(offset: 0, limit: 10).map(\.post)
+        #expect(listed.map(\.id) == ["d", "c", "b", "a"])
+        for (index, post) in listed.enumerated() { #expect(try store.position(of: post) == index) }
+        #expect(try store.listedPosts(offset: 4, limit: 10, total: 4).isEmpty)  // past the end: nothing
     }
 }

@@ -22,11 +22,19 @@ import TestSupport
         #expect(try PostMarkdown(parsing: "---\ntitle: Plain words\ntags: one\n---\nbody", fallbackTitle: "x").tags == ["one"])
     }
 
+    @Test func windowsLineEndsAndUntitledPostsComeBackIn() throws {
+        let crlf = try PostMarkdown(parsing: "---\r\ntitle: \"x\"\r\ntags: [\"a\"]\r\n---\r\n\r\nhi\r\nthere\r\n", fallbackTitle: "f")
+        #expect(crlf.title == "x" && crlf.tags == ["a"] && crlf.content == "hi\nthere\n")
+        #expect(try PostMarkdown(parsing: "# Shopping\r\n- milk\r\n", fallbackTitle: "f").title == "Shopping")
+        let untitled = PostMarkdown(title: "", content: "words")
+        #expect(try PostMarkdown(parsing: untitled.text, fallbackTitle: "untitled-2").title == "untitled-2")
+    }
+
     @Test func brokenFrontMatterIsRefusedWithItsReason() {
         #expect(throws: MarkdownError.unclosedFrontMatter) { try PostMarkdown(parsing: "---\ntitle: \"x\"\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.badValue("title")) { try PostMarkdown(parsing: "---\ntitle: \"unterminated\n---\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.badLine("no colon here")) { try PostMarkdown(parsing: "---\nno colon here\n---\n", fallbackTitle: "f") }
-        #expect(throws: MarkdownError.noTitle) { try PostMarkdown(parsing: "---\ntitle: \"  \"\n---\n", fallbackTitle: "f") }
+        #expect(throws: MarkdownError.noTitle) { try PostMarkdown(parsing: "---\ntitle: \"  \"\n---\n", fallbackTitle: " ") }
     }
 
     @Test func fileNamesAreReadableAndNeverTaken() {
@@ -34,5 +42,7 @@ import TestSupport
         #expect(PostMarkdown.fileName(for: "Trip to Hà Nội", taken: ["trip-to-hà-nội.md"]) == "trip-to-hà-nội-2.md")
         #expect(PostMarkdown.fileName(for: "../../etc/passwd", taken: []) == "etc-passwd.md")
         #expect(PostMarkdown.fileName(for: "!!!", taken: []) == "untitled.md")
+        #expect(PostMarkdown.fileName(for: "notes", taken: ["Notes.md"]) == "notes-2.md")  // one file where case is ignored
+        #expect(PostMarkdown.fileName(for: String(repeating: "ệ", count: 200), taken: []).utf8.count <= 153)
     }
 }

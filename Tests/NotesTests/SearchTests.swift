@@ -52,6 +52,18 @@ import TestSupport
         #expect(try found("NEAR(ha noi)") == [])
     }
 
+    /// Scripts whose vowel signs are marks (Hindi, Thai) are words whole, as the tokenizer cuts them; text typed
+    /// decomposed folds as precomposed does; what would be query syntax inside a grapheme stays text.
+    @Test func everyScriptIsSearchedAndNothingTypedBreaksTheQuery() throws {
+        try save("p1", "हिन्दी भाषा", "ที่นี่ ok", at: 1)
+        try save("p2", "Ha\u{0300} No\u{0302}\u{0323}i", at: 2)  // "Hà Nội", decomposed
+        #expect(try found("हिन्दी") == ["p1"] && found("हि") == ["p1"] && found("ที่นี่") == ["p1"])
+        #expect(try found("hà nội") == ["p2"])
+        for hostile in ["\u{0D4E}\"", "\u{0D4E}\"abc\u{0D4E}\"", "a\u{24B6}b", "\"\"", "*", "NOT a", "a:b", "(", "^"] {
+            #expect(throws: Never.self) { _ = try found(hostile) }
+        }
+    }
+
     @Test func tagsCommentsNotebooksAndPeopleAreSearched() throws {
         let trip = try store.createNotebook("Trip Sài Gòn", owner: "_me")
         try save("p1", "Plain", tags: ["groceries"], at: 1)

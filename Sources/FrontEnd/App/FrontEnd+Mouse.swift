@@ -31,7 +31,7 @@ extension FrontEnd {
             state.focus = .participants
             if event.action == .press {
                 let row = event.y - rect.y - 2  // under the border and the header
-                if row >= 0, row < participants ?? 0 { state.participantSelection = row }
+                if row >= 0, row < min(participants ?? 0, rect.height - 3) { state.participantSelection = row }
             } else {
                 move(step > 0 ? 1 : -1)
             }
@@ -40,6 +40,16 @@ extension FrontEnd {
 
     /// A press on the footer: the key of the item under it, as if typed.
     func pressFooter(at x: Int) {
+        // The command line's completions stand in the footer's place: a press takes the one under it.
+        if case .prompt(var prompt) = state.mode, !prompt.candidates.isEmpty {
+            guard let slot = Renderer.candidateSlots(prompt, width: size.width).last(where: { $0.x <= x }),
+                  x < slot.x + prompt.candidates[slot.index].columns else { return }
+            prompt.editor = TextEditor(text: prompt.candidates[slot.index], multiline: false)
+            prompt.editor.moveEnd()
+            prompt.candidates = completions(prompt.editor.text)
+            prompt.candidate = nil
+            return state.mode = .prompt(prompt)
+        }
         guard let slot = Renderer.footerSlots(footer(), width: size.width).last(where: { $0.x <= x }),
               x < slot.x + slot.item.key.columns + 1 + slot.item.label.columns else { return }
         if state.mode == .browse,

@@ -30,9 +30,10 @@ extension FrontEnd {
         case .up, .down:
             let history = commandHistory()
             guard !history.isEmpty else { return true }
+            if prompt.historyIndex == nil { prompt.draft = prompt.editor.text }  // given back past the newest
             let index = key == .up ? max(0, (prompt.historyIndex ?? history.count) - 1) : (prompt.historyIndex ?? history.count) + 1
             prompt.historyIndex = index < history.count ? index : nil
-            prompt.editor = TextEditor(text: prompt.historyIndex.map { history[$0] } ?? "", multiline: false)
+            prompt.editor = TextEditor(text: prompt.historyIndex.map { history[$0] } ?? prompt.draft, multiline: false)
             prompt.editor.moveEnd()
             prompt.candidates = []
             prompt.candidate = nil

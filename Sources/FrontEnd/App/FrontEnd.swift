@@ -291,7 +291,8 @@ public final class FrontEnd: @unchecked Sendable {
         let cap = state.filter.search == nil ? nil : searchCountCap
         let counted: Int
         do {
-            counted = try context.store.postCount(state.filter, atMost: cap)
+            // (Each store stops past the cap: together they may count further; one past it says "more".)
+            counted = try cap.map { min($0 + 1, try context.store.postCount(state.filter, atMost: $0)) } ?? context.store.postCount(state.filter)
         } catch {
             counted = 0  // said, not shown as an empty list that looks true
             flash("cannot read the posts: \(error)", .error)

@@ -28,8 +28,9 @@ public struct Prompt: Equatable, Sendable {
     /// The command line's completions of what is typed, as whole lines; Tab steps through them.
     public var candidates: [String] = []
     public var candidate: Int?
-    /// Where ↑/↓ stand in the command lines run before (nil: on the line being typed).
+    /// Where ↑/↓ stand in the command lines run before (nil: on the line being typed), and that line.
     public var historyIndex: Int?
+    public var draft = ""
 }
 
 /// A destructive action waiting for a yes; Cancel is focused first.

@@ -103,15 +103,27 @@ public enum Renderer {
 
     /// The command line's completions in the footer's place, the one Tab chose marked; as many as fit.
     static func candidates(_ prompt: Prompt, y: Int, into grid: inout Grid) {
-        var x = grid.put("Tab:", x: 0, y: y, role: .dim) + 1
+        grid.put("Tab:", x: 0, y: y, role: .dim)
+        let slots = candidateSlots(prompt, width: grid.width)
+        for (index, x) in slots {
+            grid.put(prompt.candidates[index], x: x, y: y, role: index == prompt.candidate ? .selected : .key)
+        }
+        let shown = slots.count
+        if shown < prompt.candidates.count {
+            grid.put("+\(prompt.candidates.count - shown) more", x: (slots.last.map { $0.x + prompt.candidates[$0.index].columns + 2 } ?? 5), y: y, role: .dim)
+        }
+    }
+
+    /// Where each completion that fits starts (room kept for "+N more" when some do not).
+    static func candidateSlots(_ prompt: Prompt, width: Int) -> [(index: Int, x: Int)] {
+        var slots: [(Int, Int)] = [], x = 5
         for (index, line) in prompt.candidates.enumerated() {
             let more = prompt.candidates.count - index
-            guard x + line.columns + (more > 1 ? 8 : 0) <= grid.width else {
-                grid.put("+\(more) more", x: x, y: y, role: .dim)
-                break
-            }
-            x += grid.put(line, x: x, y: y, role: index == prompt.candidate ? .selected : .key) + 2
+            guard x + line.columns + (more > 1 ? 8 : 0) <= width else { break }
+            slots.append((index, x))
+            x += line.columns + 2
         }
+        return slots
     }
 
     // MARK: Panes

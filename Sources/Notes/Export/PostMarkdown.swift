@@ -49,9 +49,10 @@ public struct PostMarkdown: Equatable, Sendable {
 
     /// Reads a file `text` wrote, or plain Markdown (its first heading, else `fallbackTitle`, as the title).
     public init(parsing text: String, fallbackTitle: String) throws {
-        var body = Substring(text)
+        // (A file from Windows: "\r\n" is one Character to Swift, so no "\n" would be found in it.)
+        var body = Substring(text.replacingOccurrences(of: "\r\n", with: "\n"))
         var fields: [String: String] = [:]
-        if body.hasPrefix("---\n") || body.hasPrefix("---\r\n") {
+        if body.hasPrefix("---\n") {
             body = body.drop { $0 != "\n" }.dropFirst()
             while true {
                 guard let end = body.firstIndex(of: "\n") else { throw MarkdownError.unclosedFrontMatter }
@@ -77,7 +78,8 @@ public struct PostMarkdown: Equatable, Sendable {
         }
         let content = String(body)
         let heading = content.split(separator: "\n").first { $0.hasPrefix("# ") }.map { $0.dropFirst(2).trimmingCharacters(in: .whitespaces) }
-        let title = try string("title") ?? heading ?? fallbackTitle
+        // An untitled post's file says title: "": its heading or its file's name stands in.
+        let title = try string("title").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? heading ?? fallbackTitle
         guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw MarkdownError.noTitle }
         self.init(title: title, tags: try list("tags"), location: try string("location"), notebook: try string("notebook"),
                   authors: try list("authors"), created: fields["created"].flatMap(Self.date(from:)),
@@ -88,10 +90,16 @@ public struct PostMarkdown: Equatable, Sendable {
     /// `taken` holds it already.
     public static func fileName(for title: String, taken: Set<String>) -> String {
         let words = title.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
-        var stem = String(words.joined(separator: "-").prefix(60))
+        var stem = ""  // at most 150 bytes: file names are limited in bytes, and marks make a character long
+        for character in words.joined(separator: "-") {
+            guard stem.utf8.count + character.utf8.count <= 150 else { break }
+            stem.append(character)
+        }
         if stem.isEmpty { stem = "untitled" }
+        // Names that differ by case alone are one file where the file system ignores case.
+        let taken = Set(taken.map { $0.lowercased() })
         var name = stem + ".md", number = 2
-        while taken.contains(name) {
+        while taken.contains(name.lowercased()) {
             name = "\(stem)-\(number).md"
             number += 1
         }

@@ -75,6 +75,7 @@ extension DeviceStore {
     public func listedPosts(_ filter: PostFilter = .all, offset: Int, limit: Int, total: Int? = nil) throws -> [ListedPost] {
         if filter.search?.match != nil { try catchUpSearchIndex() }
         return try read { db in
+            if let total, offset >= total { return [] }
             let fromEnd = total.map { offset > $0 / 2 } ?? false
             let (sql, arguments): (String, StatementArguments)
             if fromEnd, let total {
@@ -135,8 +136,8 @@ extension DeviceStore {
                 // Before it: a later sort value, or the same one and a later ID (searched: the shared store's row first).
                 let before = searched
                     ? "(w.rowid > ? OR (w.rowid = ? AND '\(arm.scope.rawValue)' > '\(post.scope.rawValue)'))"
-                    : "(t.modified_at > ? OR (t.modified_at = ? AND t.id > ?) OR (? IS NULL AND t.modified_at IS NOT NULL))"
-                let arguments: StatementArguments = searched ? [sort, sort] : [sort, sort, post.id, sort]
+                    : "(t.modified_at > ? OR (t.modified_at = ? AND t.id > ?) OR (? IS NULL AND (t.modified_at IS NOT NULL OR t.id > ?)))"
+                let arguments: StatementArguments = searched ? [sort, sort] : [sort, sort, post.id, sort, post.id]
                 return total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(arm.from) WHERE \(arm.condition) AND \(before)",
                                                  arguments: arm.arguments + arguments) ?? 0)
             }

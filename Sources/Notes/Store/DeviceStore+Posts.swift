@@ -32,6 +32,12 @@ public struct Notebook: Equatable, Sendable {
     public var zone: ZoneID
     public var scope: DatabaseScope
     public var title: String
+
+    public init(zone: ZoneID, scope: DatabaseScope, title: String) {
+        self.zone = zone
+        self.scope = scope
+        self.title = title
+    }
 }
 
 extension DeviceStore {
@@ -86,13 +92,15 @@ extension DeviceStore {
 
     /// Creates a notebook (its zone is created in the cloud on the next send).
     public func createNotebook(_ title: String, owner: String) throws -> Notebook {
-        let zone = ZoneID(name: title, owner: owner)
-        try write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO main.notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
-                           arguments: [zone.name, zone.owner, title])
-            try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
-        }
-        return Notebook(zone: zone, scope: .private, title: title)
+        let book = Notebook(zone: ZoneID(name: title, owner: owner), scope: .private, title: title)
+        try write { db in try Self.insertNotebook(db, book) }
+        return book
+    }
+
+    private static func insertNotebook(_ db: Database, _ book: Notebook) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO main.notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
+                       arguments: [book.zone.name, book.zone.owner, book.title])
+        try markPending(db, .private, zone: book.zone, name: "", kind: .saveZone)
     }
 
     /// Records notebooks the cloud reported (zones of this database).
@@ -117,9 +125,11 @@ extension DeviceStore {
         try save([post], by: account, on: device, now: now)
     }
 
-    /// Saves many posts (an import) in one transaction: all are kept and marked, or none.
-    public func save(_ posts: [Post], by account: String, on device: String? = nil, now: Date) throws {
-        try write(locking: Set(posts.map(\.scope))) { db in
+    /// Saves many posts (an import) in one transaction: all are kept and marked, or none; with the new
+    /// notebooks of this account they go into (`creating`), made in the same transaction.
+    public func save(_ posts: [Post], by account: String, on device: String? = nil, now: Date, creating books: [Notebook] = []) throws {
+        try write(locking: Set(posts.map(\.scope)).union(books.isEmpty ? [] : [.private])) { db in
+            for book in books { try Self.insertNotebook(db, book) }
             for (scope, edited) in Dictionary(grouping: posts, by: \.scope) {
                 try Self.setAsideKnown(db, scope, edited.map(\.recordID))
             }

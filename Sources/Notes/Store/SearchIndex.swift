@@ -28,7 +28,7 @@ enum SearchIndex {
             key INTEGER PRIMARY KEY, zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL,
             UNIQUE(zone_name, zone_owner, id));
         CREATE VIRTUAL TABLE IF NOT EXISTS SCHEMA.post_words USING fts5(
-            words, people, tokenize = "unicode61 remove_diacritics 2", prefix = '1 2 3', detail = column);
+            words, people, tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'", prefix = '1 2 3', detail = column);
         CREATE TABLE IF NOT EXISTS SCHEMA.search_dirty(
             zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL,
             PRIMARY KEY(zone_name, zone_owner, id)) WITHOUT ROWID;
@@ -122,10 +122,31 @@ public struct PostSearch: Equatable, Sendable {
         terms = Self.words(text).map { Term(word: $0, people: people($0)) }
     }
 
-    /// The words of a text as the index cuts them: runs of letters and digits, đ as d.
+    /// The words of a text as the index's tokenizer cuts them: runs of letters, digits, private-use
+    /// characters and marks (so a vowel sign of Hindi or Thai stays inside its word; a Latin diacritic the
+    /// tokenizer drops), đ as d. Cut by Unicode scalar, as the tokenizer does, not by grapheme.
     public static func words(_ text: String) -> [String] {
-        text.replacingOccurrences(of: "đ", with: "d").replacingOccurrences(of: "Đ", with: "D")
-            .split { !($0.isLetter || $0.isNumber) }.map(String.init)
+        var words: [String] = [], word = String.UnicodeScalarView()
+        for scalar in text.replacingOccurrences(of: "đ", with: "d").replacingOccurrences(of: "Đ", with: "D").unicodeScalars {
+            if isWordScalar(scalar) {
+                word.append(scalar)
+            } else if !word.isEmpty {
+                words.append(String(word))
+                word = String.UnicodeScalarView()
+            }
+        }
+        if !word.isEmpty { words.append(String(word)) }
+        return words
+    }
+
+    /// The tokenizer's categories: L*, N*, Co, M*.
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .privateUse,
+             .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
     }
 
     /// Whether some word of `name` starts with `word`, ignoring case and diacritics (how the index matches).
@@ -135,11 +156,14 @@ public struct PostSearch: Equatable, Sendable {
         return words(name).contains { fold($0).hasPrefix(wanted) }
     }
 
-    /// The FTS5 query: each word a quoted prefix (its letters and digits only, so no query syntax gets in).
+    /// The FTS5 query: each word a quoted prefix, one token as the tokenizer cuts (a phrase would need the
+    /// positions `detail = column` leaves out); quotes doubled, though a word holds none, so no query syntax
+    /// gets in.
     var match: String? {
         guard !terms.isEmpty else { return nil }
+        func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
         return terms.map { term in
-            let alternatives = ["words : \"\(term.word)\"*"] + term.people.map { "people : \"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
+            let alternatives = ["words : \(quoted(term.word))*"] + term.people.map { "people : \(quoted($0))" }
             return "(" + alternatives.joined(separator: " OR ") + ")"
         }.joined(separator: " AND ")
     }

@@ -66,15 +66,15 @@ struct ImportPosts: ParsableCommand {
             throw CLIError(message: "\"\(bad)\" cannot name a notebook")
         }
         let session = try device.open()
-        var books = try session.store.notebooks().filter { $0.scope == .private }
-        for title in titles where !books.contains(where: { $0.title == title }) {
-            books.append(try session.store.createNotebook(title, owner: session.account.id))
-        }
+        let existing = try session.store.notebooks().filter { $0.scope == .private }
+        let made = Set(titles).filter { title in !existing.contains { $0.title == title } }.sorted()
+            .map { Notebook(zone: ZoneID(name: $0, owner: session.account.id), scope: .private, title: $0) }
+        let books = existing + made
         let posts = zip(read, titles).map { markdown, title in
             Post(id: "p" + SystemRandom().hex(bytes: 6), zone: books.first { $0.title == title }!.zone, title: markdown.title,
                  content: markdown.content, tags: markdown.tags, location: markdown.location)
         }
-        try session.store.save(posts, by: session.account.id, now: Date())  // all of them, or none
+        try session.store.save(posts, by: session.account.id, now: Date(), creating: made)  // all of them and their notebooks, or none
         for (post, title) in zip(posts, titles) { Output.line("created \(post.id) \"\(post.title)\" in \(title)") }
         if let note = session.sync() { Output.line(note) }
     }
