@@ -42,6 +42,17 @@ extension LocalCloud {
                     (SELECT max(seq) FROM zones z WHERE z.database = databases.id AND z.deleted_at < ?))
                 WHERE EXISTS (SELECT 1 FROM zones z WHERE z.database = databases.id AND z.deleted_at < ?)
                 """, arguments: [cutoff, cutoff])
+            // A zone forgotten takes all it held: its records, versions and cascades, its shares and their
+            // participants and requests (each refers to it, and a purge they refused would never run again).
+            let gone = "SELECT id FROM zones WHERE deleted_at < ?1"
+            let goneShares = "SELECT id FROM shares WHERE zone IN (\(gone))"
+            for statement in [
+                "DELETE FROM access_requests WHERE share IN (\(goneShares))", "DELETE FROM participants WHERE share IN (\(goneShares))",
+                "DELETE FROM shares WHERE zone IN (\(gone))", "DELETE FROM versions WHERE zone IN (\(gone))",
+                "DELETE FROM cascades WHERE zone IN (\(gone))", "DELETE FROM records WHERE zone IN (\(gone))",
+            ] {
+                try db.execute(sql: statement, arguments: [cutoff])
+            }
             try db.execute(sql: "DELETE FROM zones WHERE deleted_at < ?", arguments: [cutoff])
             return PurgeSummary(records: records, zones: db.changesCount)
         }

@@ -200,6 +200,18 @@ import TestSupport
         #expect(try Self.everyPage(db, zone, limit: 4) == (0..<10).map { "r\($0)" })
     }
 
+    /// A deleted zone that held records, versions and a share is purged whole: nothing left refers to it.
+    @Test func aPurgeForgetsADeletedZoneThatWasShared() throws {
+        let f = try SharingFixture()
+        try f.owner.modifyRecords(saving: (0..<3).map { Record.make("r\($0)", in: f.notes) }).throwIfFailed()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        try f.owner.delete(zone: f.notes)
+        f.test.clock.advance(by: 3600)
+        #expect(try f.cloud.purgeTombstones(olderThan: 60).zones == 1)
+        #expect(try f.cloud.integrityCheck() == "ok")
+        #expect(try f.owner.databaseChanges(since: nil).modified.allSatisfy { $0.name != f.notes.name })
+    }
+
     @Test func aParticipantPagesFromScratchThroughRecordsOlderThanTheirAcceptance() throws {
         let f = try SharingFixture()
         try f.owner.modifyRecords(saving: (0..<10).map { Record.make("r\($0)", in: f.notes) }).throwIfFailed()
