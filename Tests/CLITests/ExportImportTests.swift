@@ -16,7 +16,7 @@ import TestSupport
         #expect(files == ["groceries.md", "phở-in-hà-nội.md"])
         let text = try String(contentsOf: out.appendingPathComponent("phở-in-hà-nội.md"), encoding: .utf8)
         #expect(text.hasPrefix("---\ntitle: \"Phở in Hà Nội\"\ntags: [\"food\", \"vn\"]\nlocation: \"Hoàn Kiếm\"\nnotebook: \"Trip\"\nauthors: [\"jermaine\"]\n"))
-        #expect(text.hasSuffix("---\n\nbreakfast\nthen coffee\n"))
+        #expect(text.hasSuffix("---\n\nbreakfast\nthen coffee"))  // the text as it is, no newline added
         // Again into the same directory: nothing there is overwritten.
         _ = try app.ok("export", "Groceries", "--to", out.path, as: "jermaine")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).contains("groceries-2.md"))
@@ -26,7 +26,7 @@ import TestSupport
                                   as: "heather")
         #expect(imported.contains("\"Phở in Hà Nội\" in Trip") && imported.contains("\"Groceries\" in Notes"))
         let post = try app.post("Phở in Hà Nội", as: "heather")
-        #expect(post["content"] as? String == "breakfast\nthen coffee\n" && post["tags"] as? [String] == ["food", "vn"])
+        #expect(post["content"] as? String == "breakfast\nthen coffee" && post["tags"] as? [String] == ["food", "vn"])
         #expect(post["location"] as? String == "Hoàn Kiếm" && post["notebook"] as? String == "Trip")
     }
 
@@ -42,7 +42,9 @@ import TestSupport
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
         #expect(try app.titles("heather") == [])
         let missing = try app.run("import", app.directory.url.appendingPathComponent("nope.md").path, as: "heather")
-        #expect(missing.status != 0 && missing.stderr.contains("nope.md: cannot be read"))
+        #expect(missing.status != 0 && missing.stderr.contains("nope.md: no such file"))
+        let directory = try app.run("import", app.directory.url.path, as: "heather")
+        #expect(directory.status != 0 && directory.stderr.contains("is a directory, not a file"))
         let aFile = try app.run("export", "--all", "--to", good.path, as: "heather")
         #expect(aFile.status != 0 && aFile.stderr.contains("is a file, not a directory"))
     }

@@ -134,6 +134,26 @@ import Testing
         #expect(!frontEnd.frame(width: 80, height: 24).text.contains("nothing matches"))
     }
 
+    /// Keys typed faster than frames (a paste) make one search at the next frame, not one each; a control
+    /// character pasted in is dropped; a search of no letter, digit or emoji says so.
+    @Test func aPasteIsOneSearchAndItsInvisibleCharactersAreDropped() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", "milk", minute: 1)
+        try fixture.post("Trip", "train", minute: 2)
+        let frontEnd = fixture.frontEnd()
+        frontEnd.press(.char("/"))
+        frontEnd.type("mi\u{2}lk")
+        #expect(frontEnd.state.search == nil, "no search before the frame")
+        let screen = frontEnd.frame(width: 80, height: 24).text
+        #expect(frontEnd.state.search == "milk" && screen.contains("Posts (1 of 2) · /milk"), "\(screen)")
+        frontEnd.press(.escape, .char("/"))
+        frontEnd.type(String(repeating: "trip ", count: 800))
+        #expect(frontEnd.frame(width: 80, height: 24).text.contains("Posts (1 of 2)"))
+        frontEnd.press(.escape)
+        frontEnd.runCommandLine("search *")
+        #expect(frontEnd.frame(width: 80, height: 24).text.contains("\"*\" holds no letter, digit or emoji to look for"))
+    }
+
     /// A search matching more than the cap counts that far on each key, says "10+", and counts whole when the
     /// list is taken to its end.
     @Test func aBroadSearchCountsUpToItsCapUntilTheEndIsWanted() throws {

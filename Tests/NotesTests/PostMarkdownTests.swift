@@ -31,6 +31,7 @@ import TestSupport
     }
 
     @Test func brokenFrontMatterIsRefusedWithItsReason() {
+        #expect(throws: MarkdownError.badValue("title")) { try PostMarkdown(parsing: "---\ntitle: [\"a\", \"b\"]\n---\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.unclosedFrontMatter) { try PostMarkdown(parsing: "---\ntitle: \"x\"\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.badValue("title")) { try PostMarkdown(parsing: "---\ntitle: \"unterminated\n---\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.badLine("no colon here")) { try PostMarkdown(parsing: "---\nno colon here\n---\n", fallbackTitle: "f") }

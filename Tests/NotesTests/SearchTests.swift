@@ -59,6 +59,8 @@ import TestSupport
         try save("p2", "Ha\u{0300} No\u{0302}\u{0323}i", at: 2)  // "Hà Nội", decomposed
         #expect(try found("हिन्दी") == ["p1"] && found("हि") == ["p1"] && found("ที่นี่") == ["p1"])
         #expect(try found("hà nội") == ["p2"])
+        try save("p3", "🎉 party", tags: ["👍🏽"], at: 3)
+        #expect(try found("🎉") == ["p3"] && found("👍🏽") == ["p3"] && found("party") == ["p3"])
         for hostile in ["\u{0D4E}\"", "\u{0D4E}\"abc\u{0D4E}\"", "a\u{24B6}b", "\"\"", "*", "NOT a", "a:b", "(", "^"] {
             #expect(throws: Never.self) { _ = try found(hostile) }
         }

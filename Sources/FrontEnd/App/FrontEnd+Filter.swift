@@ -19,8 +19,12 @@ extension FrontEnd {
     /// finds nothing says so.
     func search(_ text: String, kept: Bool = false) {
         let text = text.trimmingCharacters(in: .whitespaces)
+        guard state.filter.search?.text != text else { return }
         let search = PostSearch.words(text).isEmpty ? nil : PostSearch(text, people: people(named:))
-        defer { if kept, search != nil, postCount() == 0 { flash("nothing matches \"\(text)\"", .warning) } }
+        defer {
+            if kept, search != nil, postCount() == 0 { flash("nothing matches \"\(text)\"", .warning) }
+            if search == nil, !text.isEmpty { flash("\"\(text.prefix(40))\" holds no letter, digit or emoji to look for", .warning) }
+        }
         guard search != state.filter.search else { return }
         state.filter.search = search
         state.selection = 0
@@ -111,6 +115,7 @@ extension FrontEnd {
         guard let post = (found?.first { $0.post.title == text } ?? found?.first)?.post else {
             return flash("no post holds \"\(text)\"", .warning)
         }
+        state.flash = nil  // found: what an earlier try said is no longer true
         if (try? context.store.position(of: post, state.filter)) == nil { show(PostFilter()) }
         select(post)
         state.focus = .detail

@@ -29,7 +29,8 @@ extension FrontEnd {
                     prompt.candidate = nil
                 }
                 state.mode = .prompt(prompt)
-                if prompt.purpose == .search { search(prompt.editor.text) }  // the list follows each key
+                // The list follows the line at the next frame, not at each key: a paste of a thousand
+                // characters is one search, not a thousand.
             }
         case .confirm(var confirmation):
             switch key {
@@ -117,7 +118,8 @@ extension FrontEnd {
     /// Keys every text field shares.
     func edit(_ editor: inout TextEditor, _ key: Key, width: Int = 60) {
         switch key {
-        case .char(let c): editor.insert(c)
+        case .char(let c) where !c.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }):
+            editor.insert(c)  // (a control character pasted in would be invisible, and would still split words)
         case .enter: editor.newline()
         case .backspace: editor.backspace()
         case .delete: editor.deleteForward()

@@ -223,6 +223,7 @@ public final class FrontEnd: @unchecked Sendable {
             if let said = sayNotices() { flash(said, .warning, seconds: 8) }
         }
         size = (width, height)
+        if case .prompt(let prompt) = state.mode, prompt.purpose == .search { search(prompt.editor.text) }
         if let flash = state.flash, flash.until < context.now() { state.flash = nil }
         listRows = Layout(width: width, height: height, participants: nil).listRows
         // (A selection past a capped count, as a post kept selected may be: the count whole.)

@@ -63,7 +63,7 @@ public enum Commands {
         c(.send, [.char("S")], "send", "send", "Send waiting changes now", [], footer: false),
         c(.keepMine, [.char("m")], "keep-mine", "keep mine", "Resolve the post's conflict: keep the text you wrote", [.list, .detail], footer: false),
         c(.keepTheirs, [.char("t")], "keep-theirs", "keep theirs", "Resolve the post's conflict: keep the other person's text", [.list, .detail], footer: false),
-        c(.export, [], "export", "export", "Write the posts the list shows as Markdown files into a directory (:export DIR; ./cloudnotes-export when none is named)",
+        c(.export, [], "export", "export", "Write the posts the list shows as Markdown files into a directory (./cloudnotes-export when none is named)",
           [], footer: false, argument: true),
         c(.reupload, [], "reupload", "reupload", "Rebuild a cloud that was emptied or restored, from this device's posts", [], footer: false),
         c(.keepBoth, [.char("o")], "keep-both", "keep both", "Resolve the post's conflict: keep both texts, without the markers", [.list, .detail], footer: false),
@@ -75,7 +75,7 @@ public enum Commands {
         c(.pageDown, [.pageDown, .ctrl("d")], "page-down", "page down", "A page down", [], footer: false),
         c(.pageUp, [.pageUp, .ctrl("u")], "page-up", "page up", "A page up", [], footer: false),
         c(.previousPane, [.backTab], "previous-pane", "pane", "Move focus to the previous pane", [], footer: false),
-        c(.open, [.enter], "open", "open", "Show the post (focus its detail); :open TITLE finds one by its title", [.list], footer: false, argument: true),
+        c(.open, [.enter], "open", "open", "Show the post (focus its detail); with a title, find it first", [.list], footer: false, argument: true),
     ]
 
     private static let byKey: [Key: [Command]] = Dictionary(grouping: all.flatMap { command in command.keys.map { ($0, command) } }, by: \.0)

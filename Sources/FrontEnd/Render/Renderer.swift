@@ -216,7 +216,8 @@ public enum Renderer {
             }
         }
         if model.rows.isEmpty {
-            grid.put("no posts: press a to write one", x: rect.x + 2, y: rect.y + 1, role: .dim, limit: inner - 1)
+            let said = model.listTitle.contains(" of ") ? "no posts match (Esc clears the filter)" : "no posts: press a to write one"
+            grid.put(said, x: rect.x + 2, y: rect.y + 1, role: .dim, limit: inner - 1)
         }
     }
 

@@ -44,7 +44,7 @@ public struct PostMarkdown: Equatable, Sendable {
         if let created { lines.append("created: " + Self.date(created)) }
         if let modified { lines.append("modified: " + Self.date(modified)) }
         lines += ["---", "", ""]  // a blank line between the front matter and the text
-        return lines.joined(separator: "\n") + content + (content.hasSuffix("\n") || content.isEmpty ? "" : "\n")
+        return lines.joined(separator: "\n") + content  // as it is, to the last character: an import gives it back exactly
     }
 
     /// Reads a file `text` wrote, or plain Markdown (its first heading, else `fallbackTitle`, as the title).
@@ -116,6 +116,7 @@ public struct PostMarkdown: Equatable, Sendable {
 
     /// A value as a string: JSON's quoted form, or plain text as YAML allows.
     private static func string(_ value: String, key: String) throws -> String {
+        if value.hasPrefix("[") || value.hasPrefix("{") { throw MarkdownError.badValue(key) }
         guard value.hasPrefix("\"") else { return value }
         guard let items = try? JSONSerialization.jsonObject(with: Data("[\(value)]".utf8)) as? [String], items.count == 1 else {
             throw MarkdownError.badValue(key)
@@ -143,7 +144,7 @@ public enum MarkdownError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unclosedFrontMatter: "its front matter has no closing --- line"
         case .badLine(let line): "its front matter has a line that is not \"name: value\": \(line.prefix(60))"
-        case .badValue(let key): "its \(key) is not a quoted string or a list of them"
+        case .badValue(let key): "its \(key) is not \(key == "tags" || key == "authors" ? "a list of quoted strings" : "one quoted string")"
         case .noTitle: "it has no title"
         case .notADirectory(let path): "\(path) is a file, not a directory"
         }

@@ -151,12 +151,14 @@ extension DeviceStore {
         }
     }
 
-    /// The tags on this device's posts, most used first (for `f`).
-    public func tags(limit: Int = 50) throws -> [String] {
+    /// The tags of this device's latest posts (up to `recent` of each store: a list of a million posts is
+    /// not read whole to offer tags), most used first (for `f` and `:filter tag:`).
+    public func tags(limit: Int = 50, recent: Int = 5000) throws -> [String] {
         try read { db in
             var counts: [String: Int] = [:]
             for schema in ["main", "shared"] {
-                for text in try String.fetchAll(db, sql: "SELECT tags FROM \(schema).posts WHERE tags <> '[]'") {
+                let sql = "SELECT tags FROM \(schema).posts WHERE tags <> '[]' ORDER BY modified_at DESC LIMIT ?"
+                for text in try String.fetchAll(db, sql: sql, arguments: [recent]) {
                     for tag in TagsColumn.tags(from: text) { counts[tag, default: 0] += 1 }
                 }
             }

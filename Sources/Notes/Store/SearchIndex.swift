@@ -28,7 +28,7 @@ enum SearchIndex {
             key INTEGER PRIMARY KEY, zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL,
             UNIQUE(zone_name, zone_owner, id));
         CREATE VIRTUAL TABLE IF NOT EXISTS SCHEMA.post_words USING fts5(
-            words, people, tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'", prefix = '1 2 3', detail = column);
+            words, people, tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M* So Sk'", prefix = '1 2 3', detail = column);
         CREATE TABLE IF NOT EXISTS SCHEMA.search_dirty(
             zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, id TEXT NOT NULL,
             PRIMARY KEY(zone_name, zone_owner, id)) WITHOUT ROWID;
@@ -119,11 +119,12 @@ public struct PostSearch: Equatable, Sendable {
     /// `people` gives the accounts whose names match a word (as `matches` matches).
     public init(_ text: String, people: (String) -> [String] = { _ in [] }) {
         self.text = text
-        terms = Self.words(text).map { Term(word: $0, people: people($0)) }
+        // (Sixteen words of at most 64 characters each: a paste of a page is still one quick query.)
+        terms = Self.words(text).prefix(16).map { String($0.prefix(64)) }.map { Term(word: $0, people: people($0)) }
     }
 
     /// The words of a text as the index's tokenizer cuts them: runs of letters, digits, private-use
-    /// characters and marks (so a vowel sign of Hindi or Thai stays inside its word; a Latin diacritic the
+    /// characters, emoji and marks (so a vowel sign of Hindi or Thai stays inside its word; a Latin diacritic the
     /// tokenizer drops), đ as d. Cut by Unicode scalar, as the tokenizer does, not by grapheme.
     public static func words(_ text: String) -> [String] {
         var words: [String] = [], word = String.UnicodeScalarView()
@@ -139,12 +140,12 @@ public struct PostSearch: Equatable, Sendable {
         return words
     }
 
-    /// The tokenizer's categories: L*, N*, Co, M*.
+    /// The tokenizer's categories: L*, N*, Co, M*, and So and Sk (emoji and their skin tones).
     private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
              .decimalNumber, .letterNumber, .otherNumber, .privateUse,
-             .nonspacingMark, .spacingMark, .enclosingMark: true
+             .nonspacingMark, .spacingMark, .enclosingMark, .otherSymbol, .modifierSymbol: true
         default: false
         }
     }

@@ -30,8 +30,15 @@ struct ExportPosts: ParsableCommand {
                 throw CLIError(message: "no notebook named \"\(notebook)\"")
             }
         }
-        let files = try PostMarkdown.export(posts, notebooks: try session.store.notebooks(), names: names.callAsFunction,
+        let files: [URL]
+        do {
+            files = try PostMarkdown.export(posts, notebooks: try session.store.notebooks(), names: names.callAsFunction,
                                             to: URL(fileURLWithPath: to))
+        } catch let error as MarkdownError {
+            throw CLIError(message: "\(error)")
+        } catch {
+            throw CLIError(message: "cannot write into \(to): \((error as NSError).localizedFailureReason ?? error.localizedDescription)")
+        }
         Output.line("exported \(files.count) \(files.count == 1 ? "post" : "posts") to \(to)")
     }
 }
@@ -53,6 +60,9 @@ struct ImportPosts: ParsableCommand {
         // Every file is read first: one that cannot be read stops the import before anything is saved.
         let read = try files.map { path in
             let url = URL(fileURLWithPath: path)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw CLIError(message: "\(path): no such file") }
+            guard !isDirectory.boolValue else { throw CLIError(message: "\(path): is a directory, not a file") }
             guard let data = FileManager.default.contents(atPath: path) else { throw CLIError(message: "\(path): cannot be read") }
             guard let text = String(data: data, encoding: .utf8) else { throw CLIError(message: "\(path): is not UTF-8 text") }
             do {
