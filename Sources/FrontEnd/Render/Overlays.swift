@@ -153,7 +153,7 @@ enum Overlays {
             }
         }
         let lines = zip(names, picker.entries).map { ($1.on ? "✓ " : "  ") + $0 }
-        let inner = dialog("Show (Enter turns on or off; they combine)", width: max(40, lines.map(\.columns).max() ?? 0), height: lines.count, into: &grid)
+        let inner = dialog("Show (Enter turns on or off; they combine)", width: max(48, lines.map(\.columns).max() ?? 0), height: lines.count, into: &grid)
         let top = max(0, picker.selection - inner.height + 1)
         for (index, line) in lines.enumerated().dropFirst(top).prefix(inner.height) {
             let y = inner.y + index - top
