@@ -42,6 +42,12 @@ import Testing
         #expect(prompt(frontEnd)?.editor.text == "share")
         frontEnd.press(.tab, .tab)
         #expect(prompt(frontEnd)?.editor.text == "share-notebook" && prompt(frontEnd)?.candidate == 1)
+        frontEnd.press(.ctrl("u"))  // the line before the cursor goes, and comes back with ^Z
+        #expect(prompt(frontEnd)?.editor.text == "")
+        frontEnd.press(.ctrl("z"))
+        #expect(prompt(frontEnd)?.editor.text == "share-notebook")
+        frontEnd.press(.home, .ctrl("k"))
+        #expect(prompt(frontEnd)?.editor.text == "")
         frontEnd.press(.escape)
         frontEnd.runCommandLine("sh")
         #expect(frontEnd.frame(width: 100, height: 24).text.contains("\"sh\" could be share, share-notebook"))

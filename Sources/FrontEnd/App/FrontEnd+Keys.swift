@@ -129,6 +129,8 @@ extension FrontEnd {
         case .down: editor.moveVertically(1, width: width)
         case .home, .ctrl("a"): editor.moveHome()
         case .end, .ctrl("e"): editor.moveEnd()
+        case .ctrl("u"): editor.deleteToLineStart()
+        case .ctrl("k"): editor.deleteToLineEnd()
         case .ctrl("z"), .ctrl("_"): editor.undo()
         default: break
         }

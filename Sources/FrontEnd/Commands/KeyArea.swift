@@ -30,7 +30,7 @@ public enum KeyArea: String, CaseIterable, Sendable {
         switch self {
         case .help: [("j/k", "scroll"), ("g/G", "top/end"), ("/", "find"), ("Esc", "close")]
         case .searchLine: [("Enter", "keep the filter"), ("Esc", "clear it"), ("←→", "move"), ("^A/^E", "start/end")]
-        case .promptLine: [("Enter", "ok"), ("Esc", "cancel"), ("←→", "move"), ("^Z", "undo")]
+        case .promptLine: [("Enter", "ok"), ("Esc", "cancel"), ("←→", "move"), ("^U/^K", "delete to start/end"), ("^Z", "undo")]
         case .commandLine: [("Enter", "run"), ("Tab", "complete"), ("↑↓", "earlier commands"), ("Esc", "cancel")]
         case .confirm: [("←→", "choose"), ("Enter", "do it"), ("y", "yes"), ("n/Esc", "no")]
         case .editor: [("^S", "save"), ("Esc", "leave"), ("Tab", "next field"), ("^Z", "undo"), ("Home/End", "line start/end")]

@@ -76,6 +76,21 @@ public struct TextEditor: Equatable, Sendable {
         }
     }
 
+    /// ^U: the line before the cursor goes (undoable, as every change is).
+    public mutating func deleteToLineStart() {
+        guard cursor.column > 0 else { return }
+        record(.other)
+        lines[cursor.line].removeSubrange(..<cursor.column)
+        cursor.column = 0
+    }
+
+    /// ^K: the line after the cursor goes.
+    public mutating func deleteToLineEnd() {
+        guard cursor.column < lines[cursor.line].count else { return }
+        record(.other)
+        lines[cursor.line].removeSubrange(cursor.column...)
+    }
+
     /// Takes back the last change (a run of typing counts as one).
     public mutating func undo() {
         guard let last = undoStack.popLast() else { return }
