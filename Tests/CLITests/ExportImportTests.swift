@@ -48,4 +48,26 @@ import TestSupport
         let aFile = try app.run("export", "--all", "--to", good.path, as: "heather")
         #expect(aFile.status != 0 && aFile.stderr.contains("is a file, not a directory"))
     }
+
+    /// `list` lines its columns up as the terminal shows them: CJK and emoji take two columns each.
+    @Test func listAlignsWideCharactersByTheirColumns() throws {
+        let app = App()
+        for title in ["日本語のメモ", "🎉 party", "plain"] { _ = try app.ok("new", title, as: "jermaine") }
+        _ = try app.ok("share", "日本語のメモ", "--public", "read-only", as: "jermaine")
+        _ = try app.ok("share", "🎉 party", "--public", "read-only", as: "jermaine")
+        let lines = try app.ok("list", as: "jermaine").split(separator: "\n").map(String.init)
+        func columns(before text: String, in line: String) -> Int? {
+            line.range(of: text).map { line[..<$0.lowerBound].reduce(0) { width, character in
+                let wide = character.unicodeScalars.first.map { $0.properties.isEmojiPresentation || (0x3000...0x9FFF).contains($0.value) } ?? false
+                return width + (wide ? 2 : 1)
+            } }
+        }
+        let header = try #require(lines.first)
+        let marks = try #require(columns(before: "MARKS", in: header))
+        for title in ["日本語のメモ", "🎉 party"] {
+            let line = try #require(lines.first { $0.contains(title) })
+            #expect(columns(before: "shared", in: line) == marks, "\(lines.joined(separator: "\n"))")
+        }
+        #expect(lines.allSatisfy { !$0.hasSuffix(" ") })
+    }
 }

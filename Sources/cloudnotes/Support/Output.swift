@@ -1,5 +1,6 @@
-import Foundation
 import Cloud
+import Foundation
+import FrontEnd  // (the terminal width of text: CJK and emoji take two columns)
 
 /// Writing to the terminal: results on stdout, one-line errors on stderr.
 ///
@@ -61,12 +62,12 @@ enum Output {
         let rows = rows.map { $0.map { inert($0, keepingLineBreaks: false) } }
         guard let width = rows.map(\.count).max() else { return }
         var widths = Array(repeating: 0, count: width)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.columns) } }
         for row in rows {
             let cells = row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.columns)
             }
-            write(cells.joined(separator: "  ") + "\n")
+            write(cells.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n")
         }
     }
 
