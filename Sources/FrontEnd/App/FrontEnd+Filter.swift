@@ -49,12 +49,18 @@ extension FrontEnd {
 
     // MARK: The filter picker
 
-    func pickFilter() {
+    /// What the list can be filtered by: `f` lists these, and `:filter` completes them. Owners by name.
+    func filterEntries() -> [FilterPicker.Entry] {
         let books = (try? context.store.notebooks()) ?? []
-        let owners = Set(books.map(\.zone.owner)).subtracting([context.account.id]).sorted()
-        let entries: [FilterPicker.Entry] = [.everything] + books.map { .notebook($0) } + PostFilter.Kind.allCases.map { .kind($0) }
+        let owners = Set(books.map(\.zone.owner)).subtracting([context.account.id]).map { (id: $0, name: context.names($0)) }
+            .sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+        return [.everything] + books.map { .notebook($0) } + PostFilter.Kind.allCases.map { .kind($0) }
             + ((try? context.store.tags(limit: 20)) ?? []).map { .tag($0) }
-            + owners.map { .owner(id: $0, name: context.names($0)) }
+            + owners.map { .owner(id: $0.id, name: $0.name) }
+    }
+
+    func pickFilter() {
+        let entries = filterEntries()
         let current = entries.firstIndex { isOn($0) && $0 != .everything } ?? 0
         state.mode = .pickFilter(FilterPicker(entries: entries.map { .init(entry: $0, on: isOn($0)) }, selection: current))
     }

@@ -45,7 +45,6 @@ extension FrontEnd {
             guard let slot = Renderer.candidateSlots(prompt, width: size.width).last(where: { $0.x <= x }),
                   x < slot.x + prompt.candidates[slot.index].columns else { return }
             prompt.editor = TextEditor(text: prompt.candidates[slot.index], multiline: false)
-            prompt.editor.moveEnd()
             prompt.candidates = completions(prompt.editor.text)
             prompt.candidate = nil
             return state.mode = .prompt(prompt)

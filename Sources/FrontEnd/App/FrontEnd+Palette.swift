@@ -15,7 +15,6 @@ extension FrontEnd {
                 let line = prompt.candidates.count == 1 ? prompt.candidates[0] : common
                 let complete = prompt.candidates.count == 1 && !line.contains(" ") && Commands.command(named: line)?.takesArgument == true
                 prompt.editor = TextEditor(text: line + (complete ? " " : ""), multiline: false)
-                prompt.editor.moveEnd()
                 prompt.candidates = completions(prompt.editor.text)
                 prompt.candidate = nil
             } else {
@@ -24,7 +23,6 @@ extension FrontEnd {
                 let index = prompt.candidate.map { ($0 + step + prompt.candidates.count) % prompt.candidates.count } ?? (step > 0 ? 0 : prompt.candidates.count - 1)
                 prompt.candidate = index
                 prompt.editor = TextEditor(text: prompt.candidates[index], multiline: false)
-                prompt.editor.moveEnd()
             }
             return true
         case .up, .down:
@@ -34,7 +32,6 @@ extension FrontEnd {
             let index = key == .up ? max(0, (prompt.historyIndex ?? history.count) - 1) : (prompt.historyIndex ?? history.count) + 1
             prompt.historyIndex = index < history.count ? index : nil
             prompt.editor = TextEditor(text: prompt.historyIndex.map { history[$0] } ?? prompt.draft, multiline: false)
-            prompt.editor.moveEnd()
             prompt.candidates = []
             prompt.candidate = nil
             return true
@@ -55,10 +52,7 @@ extension FrontEnd {
         let arguments: [String]
         switch command.id {
         case .filter:
-            let books = (try? context.store.notebooks()) ?? []
-            let owners = Set(books.map(\.zone.owner)).subtracting([context.account.id]).map { "owner:" + context.names($0) }.sorted()
-            arguments = ["all"] + books.map(\.title) + PostFilter.Kind.allCases.map(\.rawValue)
-                + ((try? context.store.tags(limit: 20)) ?? []).map { "tag:" + $0 } + owners
+            arguments = filterEntries().map(\.argument)
         case .open:
             let search = PostFilter(search: PostSearch(typed))
             arguments = typed.isEmpty ? [] : ((try? context.store.listedPosts(search, offset: 0, limit: 8)) ?? []).map(\.post.title)
@@ -95,5 +89,18 @@ extension FrontEnd {
         history = Array((history + [line]).suffix(200))
         loadedHistory = history
         try? (history.joined(separator: "\n") + "\n").write(to: historyFile, atomically: true, encoding: .utf8)
+    }
+}
+
+extension FilterPicker.Entry {
+    /// The entry as `:filter` takes it.
+    var argument: String {
+        switch self {
+        case .everything: "all"
+        case .notebook(let book): book.title
+        case .kind(let kind): kind.rawValue
+        case .tag(let tag): "tag:" + tag
+        case .owner(_, let name): "owner:" + name
+        }
     }
 }
