@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The cloud's storage on PostgreSQL (CloudPostgres): the server and the console only.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The few statements run once per record of a sync, bound and read through SQLite's C API.
@@ -55,6 +57,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The cloud's storage on PostgreSQL (`--store postgresql://…`), behind `Cloud`'s storage seam.
+        .target(
+            name: "CloudPostgres",
+            dependencies: [
+                "Cloud",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The cloud on a server, as a `Cloud`: AsyncHTTPClient, every request signed with the device's key.
@@ -125,7 +136,7 @@ let package = Package(
             ]
         ),
         // Temporary directories, seeded clouds and a process runner for every test target.
-        .target(name: "TestSupport", dependencies: ["Cloud", "CloudClient"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Cloud", "CloudClient", "CloudPostgres"], path: "Tests/TestSupport"),
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         // The server as its own process, reached over loopback: who may call, and devices syncing through it.
         .testTarget(name: "ServerTests", dependencies: [

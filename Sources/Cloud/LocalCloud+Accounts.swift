@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalCloud {
     /// Registers an account with a new random user record ID.
@@ -12,7 +11,7 @@ extension LocalCloud {
         let email = email ?? "\(name.lowercased())@example.com"
         try Account.validate(email: email)
         let account = Account(id: "_" + random.hex(bytes: 16), name: name, email: email, createdAt: clock.now())
-        return try file.write { db in
+        return try storage.write { db in
             if try Self.fetchAccount(db, column: "name", value: name) != nil {
                 throw CloudError.invalidArguments("an account named \(name) already exists")
             }
@@ -20,8 +19,8 @@ extension LocalCloud {
                 throw CloudError.invalidArguments("an account with the email \(email) already exists")
             }
             try db.execute(
-                sql: "INSERT INTO accounts(id, name, email, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [account.id, account.name, account.email, account.createdAt.timeIntervalSince1970])
+                "INSERT INTO accounts(id, name, email, created_at) VALUES (?, ?, ?, ?)",
+                [account.id, account.name, account.email, account.createdAt.timeIntervalSince1970])
             return account
         }
     }
@@ -40,7 +39,7 @@ extension LocalCloud {
     }
 
     public func account(named name: String) throws(CloudError) -> Account {
-        guard let account = try file.read({ db in try Self.fetchAccount(db, column: "name", value: name) }) else {
+        guard let account = try storage.read({ db in try Self.fetchAccount(db, column: "name", value: name) }) else {
             throw .unknownAccount(name)
         }
         return account
@@ -48,43 +47,44 @@ extension LocalCloud {
 
     /// Looks an account up by email, as participant lookup does; nil if none has it.
     public func account(email: String) throws(CloudError) -> Account? {
-        try file.read { db in try Self.fetchAccount(db, column: "email", value: email) }
+        try storage.read { db in try Self.fetchAccount(db, column: "email", value: email) }
     }
 
     public func account(id: String) throws(CloudError) -> Account? {
-        try file.read { db in try Self.fetchAccount(db, column: "id", value: id) }
+        try storage.read { db in try Self.fetchAccount(db, column: "id", value: id) }
     }
 
     /// The accounts `caller` meets: itself, the people of every share it owns or takes part in (the owner of a
     /// zone shared with it among them), and those asking to join its shares. What a server tells a device: every
     /// account's name and email is not every device's business.
     public func accounts(knownTo caller: Account) throws(CloudError) -> [Account] {
-        try file.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM accounts WHERE id = :me
+        try storage.read { db in
+            try db.all("""
+                SELECT * FROM accounts WHERE id = ?1
                    OR id IN (SELECT other.account FROM participants mine JOIN participants other ON other.share = mine.share
-                             WHERE mine.account = :me AND other.account IS NOT NULL)
+                             WHERE mine.account = ?1 AND other.account IS NOT NULL)
                    OR id IN (SELECT d.owner FROM participants mine JOIN shares s ON s.id = mine.share
-                             JOIN zones z ON z.id = s.zone JOIN databases d ON d.id = z.database WHERE mine.account = :me)
+                             JOIN zones z ON z.id = s.zone JOIN databases d ON d.id = z.database WHERE mine.account = ?1)
                    OR id IN (SELECT r.account FROM access_requests r JOIN shares s ON s.id = r.share JOIN zones z ON z.id = s.zone
-                             JOIN databases d ON d.id = z.database WHERE d.owner = :me)
-                ORDER BY name
-                """, arguments: ["me": caller.id]).map(Self.account(from:))
+                             JOIN databases d ON d.id = z.database WHERE d.owner = ?1)
+                ORDER BY lower(name)
+                """, [caller.id]) { Self.account(from: $0) }
         }
     }
 
     public func accounts() throws(CloudError) -> [Account] {
-        try file.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM accounts ORDER BY name")).map(Self.account(from:))
+        try storage.read { db in
+            try db.all("SELECT * FROM accounts ORDER BY lower(name)") { Self.account(from: $0) }
         }
     }
 
-    static func fetchAccount(_ db: Database, column: String, value: String) throws -> Account? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM accounts WHERE \(column) = ?"), arguments: [value]).map(account(from:))
+    /// The account whose `column` is `value`; names and emails ignore case (ASCII's, in both stores).
+    static func fetchAccount(_ db: any SQLTransaction, column: String, value: String) throws -> Account? {
+        let match = column == "id" ? "id = ?" : "lower(\(column)) = lower(?)"
+        return try db.first("SELECT * FROM accounts WHERE \(match)", [value]) { account(from: $0) }
     }
 
-    private static func account(from row: Row) -> Account {
-        Account(id: row["id"], name: row["name"], email: row["email"],
-                createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    private static func account(from row: any SQLRow) -> Account {
+        Account(id: row.text("id"), name: row.text("name"), email: row.text("email"), createdAt: row.date("created_at") ?? .distantPast)
     }
 }

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// A device allowed to call the cloud over the network: the public half of
 /// the key it signs every request with (the private half never leaves it).
@@ -31,10 +30,10 @@ extension LocalCloud {
     /// A one-time code another machine signs in with as `account`, valid for a day.
     public func makeEnrolmentCode(for account: Account) throws(CloudError) -> String {
         let code = Self.groups(random.hex(bytes: 10).uppercased())
-        try file.write { db in
-            try db.execute(sql: "DELETE FROM enrolments WHERE expires_at < ?", arguments: [clock.now().timeIntervalSince1970])
-            try db.execute(sql: "INSERT INTO enrolments(code_hash, account, expires_at) VALUES (?, ?, ?)",
-                           arguments: [Self.hash(Self.normalized(code)), account.id,
+        try storage.write { db in
+            try db.execute("DELETE FROM enrolments WHERE expires_at < ?", [clock.now().timeIntervalSince1970])
+            try db.execute("INSERT INTO enrolments(code_hash, account, expires_at) VALUES (?, ?, ?)",
+                           [Self.hash(Self.normalized(code)), account.id,
                                        clock.now().addingTimeInterval(Self.enrolmentLifetime).timeIntervalSince1970])
         }
         return code
@@ -55,20 +54,22 @@ extension LocalCloud {
     /// Registers a device's public key (P-256, DER) for the account a code was made for, using the code up.
     /// A wrong, used or expired code is refused alike.
     public func enrol(code: String, publicKey: Data, deviceName: String) throws(CloudError) -> (account: Account, key: DeviceKey) {
-        try redeem(code, in: "enrolments", publicKey: publicKey, name: deviceName) { db, code, key, name, now in
-            guard let account = try Self.fetchAccount(db, column: "id", value: code["account"]) else { return nil }
+        try redeem(code, in: "enrolments", publicKey: publicKey, name: deviceName) { db, codeAccount, key, name, now in
+            guard let account = try Self.fetchAccount(db, column: "id", value: codeAccount ?? "") else { return nil }
             let device = DeviceKey(keyID: Self.keyID(of: key), account: account.id, publicKey: key.derRepresentation, name: name,
                                    createdAt: now, revokedAt: nil)
-            try db.execute(sql: "INSERT INTO devices(key_id, account, public_key, name, created_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [device.keyID, device.account, device.publicKey, device.name, now.timeIntervalSince1970])
+            try db.execute("INSERT INTO devices(key_id, account, public_key, name, created_at) VALUES (?, ?, ?, ?, ?)",
+                           [device.keyID, device.account, device.publicKey, device.name, now.timeIntervalSince1970])
             return (account, device)
         }
     }
 
     /// Trades a one-time code of `table` for the registration of a public key (P-256, DER) under `name`:
-    /// `register` stores it, in the transaction that uses the code up (nil: the code is refused after all).
+    /// `register` stores it, in the transaction that uses the code up (nil: the code is refused after all), given
+    /// the account the code was made for (`table`'s `account` column, when it has one).
     func redeem<T>(_ code: String, in table: String, publicKey: Data, name: String,
-                   register: (Database, _ code: Row, P256.Signing.PublicKey, _ name: String, Date) throws -> T?) throws(CloudError) -> T {
+                   register: (any SQLTransaction, _ codeAccount: String?, P256.Signing.PublicKey, _ name: String, Date) throws -> T?)
+        throws(CloudError) -> T {
         guard let key = try? P256.Signing.PublicKey(derRepresentation: publicKey) else {
             throw .invalidArguments("the public key is not a P-256 key in DER")
         }
@@ -80,34 +81,35 @@ extension LocalCloud {
         let hash = Self.hash(Self.normalized(code))
         let refused = CloudError.permissionFailure("that enrolment code is not valid (wrong, used, or more than a day old)")
         // Looked up in a read first: guesses do not take the cloud's write lock from everyone's saves.
-        guard try file.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE code_hash = ?", arguments: [hash]) }) == true else {
+        guard try storage.read({ db in try db.exists("SELECT 1 FROM \(table) WHERE code_hash = ?", [hash]) }) == true else {
             throw refused
         }
-        return try file.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE code_hash = ?", arguments: [hash]),
-                  (row["expires_at"] as Double) >= now.timeIntervalSince1970 else { throw refused }
+        return try storage.write { db in
+            let account = table == "enrolments" ? "account" : "NULL"
+            guard let code = try db.first("SELECT expires_at, \(account) FROM \(table) WHERE code_hash = ?", [hash], {
+                      (expires: $0.double(0) ?? 0, account: $0.optionalText(1))
+                  }), code.expires >= now.timeIntervalSince1970 else { throw refused }
             // A key enrols once: another code cannot take over (or revive) a key, nor make a device's an operator's.
             let keyID = Self.keyID(of: key)
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE key_id = ? UNION SELECT 1 FROM operator_keys WHERE key_id = ?",
-                                    arguments: [keyID, keyID]) != true else {
+            guard try db.exists("SELECT 1 FROM devices WHERE key_id = ? UNION SELECT 1 FROM operator_keys WHERE key_id = ?", [keyID, keyID]) != true else {
                 throw CloudError.invalidArguments("this key is already enrolled; a device makes a new key to enrol again")
             }
-            try db.execute(sql: "DELETE FROM \(table) WHERE code_hash = ?", arguments: [hash])
-            guard let registered = try register(db, row, key, name, now) else { throw refused }
+            try db.execute("DELETE FROM \(table) WHERE code_hash = ?", [hash])
+            guard let registered = try register(db, code.account, key, name, now) else { throw refused }
             return registered
         }
     }
 
     /// The device that signs with `keyID`, revoked or not; nil if none.
     public func device(keyID: String) throws(CloudError) -> DeviceKey? {
-        try file.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM devices WHERE key_id = ?"), arguments: [keyID]).map(Self.device(from:))
+        try storage.read { db in
+            try db.first("SELECT * FROM devices WHERE key_id = ?", [keyID]) { Self.device(from: $0) }
         }
     }
 
     public func devices(of account: Account) throws(CloudError) -> [DeviceKey] {
-        try file.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE account = ? ORDER BY created_at", arguments: [account.id]).map(Self.device(from:))
+        try storage.read { db in
+            try db.all("SELECT * FROM devices WHERE account = ? ORDER BY created_at", [account.id]) { Self.device(from: $0) }
         }
     }
 
@@ -118,10 +120,10 @@ extension LocalCloud {
 
     /// Marks a live key of `table` (devices', operators') revoked now; `missing` says why not when there is none.
     func revokeKey(_ keyID: String, in table: String, missing: String) throws(CloudError) {
-        try file.write { db in
-            try db.execute(sql: "UPDATE \(table) SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
-                           arguments: [clock.now().timeIntervalSince1970, keyID])
-            guard db.changesCount == 1 else { throw CloudError.invalidArguments(missing) }
+        try storage.write { db in
+            let revoked = try db.execute("UPDATE \(table) SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
+                                         [clock.now().timeIntervalSince1970, keyID])
+            guard revoked == 1 else { throw CloudError.invalidArguments(missing) }
         }
     }
 
@@ -130,9 +132,9 @@ extension LocalCloud {
         guard lifetime > 0 else { throw .invalidArguments("a web token lives for more than no time") }
         let token = WebToken(apiToken: random.hex(bytes: 16), webAuthToken: random.hex(bytes: 32),
                              expiresAt: clock.now().addingTimeInterval(lifetime))
-        try file.write { db in
-            try db.execute(sql: "INSERT INTO web_tokens(api_token, auth_hash, account, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [token.apiToken, Self.hash(token.webAuthToken), account.id, clock.now().timeIntervalSince1970,
+        try storage.write { db in
+            try db.execute("INSERT INTO web_tokens(api_token, auth_hash, account, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                           [token.apiToken, Self.hash(token.webAuthToken), account.id, clock.now().timeIntervalSince1970,
                                        token.expiresAt.timeIntervalSince1970])
         }
         return token
@@ -141,28 +143,30 @@ extension LocalCloud {
     /// The account a web token pair stands for, if it is one the cloud issued, unexpired and not revoked.
     public func account(apiToken: String, webAuthToken: String) throws(CloudError) -> Account? {
         let now = clock.now().timeIntervalSince1970
-        return try file.read { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM web_tokens WHERE api_token = ?"), arguments: [apiToken]),
-                  (row["auth_hash"] as Data) == Self.hash(webAuthToken), (row["expires_at"] as Double) > now,
-                  (row["revoked_at"] as Double?) == nil else { return nil }
-            return try Self.fetchAccount(db, column: "id", value: row["account"])
+        return try storage.read { db in
+            let account = try db.first("SELECT * FROM web_tokens WHERE api_token = ?", [apiToken]) { row -> String? in
+                guard row.data("auth_hash") == Self.hash(webAuthToken), (row.double("expires_at") ?? 0) > now,
+                      row.double("revoked_at") == nil else { return nil }
+                return row.text("account")
+            }
+            guard let account = account ?? nil else { return nil }
+            return try Self.fetchAccount(db, column: "id", value: account)
         }
     }
 
     /// Whether a web token pair with this API token works now (issued, unexpired, not revoked).
     public func webTokenIsLive(apiToken: String) throws(CloudError) -> Bool {
         let now = clock.now().timeIntervalSince1970
-        return try file.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM web_tokens WHERE api_token = ? AND expires_at > ? AND revoked_at IS NULL",
-                              arguments: [apiToken, now]) == true
+        return try storage.read { db in
+            try db.exists("SELECT 1 FROM web_tokens WHERE api_token = ? AND expires_at > ? AND revoked_at IS NULL", [apiToken, now]) == true
         }
     }
 
     public func revokeWebToken(apiToken: String) throws(CloudError) {
-        try file.write { db in
-            try db.execute(sql: "UPDATE web_tokens SET revoked_at = ? WHERE api_token = ? AND revoked_at IS NULL",
-                           arguments: [clock.now().timeIntervalSince1970, apiToken])
-            guard db.changesCount == 1 else { throw CloudError.invalidArguments("no live web token \(apiToken)") }
+        try storage.write { db in
+            let revoked = try db.execute("UPDATE web_tokens SET revoked_at = ? WHERE api_token = ? AND revoked_at IS NULL",
+                                         [clock.now().timeIntervalSince1970, apiToken])
+            guard revoked == 1 else { throw CloudError.invalidArguments("no live web token \(apiToken)") }
         }
     }
 
@@ -171,10 +175,9 @@ extension LocalCloud {
         SHA256.hash(data: key.derRepresentation).map { String(format: "%02x", $0) }.joined()
     }
 
-    private static func device(from row: Row) -> DeviceKey {
-        DeviceKey(keyID: row["key_id"], account: row["account"], publicKey: row["public_key"], name: row["name"],
-                  createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                  revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    private static func device(from row: any SQLRow) -> DeviceKey {
+        DeviceKey(keyID: row.text("key_id"), account: row.text("account"), publicKey: row.data("public_key") ?? Data(),
+                  name: row.text("name"), createdAt: row.date("created_at") ?? .distantPast, revokedAt: row.date("revoked_at"))
     }
 
     static func hash(_ text: String) -> Data { Data(SHA256.hash(data: Data(text.utf8))) }

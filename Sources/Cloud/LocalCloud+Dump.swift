@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Everything a cloud holds, for inspection (`cloudnotes cloud dump`).
 /// Encrypted fields appear only as the bytes the clients sealed.
@@ -28,14 +27,15 @@ extension LocalCloud {
     public func dump() throws(CloudError) -> CloudDump {
         let accounts = try self.accounts()
         let names = Dictionary(uniqueKeysWithValues: accounts.map { ($0.id, $0.name) })
-        return try file.read { db in
+        return try storage.read { db in
             var databases: [CloudDump.Database] = []
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM databases ORDER BY container, scope, owner") {
-                let scope = DatabaseScope(rawValue: row["scope"]) ?? .private
-                let owner: String = row["owner"]
+            let rows = try db.all("SELECT id, container, scope, owner FROM databases ORDER BY container, scope, owner") {
+                (id: $0.int64(0), container: $0.text(1), scope: DatabaseScope(rawValue: $0.text(2)) ?? .private, owner: $0.text(3))
+            }
+            for row in rows {
+                let (scope, owner) = (row.scope, row.owner)
                 var zones: [CloudDump.Zone] = []
-                let zoneRows = try Row.fetchAll(db, sql: "SELECT * FROM zones WHERE database = ? ORDER BY name", arguments: [row["id"]])
-                for zone in zoneRows.map(ZoneRow.init) {
+                for zone in try db.all("SELECT * FROM zones WHERE database = ? ORDER BY name", [row.id], { ZoneRow($0) }) {
                     let zoneID = ZoneID(name: zone.name, owner: scope == .public ? ZoneID.defaultOwner : owner)
                     let stored = try RecordTable.changed(db, zone: zone.id, after: 0, limit: Int.max, zoneID: zoneID)
                     zones.append(CloudDump.Zone(
@@ -44,7 +44,7 @@ extension LocalCloud {
                         tombstones: stored.filter(\.isDeleted).map(\.name).sorted()))
                 }
                 databases.append(CloudDump.Database(
-                    container: row["container"], scope: scope, owner: owner.isEmpty ? nil : names[owner] ?? owner, zones: zones))
+                    container: row.container, scope: scope, owner: owner.isEmpty ? nil : names[owner] ?? owner, zones: zones))
             }
             return CloudDump(accounts: accounts, databases: databases)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Which cloud this is, and how far its history goes: devices remember the
 /// ID and refuse to sync with a cloud that changed it (emptied, replaced, or
@@ -22,9 +21,9 @@ extension LocalCloud {
     public func identity() throws(CloudError) -> CloudIdentity {
         if let fault = faults.current.draw(random) { throw fault }
         let mark = highWater.read()
-        let current = try file.read { db in try Self.readIdentity(db) }
+        let current = try storage.read { db in try Self.readIdentity(db) }
         if !current.id.isEmpty, current.sequence >= mark ?? 0 { return current }
-        return try file.write { db in
+        return try storage.write { db in
             try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
             return try Self.readIdentity(db)
         }
@@ -34,20 +33,23 @@ extension LocalCloud {
     /// went back (its sequence below the high-water mark: emptied, or an older
     /// copy put in its place) a new one, moving its sequence up to the mark so
     /// no change number is ever handed out twice. Runs inside a write.
-    static func recoverIfRestored(_ db: Database, highWater: Int64?, random: any RandomSource, clock: any CloudClock) throws {
+    static func recoverIfRestored(_ db: any SQLTransaction, highWater: Int64?, random: any RandomSource, clock: any CloudClock) throws {
         let sequence = try Request.currentSequence(db)
-        let known = try String.fetchOne(db.cachedStatement(sql: "SELECT cloud FROM identity WHERE id = 1"))
+        let known = try db.string("SELECT cloud FROM identity WHERE id = 1")
         let wentBack = highWater.map { sequence < $0 } ?? false
         guard known == nil || wentBack else { return }
-        try db.execute(sql: "INSERT OR REPLACE INTO identity(id, cloud, created_at) VALUES (1, ?, ?)",
-                       arguments: ["c" + random.hex(bytes: 12), clock.now().timeIntervalSince1970])
+        try db.execute("""
+            INSERT INTO identity(id, cloud, created_at) VALUES (1, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET cloud = excluded.cloud, created_at = excluded.created_at
+            """,
+                       ["c" + random.hex(bytes: 12), clock.now().timeIntervalSince1970])
         if wentBack, let highWater {
-            try db.execute(sql: "UPDATE sequence SET value = ? WHERE id = 1", arguments: [highWater])
+            try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [highWater])
         }
     }
 
-    static func readIdentity(_ db: Database) throws -> CloudIdentity {
-        CloudIdentity(id: try String.fetchOne(db.cachedStatement(sql: "SELECT cloud FROM identity WHERE id = 1")) ?? "",
+    static func readIdentity(_ db: any SQLTransaction) throws -> CloudIdentity {
+        CloudIdentity(id: try db.string("SELECT cloud FROM identity WHERE id = 1") ?? "",
                       sequence: try Request.currentSequence(db))
     }
 
@@ -59,13 +61,13 @@ extension LocalCloud {
     public func restoreAccount(_ account: Account) throws(CloudError) -> Account {
         try Account.validate(name: account.name)
         try Account.validate(email: account.email)
-        return try file.write { db in
+        return try storage.write { db in
             if let existing = try Self.fetchAccount(db, column: "id", value: account.id) { return existing }
             for (column, value) in [("name", account.name), ("email", account.email)] where try Self.fetchAccount(db, column: column, value: value) != nil {
                 throw CloudError.invalidArguments("another account now has the \(column) \(value)")
             }
-            try db.execute(sql: "INSERT INTO accounts(id, name, email, created_at) VALUES (?, ?, ?, ?)",
-                           arguments: [account.id, account.name, account.email, account.createdAt.timeIntervalSince1970])
+            try db.execute("INSERT INTO accounts(id, name, email, created_at) VALUES (?, ?, ?, ?)",
+                           [account.id, account.name, account.email, account.createdAt.timeIntervalSince1970])
             return account
         }
     }

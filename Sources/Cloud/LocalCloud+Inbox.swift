@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalCloud {
     /// The invitations waiting for `caller`, oldest first.
@@ -42,15 +41,15 @@ extension LocalCloud {
     private static func invitationID(_ share: ShareRow) -> String { "inv-\(share.id)" }
 
     /// Live shares on which the caller is invited and has not answered.
-    private func pendingShares(_ db: Database, _ caller: Account) throws -> [ShareRow] {
-        try Row.fetchAll(db.cachedStatement(sql: """
+    private func pendingShares(_ db: any SQLTransaction, _ caller: Account) throws -> [ShareRow] {
+        try db.all("""
             SELECT s.* FROM shares s JOIN participants p ON p.share = s.id
             WHERE p.account = ? AND p.status = 'pending' AND s.deleted = 0 ORDER BY p.seq, s.id
-            """), arguments: [caller.id]).map(ShareRow.init)
+            """, [caller.id]) { ShareRow($0) }
     }
 
     /// The share of invitation `id`, if it waits for the caller; otherwise they are told only that it does not.
-    private func pendingShare(_ db: Database, _ id: String, _ caller: Account) throws -> ShareRow {
+    private func pendingShare(_ db: any SQLTransaction, _ id: String, _ caller: Account) throws -> ShareRow {
         guard let share = try pendingShares(db, caller).first(where: { Self.invitationID($0) == id }) else {
             throw CloudError.participantNotInvited("no invitation \(id) waits for you (cloudnotes invitations lists them)")
         }
@@ -63,18 +62,18 @@ extension LocalCloud {
     /// Every request to join a share `owner` owns, in one read (the inbox counts them after each sync).
     public func accessRequests(ownedBy owner: Account) throws(CloudError) -> [OwnedShareRequest] {
         try performRead { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
+            try db.all("""
                 SELECT s.name AS share_name, z.name AS zone_name, r.account, r.status, r.requested_at, a.name, a.email
                 FROM access_requests r JOIN shares s ON s.id = r.share JOIN zones z ON z.id = s.zone
                 JOIN databases d ON d.id = z.database JOIN accounts a ON a.id = r.account
                 WHERE d.owner = ? AND s.deleted = 0 AND z.deleted_at IS NULL
-                ORDER BY r.requested_at, a.name
-                """), arguments: [owner.id]).map { row in
+                ORDER BY r.requested_at, lower(a.name)
+                """, [owner.id]) { row in
                 OwnedShareRequest(
-                    shareID: RecordID(name: row["share_name"], zone: ZoneID(name: row["zone_name"], owner: owner.id)),
-                    request: AccessRequest(userRecordID: row["account"], name: row["name"], email: row["email"],
-                                           requestedAt: Date(timeIntervalSince1970: row["requested_at"]),
-                                           status: AccessRequest.Status(rawValue: row["status"]) ?? .pending))
+                    shareID: RecordID(name: row.text("share_name"), zone: ZoneID(name: row.text("zone_name"), owner: owner.id)),
+                    request: AccessRequest(userRecordID: row.text("account"), name: row.text("name"), email: row.text("email"),
+                                           requestedAt: row.date("requested_at") ?? .distantPast,
+                                           status: AccessRequest.Status(rawValue: row.text("status")) ?? .pending))
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalCloud {
     /// Where a link leads: a share, and the one-time invitation if it is one.
@@ -80,7 +79,7 @@ extension LocalCloud {
 
     // MARK: Resolving links
 
-    func resolve(_ db: Database, _ url: ShareURL) throws -> Invitation {
+    func resolve(_ db: any SQLTransaction, _ url: ShareURL) throws -> Invitation {
         guard url.container == container else { throw CloudError.unknownShare }
         let hash = url.tokenHash
         var slot: ParticipantRow?
@@ -94,17 +93,16 @@ extension LocalCloud {
     }
 
     /// A share as an invitation to it, with its owner's access to its zone (for writing its record).
-    func invitation(_ db: Database, _ share: ShareRow, slot: ParticipantRow? = nil) throws -> Invitation {
+    func invitation(_ db: any SQLTransaction, _ share: ShareRow, slot: ParticipantRow? = nil) throws -> Invitation {
         guard let zone = try ZoneTable.find(db, id: share.zone), zone.isLive,
-              let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT owner FROM databases WHERE id = ?"),
-                                              arguments: [zone.database])
+              let owner = try db.string("SELECT owner FROM databases WHERE id = ?", [zone.database])
         else { throw CloudError.unknownShare }
         let access = ZoneAccess(zone: zone, zoneID: ZoneID(name: zone.name, owner: owner), ownerID: owner,
                                 callerID: owner, grant: .owner)
         return Invitation(share: share, access: access, slot: slot)
     }
 
-    func standing(_ db: Database, _ invitation: Invitation, caller: Account) throws -> Standing {
+    func standing(_ db: any SQLTransaction, _ invitation: Invitation, caller: Account) throws -> Standing {
         let share = invitation.share
         if invitation.access.ownerID == caller.id { return Standing(role: .owner, permission: .readWrite, status: .accepted) }
         if let slot = invitation.slot, slot.account != caller.id {
@@ -125,7 +123,7 @@ extension LocalCloud {
         return Standing(role: .publicUser, permission: share.publicPermission, status: .unknown)
     }
 
-    func metadata(_ db: Database, _ invitation: Invitation, standing: Standing) throws -> ShareMetadata {
+    func metadata(_ db: any SQLTransaction, _ invitation: Invitation, standing: Standing) throws -> ShareMetadata {
         let zoneID = invitation.access.zoneID
         let share = try ShareStore.load(db, invitation.share, zoneID: zoneID)
         let owner = try Self.fetchAccount(db, column: "id", value: invitation.access.ownerID)

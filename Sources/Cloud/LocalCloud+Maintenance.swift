@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What a purge removed.
 public struct PurgeSummary: Equatable, Codable, Sendable {
@@ -22,26 +21,27 @@ extension LocalCloud {
     @discardableResult
     public func purgeTombstones(olderThan age: TimeInterval) throws(CloudError) -> PurgeSummary {
         let cutoff = clock.now().timeIntervalSince1970 - age
-        return try file.write { db in
-            try db.execute(sql: """
-                UPDATE zones SET purged_through = max(purged_through,
-                    (SELECT max(seq) FROM records r WHERE r.zone = zones.id AND r.deleted = 1 AND r.modified_at < ?))
+        return try storage.write { db in
+            try db.execute("""
+                UPDATE zones SET purged_through = \(db.dialect.greatest("purged_through", """
+                    (SELECT max(seq) FROM records r WHERE r.zone = zones.id AND r.deleted = 1 AND r.modified_at < ?)
+                    """))
                 WHERE EXISTS (SELECT 1 FROM records r WHERE r.zone = zones.id AND r.deleted = 1 AND r.modified_at < ?)
-                """, arguments: [cutoff, cutoff])
-            try db.execute(sql: """
+                """, [cutoff, cutoff])
+            let records = try db.execute("""
                 DELETE FROM records WHERE deleted = 1 AND modified_at < ?
                     AND NOT EXISTS (SELECT 1 FROM records child WHERE child.zone = records.zone AND child.parent = records.name)
-                """, arguments: [cutoff])
-            let records = db.changesCount
+                """, [cutoff])
             // Their versions go with them: what was deleted is past the trash.
-            try db.execute(sql: """
+            try db.execute("""
                 DELETE FROM versions WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.zone = versions.zone AND r.name = versions.name)
                 """)
-            try db.execute(sql: """
-                UPDATE databases SET purged_through = max(purged_through,
-                    (SELECT max(seq) FROM zones z WHERE z.database = databases.id AND z.deleted_at < ?))
+            try db.execute("""
+                UPDATE databases SET purged_through = \(db.dialect.greatest("purged_through", """
+                    (SELECT max(seq) FROM zones z WHERE z.database = databases.id AND z.deleted_at < ?)
+                    """))
                 WHERE EXISTS (SELECT 1 FROM zones z WHERE z.database = databases.id AND z.deleted_at < ?)
-                """, arguments: [cutoff, cutoff])
+                """, [cutoff, cutoff])
             // A zone forgotten takes all it held: its records, versions and cascades, its shares and their
             // participants and requests (each refers to it, and a purge they refused would never run again).
             let gone = "SELECT id FROM zones WHERE deleted_at < ?1"
@@ -51,15 +51,15 @@ extension LocalCloud {
                 "DELETE FROM shares WHERE zone IN (\(gone))", "DELETE FROM versions WHERE zone IN (\(gone))",
                 "DELETE FROM cascades WHERE zone IN (\(gone))", "DELETE FROM records WHERE zone IN (\(gone))",
             ] {
-                try db.execute(sql: statement, arguments: [cutoff])
+                try db.execute(statement, [cutoff])
             }
-            try db.execute(sql: "DELETE FROM zones WHERE deleted_at < ?", arguments: [cutoff])
-            return PurgeSummary(records: records, zones: db.changesCount)
+            let zones = try db.execute("DELETE FROM zones WHERE deleted_at < ?", [cutoff])
+            return PurgeSummary(records: records, zones: zones)
         }
     }
 
-    /// Runs SQLite's own consistency check on the cloud file; "ok" when sound.
+    /// Runs the store's own consistency check; "ok" when sound.
     public func integrityCheck() throws(CloudError) -> String {
-        try file.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+        try storage.integrityCheck()
     }
 }

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// An operator's key: the console's commands (create an account, make an enrolment code, dump, faults, purge)
 /// signed with it are served from another machine, as they run where the cloud directory lives. It belongs to
@@ -17,10 +16,10 @@ extension LocalCloud {
     /// A one-time code an operator's machine enrols its key with (`cloudnotes cloud operator-sign-in`), valid for a day.
     public func makeOperatorCode() throws(CloudError) -> String {
         let code = Self.groups(random.hex(bytes: 10).uppercased())
-        try file.write { db in
-            try db.execute(sql: "DELETE FROM operator_codes WHERE expires_at < ?", arguments: [clock.now().timeIntervalSince1970])
-            try db.execute(sql: "INSERT INTO operator_codes(code_hash, expires_at) VALUES (?, ?)",
-                           arguments: [Self.hash(Self.normalized(code)), clock.now().addingTimeInterval(Self.enrolmentLifetime).timeIntervalSince1970])
+        try storage.write { db in
+            try db.execute("DELETE FROM operator_codes WHERE expires_at < ?", [clock.now().timeIntervalSince1970])
+            try db.execute("INSERT INTO operator_codes(code_hash, expires_at) VALUES (?, ?)",
+                           [Self.hash(Self.normalized(code)), clock.now().addingTimeInterval(Self.enrolmentLifetime).timeIntervalSince1970])
         }
         return code
     }
@@ -30,21 +29,21 @@ extension LocalCloud {
     public func enrolOperator(code: String, publicKey: Data, name: String) throws(CloudError) -> OperatorKey {
         try redeem(code, in: "operator_codes", publicKey: publicKey, name: name) { db, _, key, name, now in
             let registered = OperatorKey(keyID: Self.keyID(of: key), publicKey: key.derRepresentation, name: name, createdAt: now, revokedAt: nil)
-            try db.execute(sql: "INSERT INTO operator_keys(key_id, public_key, name, created_at) VALUES (?, ?, ?, ?)",
-                           arguments: [registered.keyID, registered.publicKey, registered.name, now.timeIntervalSince1970])
+            try db.execute("INSERT INTO operator_keys(key_id, public_key, name, created_at) VALUES (?, ?, ?, ?)",
+                           [registered.keyID, registered.publicKey, registered.name, now.timeIntervalSince1970])
             return registered
         }
     }
 
     /// The operator's key with `keyID`, revoked or not; nil if none.
     public func operatorKey(keyID: String) throws(CloudError) -> OperatorKey? {
-        try file.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM operator_keys WHERE key_id = ?"), arguments: [keyID]).map(Self.operatorKey(from:))
+        try storage.read { db in
+            try db.first("SELECT * FROM operator_keys WHERE key_id = ?", [keyID]) { Self.operatorKey(from: $0) }
         }
     }
 
     public func operatorKeys() throws(CloudError) -> [OperatorKey] {
-        try file.read { db in try Row.fetchAll(db, sql: "SELECT * FROM operator_keys ORDER BY created_at").map(Self.operatorKey(from:)) }
+        try storage.read { db in try db.all("SELECT * FROM operator_keys ORDER BY created_at") { Self.operatorKey(from: $0) } }
     }
 
     /// Cuts an operator's key off: its next request is refused.
@@ -55,16 +54,15 @@ extension LocalCloud {
     /// Notes an operator's request (its signature's ID) as seen until `until`; false when it was seen already:
     /// a replay, refused whichever server of this directory it is sent to.
     public func noteOperatorRequest(_ signature: String, until: Date) throws(CloudError) -> Bool {
-        try file.write { db in
-            try db.execute(sql: "DELETE FROM operator_requests WHERE until < ?", arguments: [clock.now().timeIntervalSince1970])
-            try db.execute(sql: "INSERT OR IGNORE INTO operator_requests(signature, until) VALUES (?, ?)",
-                           arguments: [signature, until.timeIntervalSince1970])
-            return db.changesCount == 1
+        try storage.write { db in
+            try db.execute("DELETE FROM operator_requests WHERE until < ?", [clock.now().timeIntervalSince1970])
+            return try db.execute("INSERT INTO operator_requests(signature, until) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                  [signature, until.timeIntervalSince1970]) == 1
         }
     }
 
-    private static func operatorKey(from row: Row) -> OperatorKey {
-        OperatorKey(keyID: row["key_id"], publicKey: row["public_key"], name: row["name"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                    revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    private static func operatorKey(from row: any SQLRow) -> OperatorKey {
+        OperatorKey(keyID: row.text("key_id"), publicKey: row.data("public_key") ?? Data(), name: row.text("name"),
+                    createdAt: row.date("created_at") ?? .distantPast, revokedAt: row.date("revoked_at"))
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
-import GRDB
 
 /// The cloud kept in one directory, shared by every process on the machine
 /// that opens the same directory: the embedded default, and what a server
-/// serves. It makes and checks every request itself.
+/// serves. It makes and checks every request itself. Its state is the SQLite
+/// file in the directory, or another `CloudStorage` (PostgreSQL, which
+/// several servers share); the directory then keeps only this machine's
+/// fault plan and high-water mark.
 ///
 /// A `LocalCloud` is the connection; `database(_:as:)` gives an account's
 /// view of one database, through which every request is made and checked.
@@ -19,20 +21,21 @@ public final class LocalCloud: PushSource, Sendable {
     public let directory: URL
     public let container: String
     public let limits: CloudLimits
-    let file: CloudFile
+    let storage: any CloudStorage
     let clock: any CloudClock
     let random: any RandomSource
     let faults: FaultSwitch
-    let notifier: PushNotifier
     let highWater: HighWaterMark
 
     /// Opens (creating if needed) the cloud kept in `directory`.
     ///
     /// - Parameters:
+    ///   - storage: where the state is kept; nil for the SQLite file in `directory`.
     ///   - faults: a fixed fault plan; nil reads `CLOUDNOTES_FAULTS` from
     ///     `environment`, then the directory's `faults.json` on each request.
     public init(
         directory: URL,
+        storage: (any CloudStorage)? = nil,
         container: String = LocalCloud.defaultContainer,
         clock: any CloudClock = SystemClock(),
         random: any RandomSource = SystemRandom(),
@@ -60,11 +63,16 @@ public final class LocalCloud: PushSource, Sendable {
             plan = try FaultPlan(parsing: text)
         }
         self.faults = FaultSwitch(directory: directory, override: plan)
-        self.notifier = PushNotifier(directory: notifyDirectory)
         self.highWater = HighWaterMark(path: directory.appendingPathComponent("high-water").path)
-        self.file = try CloudFile(path: directory.appendingPathComponent(Self.fileName).path)
+        let store: any CloudStorage
+        if let storage {
+            store = storage
+        } else {
+            store = try SQLiteStorage(path: directory.appendingPathComponent(Self.fileName).path, notifyDirectory: notifyDirectory)
+        }
+        self.storage = store
         let mark = highWater.read()
-        try file.write { [random, clock] db in try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock) }
+        try store.write { [random, clock] db in try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock) }
     }
 
     /// One account's view of one database, as this cloud serves it.
@@ -74,18 +82,18 @@ public final class LocalCloud: PushSource, Sendable {
 
     /// Calls `handler` shortly after any request changes what a topic covers.
     public func subscribe(to topics: Set<PushTopic>, handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
-        PushSubscription(directory: notifier.directory, topics: topics, handler: handler)
+        storage.subscribe(to: topics, handler: handler)
     }
 
     /// Calls `handler` after any request, for every topic it posts to (a server relays them to its clients).
     public func subscribeToEveryTopic(handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
-        PushSubscription(directory: notifier.directory, topics: nil, handler: handler)
+        storage.subscribe(to: nil, handler: handler)
     }
 
     /// The last commit posted to each topic (0 for one never posted to), so a client that polls can be told
     /// at once of what it missed.
     public func lastPushes(to topics: Set<PushTopic>) throws(CloudError) -> [PushTopic: Int64] {
-        try file.read { db in try TopicTable.last(db, topics) }
+        try storage.read { db in try TopicTable.last(db, topics) }
     }
 
     /// The fault plan in force for this connection.
@@ -121,15 +129,15 @@ public final class LocalCloud: PushSource, Sendable {
     }
 
     /// Runs one read-only client request through the fault switch.
-    func performRead<T>(_ body: (Database) throws -> T) throws(CloudError) -> T {
+    func performRead<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         if let fault = faults.current.draw(random) { throw fault }
-        return try file.read(body)
+        return try storage.read(body)
     }
 
     private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> (result: T, commit: Committed) {
         var committed = Committed(sequence: 0, previous: [:])
         let mark = highWater.read()
-        let result = try file.write { db in
+        let result = try storage.write { db in
             // A file put back to an older state gets a new identity before anything is written over it.
             try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
             var request = try Request(db: db, now: clock.now())
@@ -138,7 +146,7 @@ public final class LocalCloud: PushSource, Sendable {
             return result
         }
         if committed.sequence > (mark ?? 0) { highWater.raise(to: committed.sequence) }
-        if !committed.previous.isEmpty { notifier.post(Set(committed.previous.keys), sequence: committed.sequence) }
+        if !committed.previous.isEmpty { storage.post(Set(committed.previous.keys), sequence: committed.sequence) }
         return (result, committed)
     }
 }
@@ -158,7 +166,7 @@ struct Committed {
 
 /// The state of one write request while its transaction is open.
 struct Request {
-    let db: Database
+    let db: any SQLTransaction
     let now: Date
     /// The last change sequence number handed out.
     private(set) var sequence: Int64
@@ -166,7 +174,7 @@ struct Request {
     /// Who must hear of this request once it commits.
     var topics: Set<PushTopic> = []
 
-    init(db: Database, now: Date) throws {
+    init(db: any SQLTransaction, now: Date) throws {
         self.db = db
         // As the file keeps times (seconds since 1970, a REAL): a save returns the record a fetch reads back.
         self.now = Date(timeIntervalSince1970: now.timeIntervalSince1970)
@@ -175,8 +183,8 @@ struct Request {
     }
 
     /// The last change sequence number handed out, as the file holds it (a read's "now").
-    static func currentSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM sequence WHERE id = 1")) ?? 0
+    static func currentSequence(_ db: any SQLTransaction) throws -> Int64 {
+        try db.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
     }
 
     /// A new change sequence number; every changed item gets its own.
@@ -188,7 +196,7 @@ struct Request {
     /// Writes the sequence number reached and moves each topic told to it.
     func finish() throws -> Committed {
         if sequence != startSequence {
-            try db.execute(sql: "UPDATE sequence SET value = ? WHERE id = 1", arguments: [sequence])
+            try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [sequence])
         }
         guard !topics.isEmpty else { return Committed(sequence: sequence, previous: [:]) }
         return Committed(sequence: sequence, previous: try TopicTable.advance(db, topics, to: sequence, unknown: startSequence))

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalDatabase {
     /// The zones changed or deleted since `token`, oldest first, at most

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalDatabase {
     /// The shares of a zone in the caller's shared database that they took part in and no longer do.
@@ -9,26 +8,24 @@ extension LocalDatabase {
         let now = cloud.clock.now()
         return try cloud.performRead { db in
             guard let database = try databaseID(db, owner: zoneID.owner, create: false),
-                  let zoneRow = try Int64.fetchOne(db, sql: "SELECT id FROM zones WHERE database = ? AND name = ?",
-                                                   arguments: [database, zoneID.name]) else { return [] }
+                  let zoneRow = try db.int64("SELECT id FROM zones WHERE database = ? AND name = ?", [database, zoneID.name]) else { return [] }
             // Who ended a share is who last saved its record (a tombstone when it ended); who took a participant
             // off is who last changed their row.
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            return try db.all("""
                 SELECT s.name, s.deleted, p.status, p.changed_by, r.modified_by, r.modified_at
                 FROM shares s JOIN participants p ON p.share = s.id
                 LEFT JOIN records r ON r.zone = s.zone AND r.name = s.name
                 WHERE s.zone = ? AND p.account = ? AND p.role != 'owner'
                 ORDER BY s.id
-                """), arguments: [zoneRow, caller.id])
-            return rows.compactMap { row -> EndedShare? in
-                let name: String = row[0], deleted: Bool = row[1], status: String = row[2]
-                let changedBy: String? = row[3], savedBy: String? = row[4]
-                let at = (row[5] as Double?).map(Date.init(timeIntervalSince1970:)) ?? now  // its record went with its zone
+                """, [zoneRow, caller.id]) { row -> EndedShare? in
+                let name = row.text(0), deleted = row.bool(1), status = row.text(2)
+                let changedBy = row.optionalText(3), savedBy = row.optionalText(4)
+                let at = row.double(5).map(Date.init(timeIntervalSince1970:)) ?? now  // its record went with its zone
                 if deleted { return EndedShare(shareName: name, reason: .ended, by: savedBy ?? zoneID.owner, at: at) }
                 guard status == AcceptanceStatus.removed.rawValue else { return nil }
                 let by = changedBy ?? savedBy ?? zoneID.owner
                 return EndedShare(shareName: name, reason: by == caller.id ? .left : .removed, by: by, at: at)
-            }
+            }.compactMap { $0 }
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// History and trash, as the cloud keeps them for every reader of a record alike (see `Retention`).
 extension LocalDatabase {
@@ -29,17 +28,20 @@ extension LocalDatabase {
         return try cloud.performRead { db in
             guard let access = try access(db, zoneID) else { return [] }
             let cutoff = now.timeIntervalSince1970 - (try VersionTable.retention(db)).trashAge
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            let rows = try db.all("""
                 SELECT name, modified_at, modified_by, seq FROM records
                 WHERE zone = ? AND deleted = 1 AND type = ? AND modified_at >= ? ORDER BY modified_at DESC, name
-                """), arguments: [access.zone.id, type, cutoff])
+                """, [access.zone.id, type, cutoff]) { row in
+                (name: row.text(0), deletedAt: Date(timeIntervalSince1970: row.double(1) ?? 0), deletedBy: row.text(2),
+                 deletedSeq: row.int64(3))
+            }
             return try rows.compactMap { row -> DeletedRecord? in
-                let name: String = row[0], deletedSeq: Int64 = row[3]
+                let (name, deletedSeq) = (row.name, row.deletedSeq)
                 // Deleted before the caller joined: never theirs to see.
                 guard try access.canRead(db, name: name), deletedSeq >= (try access.joined(db, name: name) ?? 0),
                       let last = try VersionTable.versions(db, zone: access.zone.id, name: name, zoneID: zoneID).first else { return nil }
                 return DeletedRecord(last: RecordVersion(number: last.number, record: last.record),
-                                     deletedAt: Date(timeIntervalSince1970: row[1]), deletedBy: row[2])
+                                     deletedAt: row.deletedAt, deletedBy: row.deletedBy)
             }
         }
     }
@@ -53,14 +55,14 @@ extension LocalDatabase {
             try wrapStorage {
                 guard let access = try access(request.db, zoneID) else { return 0 }
                 guard access.isOwner else { throw CloudError.permissionFailure("only the owner of \(zoneID.name) empties its trash") }
-                let count = try Int.fetchOne(request.db, sql: """
+                let count = try request.db.int64("""
                     SELECT count(DISTINCT v.name) FROM versions v JOIN records r ON r.zone = v.zone AND r.name = v.name
                     WHERE v.zone = ? AND r.deleted = 1
-                    """, arguments: [access.zone.id]) ?? 0
-                try request.db.execute(sql: """
+                    """, [access.zone.id]).map(Int.init) ?? 0
+                try request.db.execute("""
                     DELETE FROM versions WHERE zone = ?1
                         AND name IN (SELECT name FROM records WHERE zone = ?1 AND deleted = 1)
-                    """, arguments: [access.zone.id])
+                    """, [access.zone.id])
                 return count
             }
         }
@@ -70,7 +72,7 @@ extension LocalDatabase {
 extension LocalCloud {
     /// How long this cloud keeps history and trash.
     public func retention() throws(CloudError) -> Retention {
-        try file.read { db in try VersionTable.retention(db) }
+        try storage.read { db in try VersionTable.retention(db) }
     }
 
     /// Sets how long this cloud keeps history and trash; what is already past it goes as records change.
@@ -78,6 +80,6 @@ extension LocalCloud {
         guard retention.historyVersions >= 1, retention.historyDays > 0, retention.trashDays > 0 else {
             throw .invalidArguments("history keeps at least one version, and every time is more than zero days")
         }
-        try file.write { db in try VersionTable.setRetention(db, retention) }
+        try storage.write { db in try VersionTable.setRetention(db, retention) }
     }
 }

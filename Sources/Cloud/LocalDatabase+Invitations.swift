@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalDatabase {
     /// A link that admits exactly one account, the first to accept it, with
@@ -30,11 +29,7 @@ extension LocalDatabase {
             guard let access = try access(db, zoneID), let row = try ShareTable.find(db, zone: access.zone.id, name: shareID.name),
                   try Self.canManage(access, row)
             else { throw CloudError.permissionFailure("only the owner or an administrator sees access requests") }
-            return try ShareTable.accessRequests(db, share: row.id).map { r in
-                AccessRequest(userRecordID: r["account"], name: r["name"], email: r["email"],
-                              requestedAt: Date(timeIntervalSince1970: r["requested_at"]),
-                              status: AccessRequest.Status(rawValue: r["status"]) ?? .pending)
-            }
+            return try ShareTable.accessRequests(db, share: row.id)
         }
     }
 

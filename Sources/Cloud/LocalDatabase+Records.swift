@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalDatabase {
     /// Saves and deletes records in one request.
@@ -20,7 +19,7 @@ extension LocalDatabase {
         let (result, committed) = try cloud.performCommitting { request in
             var result = ModifyResult()
             for zone in zones {
-                try request.db.execute(sql: "SAVEPOINT zone")
+                try request.db.execute("SAVEPOINT zone")
                 let topicsBefore = request.topics
                 var zoneResult = ModifyResult()
                 let saves = saving.indices.filter { saving[$0].id.zone == zone }
@@ -54,12 +53,12 @@ extension LocalDatabase {
                     zoneResult.deleteResults[id] = Result { () throws(CloudError) in try delete(id, &request) }
                 }
                 if atomically && !zoneResult.failures.isEmpty {
-                    try request.db.execute(sql: "ROLLBACK TO zone")
+                    try request.db.execute("ROLLBACK TO zone")
                     request.topics = topicsBefore
                     zoneResult.saveResults = zoneResult.saveResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
                     zoneResult.deleteResults = zoneResult.deleteResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
                 }
-                try request.db.execute(sql: "RELEASE zone")
+                try request.db.execute("RELEASE zone")
                 result.merge(zoneResult)
             }
             return result

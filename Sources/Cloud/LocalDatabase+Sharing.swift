@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalDatabase {
     // MARK: Participants

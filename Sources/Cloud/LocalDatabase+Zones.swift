@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LocalDatabase {
     /// Creates zones (saving an existing one changes nothing) and deletes
@@ -88,6 +87,6 @@ extension LocalDatabase {
 
 /// Runs storage code inside a request, keeping cloud errors typed.
 func wrapStorage<T>(_ body: () throws -> T) throws(CloudError) -> T {
-    do { return try body() } catch { throw CloudFile.translate(error) }
+    do { return try body() } catch { throw CloudError(storageFailure: error) }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One account's view of one database of the cloud in a directory (what a
 /// `CloudDatabase` handle on a `LocalCloud` reaches): every request names its
@@ -51,14 +50,14 @@ struct LocalDatabase: Sendable {
         }
     }
 
-    func databaseID(_ db: Database, owner: String, create: Bool) throws -> Int64? {
+    func databaseID(_ db: any SQLTransaction, owner: String, create: Bool) throws -> Int64? {
         try ZoneTable.databaseID(db, container: cloud.container, scope: owner.isEmpty ? .public : .private,
                                  owner: owner, create: create)
     }
 
     /// The caller's access to a live zone for a read; nil for a default zone
     /// never written to (nothing is in it).
-    func access(_ db: Database, _ zoneID: ZoneID) throws -> ZoneAccess? {
+    func access(_ db: any SQLTransaction, _ zoneID: ZoneID) throws -> ZoneAccess? {
         let owner = storedOwner(of: zoneID)
         guard let database = try databaseID(db, owner: owner, create: false),
               let row = try ZoneTable.find(db, database: database, name: zoneID.name), row.isLive else {
@@ -78,7 +77,7 @@ struct LocalDatabase: Sendable {
         return try access(request.db, zoneID, row: row, owner: owner)
     }
 
-    private func access(_ db: Database, _ zoneID: ZoneID, row: ZoneRow, owner: String) throws -> ZoneAccess {
+    private func access(_ db: any SQLTransaction, _ zoneID: ZoneID, row: ZoneRow, owner: String) throws -> ZoneAccess {
         let grant: ZoneAccess.Grant
         switch scope {
         case .private: grant = .owner

@@ -136,4 +136,13 @@ public struct ResultRow: ColumnValues {
         guard count > 0, let bytes = sqlite3_column_blob(handle, Int32(column)) else { return Data() }
         return Data(bytes: bytes, count: count)
     }
+
+    /// The position of the result column named `name` (a statement's own names are a programmer's choice,
+    /// so a missing one stops the process rather than read the wrong column).
+    public func column(named name: String) -> Int {
+        for column in 0..<Int(sqlite3_column_count(handle)) where String(cString: sqlite3_column_name(handle, Int32(column))) == name {
+            return column
+        }
+        preconditionFailure("no column \(name) in: \(String(cString: sqlite3_sql(handle)))")
+    }
 }

@@ -75,7 +75,7 @@ import TestSupport
         }
         let clean = test.cloud.database(.private, as: heather)
         try test.cloud.setFaultPlan(.off)
-        let survived = try LocalCloud(directory: test.directory.url, faults: .off).database(.private, as: heather).allZones().count
+        let survived = try test.reopen(faults: .off).database(.private, as: heather).allZones().count
         #expect(survived > 0 && survived < 20, "some requests committed before the response was lost: \(survived)")
         _ = clean
     }

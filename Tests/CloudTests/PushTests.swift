@@ -13,15 +13,21 @@ final class PushLog: Sendable {
 }
 
 @Suite struct PushTests {
-    @Test func aCommitOnAnotherConnectionReachesTheSubscriberThroughInotify() throws {
+    /// Through inotify alone (no polling) on the file; through LISTEN on PostgreSQL.
+    @Test func aCommitOnAnotherConnectionReachesTheSubscriber() throws {
         let test = try TestCloud()
         let heather = try test.cloud.createAccount(name: "heather")
         let log = PushLog()
-        let subscription = PushSubscription(
-            directory: test.directory.path("notify"), topics: [.database(.private, of: heather.id)], polling: false,
-            handler: log.record)
+        let topics: Set<PushTopic> = [.database(.private, of: heather.id)]
+        let subscription: any PushWatch
+        if TestStore.isPostgres {
+            subscription = test.cloud.subscribe(to: topics, handler: log.record)
+        } else {
+            let files = PushSubscription(directory: test.directory.path("notify"), topics: topics, polling: false, handler: log.record)
+            #expect(files.isEventDriven)
+            subscription = files
+        }
         defer { subscription.cancel() }
-        #expect(subscription.isEventDriven)
 
         let other = try test.reopen()
         try other.database(.private, as: heather).save(zone: ZoneID(name: "Notes"))

@@ -76,6 +76,12 @@ public final class PostgresCluster: @unchecked Sendable {
                                   "-d", database, "-c", sql], asOwner: false)
     }
 
+    /// The database's rows as `pg_dump` writes them (data only, as INSERT statements).
+    public func dump(database: String) throws -> String {
+        try run(Self.binaries.appendingPathComponent("pg_dump").path,
+                ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "--data-only", "--inserts", database], asOwner: false)
+    }
+
     // MARK: Processes
 
     /// Runs a program (as the cluster's owner where there is one) to its end; its output unless it starts

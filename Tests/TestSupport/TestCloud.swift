@@ -6,18 +6,21 @@ public final class TestCloud: Sendable {
     public let directory: TemporaryDirectory
     public let clock: ManualClock
     public let cloud: LocalCloud
+    /// The cloud's PostgreSQL database, on that store's run (`TestStore`); nil on SQLite's.
+    public let storageURL: String?
 
     /// `start`: the clock's first time (the manual clock's own by default).
     public init(limits: CloudLimits = CloudLimits(), faults: FaultPlan? = .off, seed: UInt64 = 1, start: Date? = nil) throws {
         directory = TemporaryDirectory("cloud")
         clock = start.map(ManualClock.init) ?? ManualClock()
-        cloud = try LocalCloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed),
-                          limits: limits, faults: faults, environment: [:])
+        (cloud, storageURL) = try TestStore.cloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed),
+                                                  limits: limits, faults: faults)
     }
 
-    /// Another connection to the same directory, as another process would open it.
+    /// Another connection to the same cloud, as another process would open it.
     public func reopen(faults: FaultPlan? = .off, seed: UInt64 = 2) throws -> LocalCloud {
-        try LocalCloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed), faults: faults, environment: [:])
+        try LocalCloud(directory: directory.url, storage: TestStore.storage(storageURL), clock: clock, random: SeededRandom(seed: seed),
+                       faults: faults, environment: [:])
     }
 
     /// An account and its private database.

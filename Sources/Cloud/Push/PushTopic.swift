@@ -4,6 +4,11 @@ public struct PushTopic: Hashable, Sendable, CustomStringConvertible {
     /// The notification file's name in the cloud's `notify` directory.
     public let fileName: String
 
+    /// The topic a push names (a store carries topics between processes by this name).
+    public init(fileName: String) {
+        self.fileName = fileName
+    }
+
     public static func database(_ scope: DatabaseScope, of accountID: String) -> PushTopic {
         scope == .public ? .publicDatabase : PushTopic(fileName: "\(accountID).\(scope.rawValue)")
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Reads and writes shares inside a request. A share's participants live in
 /// their own rows (the cloud's access checks read those); its settings and a
@@ -7,14 +6,14 @@ import GRDB
 /// receive the share with their zone changes like any other record.
 enum ShareStore {
     /// The share as stored now.
-    static func load(_ db: Database, _ row: ShareRow, zoneID: ZoneID) throws -> Share {
+    static func load(_ db: any SQLTransaction, _ row: ShareRow, zoneID: ZoneID) throws -> Share {
         let record = try RecordTable.find(db, zone: row.zone, name: row.name, zoneID: zoneID)?.record
         let saved = record.flatMap { try? Share(record: $0) }
         return try view(db, row, zoneID: zoneID, title: saved?.title ?? "", type: saved?.type, changeTag: record?.changeTag)
     }
 
     /// The share built from its rows, with the given settings.
-    static func view(_ db: Database, _ row: ShareRow, zoneID: ZoneID, title: String, type: String?, changeTag: String?) throws -> Share {
+    static func view(_ db: any SQLTransaction, _ row: ShareRow, zoneID: ZoneID, title: String, type: String?, changeTag: String?) throws -> Share {
         var share = row.root.map { Share(rootRecord: RecordID(name: $0, zone: zoneID), title: title, type: type) }
             ?? Share(zoneWide: zoneID, title: title, type: type)
         share.id = RecordID(name: row.name, zone: zoneID)
@@ -64,7 +63,7 @@ enum ShareStore {
     static func writeRecord(title: String, type: String?, row: ShareRow, access: ZoneAccess, actor: String,
                             _ request: inout Request) throws -> Share {
         let db = request.db
-        let fresh = try ShareRow(Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE id = ?"), arguments: [row.id])!)
+        let fresh = try db.first("SELECT * FROM shares WHERE id = ?", [row.id]) { ShareRow($0) }!
         let existing = try RecordTable.find(db, zone: row.zone, name: row.name, zoneID: access.zoneID)?.record
         let seq = request.nextSequence()
         let system = SystemFields(

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The shared database of one account: a view over other accounts' zones,
 /// derived from the participant rows that name the account.
@@ -14,28 +13,26 @@ enum SharedDatabase {
     }
 
     /// Every zone of `container` the account has ever taken part in, most recently changed last.
-    static func entries(_ db: Database, of account: String, container: String) throws -> [Entry] {
-        try Row.fetchAll(db.cachedStatement(sql: """
+    static func entries(_ db: any SQLTransaction, of account: String, container: String) throws -> [Entry] {
+        try db.all("""
             SELECT z.*, d.owner AS owner,
                 (SELECT max(p.seq) FROM participants p JOIN shares s ON p.share = s.id
-                 WHERE s.zone = z.id AND p.account = :account) AS grant_seq,
+                 WHERE s.zone = z.id AND p.account = ?1) AS grant_seq,
                 EXISTS (SELECT 1 FROM participants p JOIN shares s ON p.share = s.id
-                        WHERE s.zone = z.id AND s.deleted = 0 AND p.account = :account
+                        WHERE s.zone = z.id AND s.deleted = 0 AND p.account = ?1
                         AND p.status = 'accepted' AND p.permission != 'none') AS granted
             FROM zones z JOIN databases d ON z.database = d.id
-            WHERE d.container = :container AND z.id IN (
+            WHERE d.container = ?2 AND z.id IN (
                 SELECT s.zone FROM shares s JOIN participants p ON p.share = s.id
-                WHERE p.account = :account AND p.role != 'owner' AND p.status != 'pending')
-            """), arguments: ["account": account, "container": container]
-        ).map { row in
+                WHERE p.account = ?1 AND p.role != 'owner' AND p.status != 'pending')
+            """, [account, container]) { row in
             let zone = ZoneRow(row)
-            let granted: Bool = row["granted"]
-            return Entry(id: ZoneID(name: zone.name, owner: row["owner"]), zone: zone,
-                         isLive: granted && zone.isLive, seq: max(zone.seq, row["grant_seq"] ?? 0))
+            return Entry(id: ZoneID(name: zone.name, owner: row.text("owner")), zone: zone,
+                         isLive: row.bool("granted") && zone.isLive, seq: max(zone.seq, row.optionalInt64("grant_seq") ?? 0))
         }.sorted { ($0.seq, $0.id.name) < ($1.seq, $1.id.name) }
     }
 
-    static func liveZones(_ db: Database, of account: String, container: String) throws -> [Entry] {
+    static func liveZones(_ db: any SQLTransaction, of account: String, container: String) throws -> [Entry] {
         try entries(db, of: account, container: container).filter(\.isLive).sorted { $0.id.name < $1.id.name }
     }
 }

@@ -1,11 +1,10 @@
 import Foundation
-import GRDB
 
 /// Keeps hierarchical shares apart: a record belongs to at most one share.
 enum SharedHierarchy {
     /// Refuses a parent change that would make a cycle, a hierarchy deeper
     /// than `RecordTable.maxDepth`, or put one shared hierarchy inside another.
-    static func checkMove(_ db: Database, zone: Int64, zoneID: ZoneID, name: String, newParent: String?) throws {
+    static func checkMove(_ db: any SQLTransaction, zone: Int64, zoneID: ZoneID, name: String, newParent: String?) throws {
         guard let newParent else { return }
         let above = try RecordTable.chain(db, zone: zone, from: newParent)
         if above.contains(name) {
@@ -24,7 +23,7 @@ enum SharedHierarchy {
 
     /// Refuses a new share rooted at `root` when the root already belongs to
     /// a share, or the zone is shared as a whole.
-    static func checkNewRoot(_ db: Database, zone: Int64, root: String, parent: String?, rootID: RecordID) throws {
+    static func checkNewRoot(_ db: any SQLTransaction, zone: Int64, root: String, parent: String?, rootID: RecordID) throws {
         let shares = try ShareTable.live(db, zone: zone)
         if shares.contains(where: { $0.root == nil }) { throw CloudError.alreadyShared(rootID) }
         let roots = Set(shares.compactMap(\.root))

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What one caller may do in one zone, worked out once per request.
 ///
@@ -44,7 +43,7 @@ struct ZoneAccess {
     }
 
     /// Whether the caller sees the record (or share record) with this name.
-    func canRead(_ db: Database, name: String) throws -> Bool {
+    func canRead(_ db: any SQLTransaction, name: String) throws -> Bool {
         guard case .hierarchies(let grants) = grant else { return true }
         if grants.contains(where: { $0.share.name == name }) { return true }
         return covering(try RecordTable.chain(db, zone: zone.id, from: name), in: grants) != nil
@@ -53,7 +52,7 @@ struct ZoneAccess {
     /// When the caller joined the share through which they read the record `name` (its earliest grant, if
     /// several cover it): what the cloud kept from before, they never saw, and its history does not show them.
     /// Nil where no limit holds (the owner, the public database, participants from before the cloud kept it).
-    func joined(_ db: Database, name: String) throws -> Int64? {
+    func joined(_ db: any SQLTransaction, name: String) throws -> Int64? {
         switch grant {
         case .owner, .publicDatabase: return nil
         case .zoneWide(_, let participant): return participant.joinedSeq
@@ -65,7 +64,7 @@ struct ZoneAccess {
     }
 
     /// The names a hierarchical participant sees, tombstones included; nil means everything.
-    func visibleNames(_ db: Database) throws -> Set<String>? {
+    func visibleNames(_ db: any SQLTransaction) throws -> Set<String>? {
         guard case .hierarchies(let grants) = grant else { return nil }
         let roots = grants.compactMap(\.share.root)
         return try RecordTable.descendants(db, zone: zone.id, of: roots).union(grants.map(\.share.name))
@@ -76,7 +75,7 @@ struct ZoneAccess {
     /// - Parameters:
     ///   - parent: the record's parent after the save.
     ///   - existing: the record's row before the save; nil when new.
-    func checkSave(_ db: Database, name: String, parent: String?, existing: StoredRecord?) throws {
+    func checkSave(_ db: any SQLTransaction, name: String, parent: String?, existing: StoredRecord?) throws {
         switch grant {
         case .owner:
             return
@@ -118,7 +117,7 @@ struct ZoneAccess {
     /// reference would let an owner's private deletion reach shared records,
     /// and any reference would tell whether a private name exists. A name
     /// that does not exist is refused alike.
-    func checkReferences(_ db: Database, in record: Record, previous: Record?) throws {
+    func checkReferences(_ db: any SQLTransaction, in record: Record, previous: Record?) throws {
         guard case .hierarchies(let grants) = grant else { return }
         for target in record.referencedNames.subtracting(previous?.referencedNames ?? []).sorted() {
             guard let covering = covering(try RecordTable.chain(db, zone: zone.id, from: target), in: grants) else {
@@ -129,7 +128,7 @@ struct ZoneAccess {
     }
 
     /// Refuses a deletion the caller may not make.
-    func checkDelete(_ db: Database, _ existing: StoredRecord) throws {
+    func checkDelete(_ db: any SQLTransaction, _ existing: StoredRecord) throws {
         if case .owner = grant { return }
         if try ShareTable.rooted(db, zone: zone.id, at: existing.name) != nil {
             throw CloudError.permissionFailure("only the owner deletes the root of a share")
@@ -140,7 +139,7 @@ struct ZoneAccess {
     /// Whether a deletion may take this record with it (a delete-self
     /// reference): only what the caller could delete by name, and never a
     /// share's root, which ends only when deleted by name, by its owner.
-    func mayCascade(_ db: Database, to name: String) throws -> Bool {
+    func mayCascade(_ db: any SQLTransaction, to name: String) throws -> Bool {
         guard try ShareTable.rooted(db, zone: zone.id, at: name) == nil,
               let stored = try RecordTable.find(db, zone: zone.id, name: name, zoneID: zoneID), !stored.isDeleted,
               try canRead(db, name: name) else { return false }
@@ -152,7 +151,7 @@ struct ZoneAccess {
         }
     }
 
-    private func requireWritable(_ db: Database, _ participant: ParticipantRow) throws {
+    private func requireWritable(_ db: any SQLTransaction, _ participant: ParticipantRow) throws {
         guard participant.permission == .readWrite else {
             let owner = try LocalCloud.fetchAccount(db, column: "id", value: ownerID)?.name ?? "its owner"
             throw CloudError.permissionFailure("read-only: shared by \(owner)")

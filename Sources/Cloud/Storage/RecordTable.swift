@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import SQLiteDirect
 
 /// A record's row: the live record, or the tombstone a deletion left.
@@ -24,22 +23,22 @@ enum RecordTable {
     /// The columns `stored(from:)` reads, by position (a name lookup per column per row was a measurable cost).
     private static let columns = "name, type, body, parent, change_tag, created_at, created_by, modified_at, modified_by, seq, deleted"
 
-    static func find(_ db: Database, zone: Int64, name: String, zoneID: ZoneID) throws -> StoredRecord? {
+    static func find(_ db: any SQLTransaction, zone: Int64, name: String, zoneID: ZoneID) throws -> StoredRecord? {
         try find(db, zone: zone, names: [name], zoneID: zoneID)[name]
     }
 
     /// The stored rows of many names, a few hundred to a query (a request's saves, found before they are written).
-    static func find(_ db: Database, zone: Int64, names: [String], zoneID: ZoneID) throws -> [String: StoredRecord] {
+    static func find(_ db: any SQLTransaction, zone: Int64, names: [String], zoneID: ZoneID) throws -> [String: StoredRecord] {
         var found: [String: StoredRecord] = [:]
         found.reserveCapacity(names.count)
         try inSQLLists(names, size: 200, each: "?") { part, list in
-            try db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE zone = ? AND name IN (\(list))").run(binding: {
-                $0.add(zone)
-                for name in part { $0.add(name) }
-            }, row: { row in
+            var values: [SQLValue] = [.integer(zone)]
+            values.reserveCapacity(part.count + 1)
+            for name in part { values.append(.text(name)) }
+            try db.run("SELECT \(columns) FROM records WHERE zone = ? AND name IN (\(list))", values) { row in
                 let stored = try stored(from: row, zoneID: zoneID)
                 found[stored.name] = stored
-            })
+            }
         }
         return found
     }
@@ -47,24 +46,22 @@ enum RecordTable {
     /// Records changed after `sequence` (tombstones included), or every live
     /// record when nil, in the order they changed. A record whose change tag
     /// `known` holds for its name comes back marked known, without its fields.
-    static func changed(_ db: Database, zone: Int64, after sequence: Int64?, limit: Int, zoneID: ZoneID,
+    static func changed(_ db: any SQLTransaction, zone: Int64, after sequence: Int64?, limit: Int, zoneID: ZoneID,
                         known: [String: String] = [:]) throws -> [StoredRecord] {
-        let statement = try db.cachedStatement(sql: sequence == nil
+        let sql = sequence == nil
             ? "SELECT \(columns) FROM records WHERE zone = ? AND deleted = 0 ORDER BY seq LIMIT ?"
-            : "SELECT \(columns) FROM records WHERE zone = ? AND seq > ? ORDER BY seq LIMIT ?")
+            : "SELECT \(columns) FROM records WHERE zone = ? AND seq > ? ORDER BY seq LIMIT ?"
+        let values: [SQLValue] = sequence.map { [.integer(zone), .integer($0), .integer(Int64(limit))] }
+            ?? [.integer(zone), .integer(Int64(limit))]
         var changed: [StoredRecord] = []
-        try statement.run(binding: {
-            $0.add(zone)
-            if let sequence { $0.add(sequence) }
-            $0.add(Int64(limit))
-        }, row: { row in
+        try db.run(sql, values) { row in
             if !known.isEmpty, let tag = row.optionalText(4), known[row.text(0)] == tag, row.int64(10) == 0 {
                 changed.append(StoredRecord(name: row.text(0), type: row.text(1), seq: row.int64(9), createdBy: row.text(6),
                                             parent: row.optionalText(3), record: nil, isKnown: true))
             } else {
                 changed.append(try stored(from: row, zoneID: zoneID))
             }
-        })
+        }
         return changed
     }
 
@@ -76,77 +73,69 @@ enum RecordTable {
 
     /// The record's name and its ancestors' names, nearest first, following
     /// stored parents: at most `maxDepth + 1` names.
-    static func chain(_ db: Database, zone: Int64, from name: String) throws -> [String] {
-        try String.fetchAll(db.cachedStatement(sql: """
+    static func chain(_ db: any SQLTransaction, zone: Int64, from name: String) throws -> [String] {
+        try db.strings("""
             WITH RECURSIVE up(name, depth) AS (
-                SELECT ?, 0
+                SELECT \(db.dialect.name("?")), 0
                 UNION
                 SELECT r.parent, up.depth + 1 FROM records r JOIN up ON r.zone = ? AND r.name = up.name
                 WHERE r.parent IS NOT NULL AND up.depth < \(maxDepth))
             SELECT name FROM up ORDER BY depth
-            """), arguments: [name, zone])
+            """, [name, zone])
     }
 
     /// The levels of the records hanging below `name`, itself included (1 when nothing does), tombstones
     /// too: they come back where they were. At most `maxDepth + 1`.
-    static func height(_ db: Database, zone: Int64, of name: String) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: """
+    static func height(_ db: any SQLTransaction, zone: Int64, of name: String) throws -> Int {
+        try db.int64("""
             WITH RECURSIVE down(name, depth) AS (
-                SELECT ?, 1
+                SELECT \(db.dialect.name("?")), 1
                 UNION
                 SELECT r.name, down.depth + 1 FROM records r JOIN down ON r.zone = ? AND r.parent = down.name
                 WHERE down.depth <= \(maxDepth))
             SELECT max(depth) FROM down
-            """), arguments: [name, zone]) ?? 1
+            """, [name, zone]).map(Int.init) ?? 1
     }
 
     /// The given records and every record below them, tombstones included.
-    static func descendants(_ db: Database, zone: Int64, of roots: [String]) throws -> Set<String> {
+    static func descendants(_ db: any SQLTransaction, zone: Int64, of roots: [String]) throws -> Set<String> {
         guard !roots.isEmpty else { return [] }
         let json = String(decoding: try JSONEncoder().encode(roots), as: UTF8.self)
-        return Set(try String.fetchAll(db.cachedStatement(sql: """
+        return Set(try db.strings("""
             WITH RECURSIVE down(name) AS (
-                SELECT value FROM json_each(?)
+                \(db.dialect.jsonStrings)
                 UNION
                 SELECT r.name FROM records r JOIN down ON r.zone = ? AND r.parent = down.name)
             SELECT name FROM down
-            """), arguments: [json, zone]))
+            """, [json, zone]))
     }
 
     /// Whether any record, live or a tombstone, names this one as its parent.
-    static func hasChildren(_ db: Database, zone: Int64, name: String) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records WHERE zone = ? AND parent = ?)"),
-                          arguments: [zone, name]) ?? false
+    static func hasChildren(_ db: any SQLTransaction, zone: Int64, name: String) throws -> Bool {
+        try db.exists("SELECT EXISTS(SELECT 1 FROM records WHERE zone = ? AND parent = ?)", [zone, name])
     }
 
     /// Writes the record as saved; `body` is its encoded fields. Only a live
     /// record `replacing` another can have delete-self references to drop
     /// (a deletion drops its tombstone's).
-    static func write(_ db: Database, zone: Int64, record: Record, body: Data, seq: Int64, replacing: Bool) throws {
+    static func write(_ db: any SQLTransaction, zone: Int64, record: Record, body: Data, seq: Int64, replacing: Bool) throws {
         let system = record.system!
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO records(zone, name, type, body, parent, change_tag, created_at, created_by,
+        try db.run("""
+            INSERT INTO records(zone, name, type, body, parent, change_tag, created_at, created_by,
                 modified_at, modified_by, seq, deleted)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
-            """).run(binding: {
-                $0.add(zone)
-                $0.add(record.id.name)
-                $0.add(record.type)
-                $0.add(body)
-                $0.add(record.parent)
-                $0.add(system.changeTag)
-                $0.add(system.createdAt.timeIntervalSince1970)
-                $0.add(system.createdBy)
-                $0.add(system.modifiedAt.timeIntervalSince1970)
-                $0.add(system.modifiedBy)
-                $0.add(seq)
-            })
+            ON CONFLICT(zone, name) DO UPDATE SET type = excluded.type, body = excluded.body, parent = excluded.parent,
+                change_tag = excluded.change_tag, created_at = excluded.created_at, created_by = excluded.created_by,
+                modified_at = excluded.modified_at, modified_by = excluded.modified_by, seq = excluded.seq, deleted = 0
+            """, [.integer(zone), .text(record.id.name), .text(record.type), .blob(body), record.parent.sqlValue,
+                  .text(system.changeTag), .real(system.createdAt.timeIntervalSince1970), .text(system.createdBy),
+                  .real(system.modifiedAt.timeIntervalSince1970), .text(system.modifiedBy), .integer(seq)]) { _ in }
         if replacing {
-            try db.cachedStatement(sql: "DELETE FROM cascades WHERE zone = ? AND source = ?").execute(arguments: [zone, record.id.name])
+            try db.execute("DELETE FROM cascades WHERE zone = ? AND source = ?", [zone, record.id.name])
         }
         for case .reference(let ref) in record.fields.values where ref.action == .deleteSelf {
-            try db.execute(sql: "INSERT OR IGNORE INTO cascades(zone, source, target) VALUES (?, ?, ?)",
-                           arguments: [zone, record.id.name, ref.recordName])
+            try db.execute("INSERT INTO cascades(zone, source, target) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                           [zone, record.id.name, ref.recordName])
         }
     }
 
@@ -154,7 +143,7 @@ enum RecordTable {
     /// asked to go with it (delete-self references), depth first, those
     /// `mayCascade` allows; the others stay, their reference dangling.
     /// Returns every name deleted.
-    static func delete(_ db: Database, zone: Int64, name: String, by account: String, now: Date,
+    static func delete(_ db: any SQLTransaction, zone: Int64, name: String, by account: String, now: Date,
                        mayCascade: (String) throws -> Bool, beforeTombstone: (String) throws -> Void,
                        nextSequence: () -> Int64) throws -> [String] {
         var deleted: [String] = []
@@ -165,23 +154,21 @@ enum RecordTable {
             let changes = try tombstone(db, zone: zone, name: next, by: account, now: now, seq: nextSequence())
             guard changes else { continue }
             deleted.append(next)
-            pending += try String.fetchAll(db.cachedStatement(sql: "SELECT source FROM cascades WHERE zone = ? AND target = ?"),
-                                           arguments: [zone, next])
-            try db.execute(sql: "DELETE FROM cascades WHERE zone = ? AND (source = ? OR target = ?)",
-                           arguments: [zone, next, next])
+            pending += try db.strings("SELECT source FROM cascades WHERE zone = ? AND target = ?", [zone, next])
+            try db.execute("DELETE FROM cascades WHERE zone = ? AND (source = ? OR target = ?)",
+                           [zone, next, next])
         }
         return deleted
     }
 
-    private static func tombstone(_ db: Database, zone: Int64, name: String, by account: String, now: Date, seq: Int64) throws -> Bool {
-        try db.execute(sql: """
-            UPDATE records SET deleted = 1, body = x'', seq = ?, modified_at = ?, modified_by = ?
+    private static func tombstone(_ db: any SQLTransaction, zone: Int64, name: String, by account: String, now: Date, seq: Int64) throws -> Bool {
+        try db.execute("""
+            UPDATE records SET deleted = 1, body = ?, seq = ?, modified_at = ?, modified_by = ?
             WHERE zone = ? AND name = ? AND deleted = 0
-            """, arguments: [seq, now.timeIntervalSince1970, account, zone, name])
-        return db.changesCount > 0
+            """, [Data(), seq, now.timeIntervalSince1970, account, zone, name]) > 0
     }
 
-    static func stored(from row: some ColumnValues, zoneID: ZoneID) throws -> StoredRecord {
+    static func stored(from row: any SQLRow, zoneID: ZoneID) throws -> StoredRecord {
         let name = row.text(0)
         let type = row.text(1)
         let createdBy = row.text(6)

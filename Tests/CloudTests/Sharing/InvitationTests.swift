@@ -21,8 +21,9 @@ import TestSupport
 
         #expect(token.count == 43)
         #expect(!url.description.contains(token), "descriptions redact the token")
-        let file = try Data(contentsOf: f.test.directory.path("cloud.sqlite"))
-        #expect(file.range(of: Data(token.utf8)) == nil)
+        let stored = try f.test.storageURL.map { try TestStore.dump($0) } ?? Data(contentsOf: f.test.directory.path("cloud.sqlite"))
+        #expect(!stored.isEmpty)
+        #expect(stored.range(of: Data(token.utf8)) == nil)
         #expect(try ShareURL(parsing: url.absoluteString) == url)
     }
 

@@ -1,0 +1,138 @@
+import Foundation
+
+/// The storage seam: every rule of the cloud reads and writes through an open `SQLTransaction`, in SQL both
+/// stores run (SQLite's file and PostgreSQL; see `CloudStorage` and docs/STORAGE.md). Statements take their
+/// values as `?`, in order; the few places where the two dialects differ ask `dialect`.
+public protocol SQLTransaction: AnyObject {
+    var dialect: SQLDialect { get }
+
+    /// Runs one statement with `values` bound to its `?`s in order, calling `row` for each result row (a row is
+    /// valid only during that call). Returns how many rows the statement changed.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int
+}
+
+/// Which SQL a store speaks, for the statements that cannot be written once.
+public enum SQLDialect: Sendable {
+    case sqlite, postgres
+
+    /// The larger of two values (SQLite's scalar `max`; PostgreSQL's `GREATEST`).
+    func greatest(_ a: String, _ b: String) -> String {
+        switch self {
+        case .sqlite: "max(\(a), \(b))"
+        case .postgres: "GREATEST(\(a), \(b))"
+        }
+    }
+
+    /// A name bound as a value, compared as the tables' names are (PostgreSQL's columns sort by bytes: a
+    /// recursive query's first row must say so too).
+    func name(_ value: String) -> String {
+        switch self {
+        case .sqlite: value
+        case .postgres: "(\(value) COLLATE \"C\")"
+        }
+    }
+
+    /// The rows of a JSON array of strings bound as one `?`, in a column named `value`.
+    var jsonStrings: String {
+        switch self {
+        case .sqlite: "SELECT value FROM json_each(?)"
+        case .postgres: "SELECT value COLLATE \"C\" FROM json_array_elements_text(CAST(? AS json)) AS value"
+        }
+    }
+}
+
+/// A value bound to a statement or read from a row.
+public enum SQLValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}
+
+/// A Swift value a statement takes as one of its `?`s.
+public protocol SQLBindable {
+    var sqlValue: SQLValue { get }
+}
+
+extension Int64: SQLBindable { public var sqlValue: SQLValue { .integer(self) } }
+extension Int: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension Bool: SQLBindable { public var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
+extension Double: SQLBindable { public var sqlValue: SQLValue { .real(self) } }
+extension String: SQLBindable { public var sqlValue: SQLValue { .text(self) } }
+extension Data: SQLBindable { public var sqlValue: SQLValue { .blob(self) } }
+extension SQLValue: SQLBindable { public var sqlValue: SQLValue { self } }
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    public var sqlValue: SQLValue { self?.sqlValue ?? .null }
+}
+
+/// A result row's values, by position (the fast way) or by column name.
+public protocol SQLRow {
+    func isNull(_ column: Int) -> Bool
+    func text(_ column: Int) -> String
+    func optionalText(_ column: Int) -> String?
+    func int64(_ column: Int) -> Int64
+    func double(_ column: Int) -> Double?
+    func data(_ column: Int) -> Data?
+    /// The position of the column named `name`.
+    func column(named name: String) -> Int
+}
+
+extension SQLRow {
+    public func bool(_ column: Int) -> Bool { int64(column) != 0 }
+    public func optionalInt64(_ column: Int) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    public func text(_ name: String) -> String { text(column(named: name)) }
+    public func optionalText(_ name: String) -> String? { optionalText(column(named: name)) }
+    public func int64(_ name: String) -> Int64 { int64(column(named: name)) }
+    public func optionalInt64(_ name: String) -> Int64? { optionalInt64(column(named: name)) }
+    public func double(_ name: String) -> Double? { double(column(named: name)) }
+    public func date(_ name: String) -> Date? { double(name).map(Date.init(timeIntervalSince1970:)) }
+    public func data(_ name: String) -> Data? { data(column(named: name)) }
+    public func bool(_ name: String) -> Bool { bool(column(named: name)) }
+}
+
+extension SQLTransaction {
+    /// Runs a statement that returns no rows; returns how many rows it changed.
+    @discardableResult
+    public func execute(_ sql: String, _ values: [any SQLBindable] = []) throws -> Int {
+        try run(sql, values.map(\.sqlValue)) { _ in }
+    }
+
+    /// Every result row, each made into a value by `decode`.
+    public func all<T>(_ sql: String, _ values: [any SQLBindable] = [], _ decode: (any SQLRow) throws -> T) throws -> [T] {
+        var found: [T] = []
+        try run(sql, values.map(\.sqlValue)) { found.append(try decode($0)) }
+        return found
+    }
+
+    /// The first result row made into a value by `decode`, or nil when there is none.
+    public func first<T>(_ sql: String, _ values: [any SQLBindable] = [], _ decode: (any SQLRow) throws -> T) throws -> T? {
+        var found: T?
+        try run(sql, values.map(\.sqlValue)) { row in
+            if found == nil { found = try decode(row) }
+        }
+        return found
+    }
+
+    /// The first column of the first row as an integer; nil when there is no row or it holds NULL.
+    public func int64(_ sql: String, _ values: [any SQLBindable] = []) throws -> Int64? {
+        try first(sql, values) { $0.optionalInt64(0) } ?? nil
+    }
+
+    /// The first column of the first row as text; nil when there is no row or it holds NULL.
+    public func string(_ sql: String, _ values: [any SQLBindable] = []) throws -> String? {
+        try first(sql, values) { $0.optionalText(0) } ?? nil
+    }
+
+    /// The first column of every row, as text.
+    public func strings(_ sql: String, _ values: [any SQLBindable] = []) throws -> [String] {
+        try all(sql, values) { $0.text(0) }
+    }
+
+    /// Whether the statement returns a row whose first column is true (non-zero).
+    public func exists(_ sql: String, _ values: [any SQLBindable] = []) throws -> Bool {
+        try first(sql, values) { $0.bool(0) } ?? false
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import SQLiteDirect
+
+/// The cloud's one SQLite file in its directory, opened by many processes at once; pushes go by files in
+/// `notify/`, watched with inotify.
+///
+/// The system SQLite (3.40) has the WAL-reset bug, which can corrupt a WAL
+/// database when two processes write or checkpoint together; so the file
+/// stays in rollback-journal mode and every request that changes state is
+/// one `BEGIN IMMEDIATE` transaction, waiting on a busy timeout.
+final class SQLiteStorage: CloudStorage {
+    let queue: DatabaseQueue
+    let path: String
+    private let notifier: PushNotifier
+
+    var dialect: SQLDialect { .sqlite }
+    var location: String { path }
+
+    init(path: String, notifyDirectory: URL, busyTimeout: TimeInterval = 30) throws(CloudError) {
+        self.path = path
+        notifier = PushNotifier(directory: notifyDirectory)
+        var config = Configuration()
+        config.busyMode = .timeout(busyTimeout)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: config)
+            chmod(path, 0o600)
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try Schema.migrate(db)
+                    return .commit
+                }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Runs `body` in one immediate transaction: all of it commits, or none.
+    /// A file emptied under an open connection gets its schema again first
+    /// (`Cloud.recoverIfRestored` then gives it a new identity).
+    func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        do {
+            return try queue.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    try Schema.migrate(db)
+                    result = try body(SQLiteTransaction(db))
+                    return .commit
+                }
+                return result!
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Runs `body` in one read transaction, a consistent snapshot; on a file
+    /// emptied under the connection, once more after its schema is back.
+    func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        do {
+            return try queue.readSnapshot { db in try body(SQLiteTransaction(db)) }
+        } catch let error as DatabaseError where error.message?.hasPrefix("no such table") == true {
+            _ = try write { _ in () }
+            do { return try queue.readSnapshot { db in try body(SQLiteTransaction(db)) } } catch { throw Self.translate(error) }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    func post(_ topics: Set<PushTopic>, sequence: Int64) {
+        notifier.post(topics, sequence: sequence)
+    }
+
+    func subscribe(to topics: Set<PushTopic>?, handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
+        PushSubscription(directory: notifier.directory, topics: topics, handler: handler)
+    }
+
+    func integrityCheck() throws(CloudError) -> String {
+        do {
+            return try queue.readSnapshot { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    static func translate(_ error: any Error) -> CloudError { CloudError(storageFailure: error) }
+}
+
+extension DatabaseError: StorageFailure {
+    /// A lock held too long is the server being busy (retry later); anything else is a storage failure.
+    public var cloudError: CloudError {
+        if resultCode == .SQLITE_BUSY || resultCode == .SQLITE_LOCKED { return .serviceUnavailable(retryAfter: 1) }
+        return .storage(message ?? "\(resultCode)")
+    }
+}
+
+/// A GRDB connection's open transaction, as the rules use it: each statement prepared once per connection
+/// and run through SQLite's C API (`SQLiteDirect`), with no row copied.
+final class SQLiteTransaction: SQLTransaction {
+    let db: Database
+
+    init(_ db: Database) { self.db = db }
+
+    var dialect: SQLDialect { .sqlite }
+
+    func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.run(binding: { binder in
+            for value in values { binder.add(value) }
+        }, row: { result in try row(result) })
+        return statement.isReadonly ? 0 : db.changesCount
+    }
+}
+
+extension StatementBinder {
+    mutating func add(_ value: SQLValue) {
+        switch value {
+        case .null: add(nil as String?)
+        case .integer(let v): add(v)
+        case .real(let v): add(v)
+        case .text(let v): add(v)
+        case .blob(let v): add(v)
+        }
+    }
+}
+
+extension ResultRow: SQLRow {}

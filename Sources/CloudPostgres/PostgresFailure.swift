@@ -1,0 +1,29 @@
+import Cloud
+import NIOCore
+import PostgresNIO
+
+/// What a failure of PostgreSQL's (or of reaching it) means to the cloud's client.
+struct PostgresFailure: StorageFailure {
+    let error: any Error
+
+    init(_ error: any Error) { self.error = error }
+
+    var cloudError: CloudError {
+        if let cloudError = error as? CloudError { return cloudError }
+        guard let psql = error as? PSQLError else {
+            // The pool could not connect (refused, timed out, reset): the database is not there now.
+            return .serviceUnavailable(retryAfter: 2)
+        }
+        switch psql.code {
+        case .server:
+            let state = psql.serverInfo?[.sqlState] ?? ""
+            // Serialization failure, deadlock, and the server shutting down or starting up: try again.
+            if ["40001", "40P01", "57P01", "57P02", "57P03", "53300"].contains(state) { return .serviceUnavailable(retryAfter: 1) }
+            return .storage("PostgreSQL: \(psql.serverInfo?[.message] ?? "error") (\(state))")
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+            return .serviceUnavailable(retryAfter: 2)
+        default:
+            return .storage("PostgreSQL: \(psql.code)")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Cloud
+import Foundation
+import PostgresNIO
+
+/// A PostgreSQL database named as libpq names one: `postgresql://USER[:PASSWORD]@HOST[:PORT]/DB`, with
+/// `?host=/DIR` for a Unix socket in `DIR` (the socket `DIR/.s.PGSQL.PORT`). `postgres://` works too.
+public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    public var user: String
+    public var password: String?
+    public var host: String
+    public var port: Int
+    public var database: String
+    /// The directory of the server's Unix socket, when it is reached through one.
+    public var socketDirectory: String?
+
+    public init(user: String, password: String? = nil, host: String = "127.0.0.1", port: Int = 5432, database: String,
+                socketDirectory: String? = nil) {
+        self.user = user
+        self.password = password
+        self.host = host
+        self.port = port
+        self.database = database
+        self.socketDirectory = socketDirectory
+    }
+
+    /// Whether `text` names a PostgreSQL database rather than a directory.
+    public static func isURL(_ text: String) -> Bool {
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    public init(parsing text: String) throws(CloudError) {
+        let bad = CloudError.invalidArguments(
+            "\(text.inlineQuoted) is not a PostgreSQL URL like postgresql://USER@HOST[:PORT]/DATABASE")
+        guard Self.isURL(text), let components = URLComponents(string: text), let user = components.user, !user.isEmpty
+        else { throw bad }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else { throw bad }
+        self.user = user.removingPercentEncoding ?? user
+        password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        port = components.port ?? 5432
+        self.database = database
+        socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
+    }
+
+    /// The URL without its password, as logs and messages show it.
+    public var description: String {
+        var text = "postgresql://\(user)@\(host):\(port)/\(database)"
+        if let socketDirectory { text += "?host=\(socketDirectory)" }
+        return text
+    }
+
+    var configuration: PostgresConnection.Configuration {
+        var configuration: PostgresConnection.Configuration
+        if let socketDirectory {
+            configuration = .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password,
+                                  database: database)
+        } else {
+            configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+}

@@ -1,0 +1,146 @@
+import Cloud
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Pushes between the servers of one database: a commit is `NOTIFY`'d on one channel (`SEQUENCE TOPIC…`), and
+/// one connection per process `LISTEN`s while anyone subscribes, handing each push to the subscribers of its
+/// topic. A listener that loses its connection connects again; what was missed meanwhile is in `push_topics`,
+/// which clients that poll are told of (`LocalCloud.lastPushes`), as with files.
+final class PostgresPushListener: @unchecked Sendable {
+    static let channel = "cloudnotes_push"
+    /// PostgreSQL refuses payloads of 8,000 bytes or more.
+    private static let payloadLimit = 7_000
+
+    private let pool: PostgresPool
+    private let logger: Logger
+    private let lock = NSLock()
+    private var subscribers: [Int: Subscriber] = [:]
+    private var nextID = 0
+    /// The connection that listens now, while anyone subscribes; closing it ends the listening thread's wait.
+    private var connection: PostgresConnection?
+    private var listening = false
+    /// Which listening thread is the current one (one that ends as another starts stops at its next look).
+    private var generation = 0
+
+    private struct Subscriber {
+        let topics: Set<PushTopic>?
+        let handler: @Sendable (Push) -> Void
+    }
+
+    init(pool: PostgresPool, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+    }
+
+    func post(_ topics: Set<PushTopic>, sequence: Int64) {
+        var payloads: [String] = []
+        var payload = "\(sequence)"
+        for topic in topics.map(\.fileName).sorted() {
+            if payload.utf8.count + topic.utf8.count + 1 > Self.payloadLimit {
+                payloads.append(payload)
+                payload = "\(sequence)"
+            }
+            payload += " " + topic
+        }
+        payloads.append(payload)
+        do {
+            try pool.with { connection in
+                for payload in payloads {
+                    var binds = PostgresBindings(capacity: 2)
+                    binds.append(Self.channel)
+                    binds.append(payload)
+                    _ = try connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: logger).wait()
+                }
+            }
+        } catch {
+            // Harmless: subscribers that poll learn of it from push_topics.
+            logger.warning("push not sent: \(error)")
+        }
+    }
+
+    func subscribe(to topics: Set<PushTopic>?, handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
+        lock.lock()
+        nextID += 1
+        let id = nextID
+        subscribers[id] = Subscriber(topics: topics, handler: handler)
+        let ready = listening ? nil : DispatchSemaphore(value: 0)
+        if !listening { generation += 1 }
+        listening = true
+        let current = generation
+        lock.unlock()
+        if let ready {
+            // Its own thread, not a task: callers block on the cloud's calls, and may hold every thread of the pool.
+            let thread = Thread { [weak self] in self?.listen(ready: ready, generation: current) }
+            thread.name = "cloudnotes-postgres-listen"
+            thread.start()
+            // As with files, a commit made after `subscribe` returns is heard: wait (a while) for LISTEN.
+            _ = ready.wait(timeout: .now() + 5)
+        }
+        return Watch { [weak self] in self?.unsubscribe(id) }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        lock.lock()
+        subscribers[id] = nil
+        let ending = subscribers.isEmpty ? connection : nil
+        if subscribers.isEmpty { listening = false }
+        lock.unlock()
+        ending?.close().whenComplete { _ in }
+    }
+
+    /// Listens while anyone subscribes, connecting again a second after the connection is lost.
+    private func listen(ready: DispatchSemaphore, generation: Int) {
+        var stillListening: Bool { lock.withLock { listening && self.generation == generation } }
+        var first = true
+        while stillListening {
+            do {
+                let connection = try pool.connect()
+                lock.withLock { self.connection = connection }
+                connection.addListener(channel: Self.channel) { [weak self] _, notification in self?.deliver(notification.payload) }
+                // Statements on one connection run in order: once this answers, LISTEN is in place.
+                _ = try connection.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: logger).wait()
+                if first { ready.signal() }
+                first = false
+                if stillListening { try? connection.closeFuture.wait() }
+                if !connection.isClosed { try? connection.close().wait() }
+                lock.withLock { self.connection = nil }
+            } catch {
+                logger.warning("push listener: \(error)")
+            }
+            if stillListening { Thread.sleep(forTimeInterval: 1) }
+        }
+    }
+
+    private func deliver(_ payload: String) {
+        let words = payload.split(separator: " ")
+        guard let first = words.first, let sequence = Int64(first) else { return }
+        let topics = words.dropFirst().map { PushTopic(fileName: String($0)) }
+        lock.lock()
+        let current = Array(subscribers.values)
+        lock.unlock()
+        for subscriber in current {
+            for topic in topics where subscriber.topics?.contains(topic) ?? true {
+                subscriber.handler(Push(topic: topic, sequence: sequence))
+            }
+        }
+    }
+
+    private final class Watch: PushWatch, @unchecked Sendable {
+        private var onCancel: (() -> Void)?
+        private let lock = NSLock()
+
+        init(_ onCancel: @escaping () -> Void) { self.onCancel = onCancel }
+
+        deinit { cancel() }
+
+        func cancel() {
+            let action = lock.withLock { () -> (() -> Void)? in
+                defer { onCancel = nil }
+                return onCancel
+            }
+            action?()
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Cloud
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The cloud's state in a PostgreSQL database, which several `cloudnotes cloud serve` processes share.
+///
+/// - Writers are serialized through the `sequence` row: a write begins with `SELECT … FOR UPDATE` on it, so
+///   commits happen in sequence order across every server, as `BEGIN IMMEDIATE` makes them in the SQLite file,
+///   and the change-tag compare-and-swap and the `seq > token` feeds stay right with nothing more.
+/// - Reads run at `REPEATABLE READ`: one snapshot for the whole read.
+/// - Pushes go by `NOTIFY` on one channel, which every server `LISTEN`s to (`PostgresPushListener`).
+/// - A database that cannot be reached is `serviceUnavailable` (clients retry later); nothing is acknowledged
+///   before its commit.
+public final class PostgresStorage: CloudStorage, @unchecked Sendable {
+    public let postgres: PostgresLocation
+    private let pool: PostgresPool
+    private let statements = StatementCache()
+    private let logger: Logger
+    private let listener: PostgresPushListener
+
+    public var dialect: SQLDialect { .postgres }
+    public var location: String { postgres.description }
+
+    /// Connects, and brings the database's schema up to date (`PostgresSchema`).
+    public init(_ location: PostgresLocation, connections: Int = 8, logger: Logger = Logger(label: "cloudnotes.postgres")) throws(CloudError) {
+        postgres = location
+        self.logger = logger
+        pool = PostgresPool(location: location, size: connections, logger: logger)
+        listener = PostgresPushListener(pool: pool, logger: logger)
+        do {
+            try pool.with { connection in try PostgresSchema.migrate(connection, logger: logger) }
+        } catch {
+            throw CloudError(storageFailure: PostgresFailure(error))
+        }
+    }
+
+    public convenience init(url: String) throws(CloudError) {
+        try self.init(try PostgresLocation(parsing: url))
+    }
+
+    public func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        try transaction(begin: "BEGIN", lock: true, body)
+    }
+
+    public func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: false, body)
+    }
+
+    private func transaction<T>(begin: String, lock: Bool, _ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        do {
+            return try pool.with { connection in
+                let transaction = PostgresTransaction(connection, statements: statements, logger: logger)
+                try transaction.simple(begin)
+                do {
+                    if lock { _ = try transaction.run("SELECT value FROM sequence WHERE id = 1 FOR UPDATE", []) { _ in } }
+                    let result = try body(transaction)
+                    try transaction.simple("COMMIT")
+                    return result
+                } catch {
+                    // A connection whose rollback fails is in no state to lend again.
+                    do { try transaction.simple("ROLLBACK") } catch { try? connection.close().wait() }
+                    throw error
+                }
+            }
+        } catch let error as CloudError {
+            throw error
+        } catch {
+            throw CloudError(storageFailure: PostgresFailure(error))
+        }
+    }
+
+    public func post(_ topics: Set<PushTopic>, sequence: Int64) {
+        listener.post(topics, sequence: sequence)
+    }
+
+    public func subscribe(to topics: Set<PushTopic>?, handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
+        listener.subscribe(to: topics, handler: handler)
+    }
+
+    /// `amcheck`'s check of every B-tree index of the cloud's tables (when the extension is installed), and that
+    /// no change carries a number past the sequence (the next write would hand it out again).
+    public func integrityCheck() throws(CloudError) -> String {
+        try read { db in
+            var problems: [String] = []
+            if try db.exists("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'amcheck')") {
+                try db.execute("""
+                    SELECT bt_index_check(c.oid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                    JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_am am ON am.oid = c.relam
+                    WHERE n.nspname = current_schema() AND am.amname = 'btree'
+                    """)
+            } else {
+                problems.append("amcheck is not installed (CREATE EXTENSION amcheck): indexes not checked")
+            }
+            let beyond = try db.int64("""
+                SELECT count(*) FROM (SELECT seq FROM records UNION ALL SELECT seq FROM zones UNION ALL SELECT seq FROM participants) c
+                WHERE seq > (SELECT value FROM sequence WHERE id = 1)
+                """) ?? 0
+            if beyond > 0 { problems.append("\(beyond) changes numbered past the sequence") }
+            return problems.isEmpty ? "ok" : problems.joined(separator: "; ")
+        }
+    }
+}

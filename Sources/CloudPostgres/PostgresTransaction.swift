@@ -1,0 +1,143 @@
+import Cloud
+import Foundation
+import Logging
+import PostgresNIO
+
+/// One pooled connection's open transaction, as the cloud's rules use it. The rules write `?` (and SQLite's
+/// `?N`); PostgreSQL takes `$N`, so each statement's text is translated once and kept.
+final class PostgresTransaction: SQLTransaction {
+    let connection: PostgresConnection
+    private let statements: StatementCache
+    private let logger: Logger
+
+    init(_ connection: PostgresConnection, statements: StatementCache, logger: Logger) {
+        self.connection = connection
+        self.statements = statements
+        self.logger = logger
+    }
+
+    var dialect: SQLDialect { .postgres }
+
+    func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int {
+        var binds = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: binds.appendNull()
+            case .integer(let v): binds.append(v)
+            case .real(let v): binds.append(v)
+            case .text(let v): binds.append(v)
+            case .blob(let v): binds.append(ByteBuffer(bytes: v))
+            }
+        }
+        let result = try connection.query(PostgresQuery(unsafeSQL: statements.translated(sql), binds: binds), logger: logger).wait()
+        for each in result.rows { try row(PostgresResultRow(each.makeRandomAccess())) }
+        return result.metadata.rows ?? 0
+    }
+
+    /// Runs statements whose text is whole (no values), one after another: schema steps, transaction control.
+    func simple(_ sql: String) throws {
+        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+    }
+}
+
+/// The `$N` text of each statement the rules have run, translated once.
+final class StatementCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var translated: [String: String] = [:]
+
+    func translated(_ sql: String) -> String {
+        if let known = lock.withLock({ translated[sql] }) { return known }
+        let text = Self.numbered(sql)
+        lock.withLock { translated[sql] = text }
+        return text
+    }
+
+    /// `?` becomes `$1`, `$2`, … in order; `?N` becomes `$N`. Quoted text ('…', "…") is left as it is.
+    static func numbered(_ sql: String) -> String {
+        var out = ""
+        out.reserveCapacity(sql.utf8.count + 16)
+        var next = 0
+        var quote: Character?
+        var characters = sql.makeIterator()
+        var pending: Character? = characters.next()
+        while let c = pending {
+            pending = characters.next()
+            if let open = quote {
+                out.append(c)
+                if c == open { quote = nil }
+            } else if c == "'" || c == "\"" {
+                quote = c
+                out.append(c)
+            } else if c == "?" {
+                var digits = ""
+                while let d = pending, d.isASCII, d.isNumber {
+                    digits.append(d)
+                    pending = characters.next()
+                }
+                if digits.isEmpty {
+                    next += 1
+                    out += "$\(next)"
+                } else {
+                    out += "$" + digits
+                }
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+}
+
+/// A result row of PostgreSQL's, read as the rules read SQLite's: integers (and booleans, as 0 and 1), doubles,
+/// text and bytes, by position or name.
+struct PostgresResultRow: SQLRow {
+    let row: PostgresRandomAccessRow
+
+    init(_ row: PostgresRandomAccessRow) { self.row = row }
+
+    func isNull(_ column: Int) -> Bool { row[column].bytes == nil }
+
+    func text(_ column: Int) -> String { optionalText(column) ?? "" }
+
+    func optionalText(_ column: Int) -> String? {
+        let cell = row[column]
+        guard cell.bytes != nil else { return nil }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return String(int64(column))
+        default: return try? cell.decode(String.self)
+        }
+    }
+
+    func int64(_ column: Int) -> Int64 {
+        let cell = row[column]
+        guard cell.bytes != nil else { return 0 }
+        switch cell.dataType {
+        case .bool: return (try? cell.decode(Bool.self)) == true ? 1 : 0
+        case .int2: return Int64((try? cell.decode(Int16.self)) ?? 0)
+        case .int4: return Int64((try? cell.decode(Int32.self)) ?? 0)
+        case .float4, .float8: return Int64((try? cell.decode(Double.self)) ?? 0)
+        case .numeric: return (try? cell.decode(String.self)).flatMap { Int64($0) } ?? 0
+        default: return (try? cell.decode(Int64.self)) ?? 0
+        }
+    }
+
+    func double(_ column: Int) -> Double? {
+        let cell = row[column]
+        guard cell.bytes != nil else { return nil }
+        switch cell.dataType {
+        case .int2, .int4, .int8, .bool: return Double(int64(column))
+        default: return try? cell.decode(Double.self)
+        }
+    }
+
+    func data(_ column: Int) -> Data? {
+        let cell = row[column]
+        guard cell.bytes != nil else { return nil }
+        return try? cell.decode(Data.self)
+    }
+
+    func column(named name: String) -> Int {
+        guard row.contains(name) else { preconditionFailure("no column \(name) in a PostgreSQL result") }
+        return row[name].columnIndex
+    }
+}
