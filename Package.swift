@@ -109,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes",
             dependencies: [
-                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudWire", "CloudServer", "CloudClient",
+                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudWire", "CloudServer", "CloudClient", "CloudPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -96,6 +96,9 @@ public final class LocalCloud: PushSource, Sendable {
         try storage.read { db in try TopicTable.last(db, topics) }
     }
 
+    /// Where the cloud's state is: its file's path, or its database's URL (without a password).
+    public var storageLocation: String { storage is SQLiteStorage ? directory.path : storage.location }
+
     /// The fault plan in force for this connection.
     public var faultPlan: FaultPlan { faults.current }
 

@@ -8,6 +8,15 @@ struct PostgresFailure: StorageFailure {
 
     init(_ error: any Error) { self.error = error }
 
+    /// What went wrong, in a few words (PostgreSQL's own message, or why it could not be reached).
+    var reason: String {
+        if let cloudError = error as? CloudError { return cloudError.description }
+        guard let psql = error as? PSQLError else { return "\(error)" }
+        if let message = psql.serverInfo?[.message] { return message }
+        if let underlying = psql.underlying { return "\(underlying)" }
+        return "\(psql.code)"
+    }
+
     var cloudError: CloudError {
         if let cloudError = error as? CloudError { return cloudError }
         guard let psql = error as? PSQLError else {
@@ -19,11 +28,11 @@ struct PostgresFailure: StorageFailure {
             let state = psql.serverInfo?[.sqlState] ?? ""
             // Serialization failure, deadlock, and the server shutting down or starting up: try again.
             if ["40001", "40P01", "57P01", "57P02", "57P03", "53300"].contains(state) { return .serviceUnavailable(retryAfter: 1) }
-            return .storage("PostgreSQL: \(psql.serverInfo?[.message] ?? "error") (\(state))")
+            return .storage("PostgreSQL: \(reason) (\(state))")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
             return .serviceUnavailable(retryAfter: 2)
         default:
-            return .storage("PostgreSQL: \(psql.code)")
+            return .storage("PostgreSQL: \(reason)")
         }
     }
 }

@@ -31,7 +31,7 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
         do {
             try pool.with { connection in try PostgresSchema.migrate(connection, logger: logger) }
         } catch {
-            throw CloudError(storageFailure: PostgresFailure(error))
+            throw .storage("cannot use the cloud's database \(location): \(PostgresFailure(error).reason)")
         }
     }
 

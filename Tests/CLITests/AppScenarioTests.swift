@@ -25,7 +25,7 @@ final class App: @unchecked Sendable {
     init(_ place: CloudPlace) throws {
         self.place = place
         if place == .server {
-            _ = try LocalCloud(directory: directory.url.appendingPathComponent("cloud"), environment: [:])
+            _ = try TestStore.open(directory: directory.url.appendingPathComponent("cloud"), faults: nil)
             server = try TestServer(cloud: directory.url.appendingPathComponent("cloud"))
         }
     }
@@ -233,8 +233,8 @@ final class App: @unchecked Sendable {
         #expect(try app.ok("show", "Meet here", "--json", as: "heather", device: "laptop").contains("Secret Cafe"))
         let dump = try CloudNotesBinary.run(["cloud", "dump", "--json"], environment: app.environment)
         #expect(dump.status == 0 && !dump.stdout.contains("Secret Cafe") && dump.stdout.contains("\"location\""))
-        let file = try Data(contentsOf: app.directory.url.appendingPathComponent("cloud/cloud.sqlite"))
-        #expect(file.range(of: Data("Secret Cafe".utf8)) == nil)
+        let stored = try TestStore.storedBytes(of: app.directory.url.appendingPathComponent("cloud"))
+        #expect(!stored.isEmpty && stored.range(of: Data("Secret Cafe".utf8)) == nil)
     }
 }
 

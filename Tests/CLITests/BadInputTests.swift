@@ -102,7 +102,7 @@ import TestSupport
         #expect(result.isOneLineRefusal && result.stderr.contains("cannot use cloud directory"))
     }
 
-    @Test func aCorruptCloudFileIsRefused() throws {
+    @Test(.disabled(if: TestStore.isPostgres, "about the SQLite file itself")) func aCorruptCloudFileIsRefused() throws {
         let dir = TemporaryDirectory()
         try Data(repeating: 0x41, count: 4096).write(to: dir.path("cloud.sqlite"))
         let result = try CloudNotesBinary.run(["cloud", "accounts", "--cloud", dir.url.path])

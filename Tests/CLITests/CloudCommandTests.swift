@@ -125,7 +125,7 @@ import TestSupport
         }
         let retention = try cli.json("cloud", "retention") as? [String: Any]
         #expect(retention?["historyVersions"] as? Int == 2 && retention?["trashDays"] as? Double == 30)
-        let cloud = try LocalCloud(directory: URL(fileURLWithPath: cli.cloudPath), environment: [:])
+        let cloud = try TestStore.open(directory: URL(fileURLWithPath: cli.cloudPath), faults: nil)
         let heather = try cloud.accountCreatingIfNeeded(name: "heather")
         let history = try cloud.database(.private, as: heather).history(of: RecordID(name: "r", zone: ZoneID(name: "Notes")))
         #expect(history.map { $0.record.string("title") } == ["three", "two"])

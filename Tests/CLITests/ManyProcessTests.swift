@@ -46,7 +46,7 @@ import TestSupport
     @Test func aCommitInAnotherProcessIsPushedHere() throws {
         let cli = CLI()
         _ = try cli.ok("cloud", "create-account", "heather")
-        let cloud = try LocalCloud(directory: URL(fileURLWithPath: cli.cloudPath), faults: .off, environment: [:])
+        let cloud = try TestStore.open(directory: URL(fileURLWithPath: cli.cloudPath))
         let heather = try cloud.account(named: "heather")
         let heard = Mutex<[Date]>([])
         let subscription = cloud.database(.private, as: heather).subscribe { _ in heard.withLock { $0.append(Date()) } }

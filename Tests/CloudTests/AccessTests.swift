@@ -67,8 +67,7 @@ import TestSupport
     @Test func containersInOneDirectoryKeepTheirDatabasesApart() throws {
         let test = try TestCloud()
         let heather = try test.cloud.createAccount(name: "heather")
-        let other = try LocalCloud(directory: test.directory.url, storage: TestStore.storage(test.storageURL),
-                                   container: "iCloud.other", faults: .off, environment: [:])
+        let other = try TestStore.open(directory: test.directory.url, container: "iCloud.other")
         try test.cloud.database(.private, as: heather).save(zone: ZoneID(name: "Notes"))
 
         #expect(test.cloud.container == "iCloud.cloudnotes")

@@ -67,7 +67,7 @@ final class Updates: @unchecked Sendable {
     @Test func anUnreachableCloudShowsOfflineWithWhatWaitsAndNothingIsLost() throws {
         let d = try TwoDevices()
         // The live device reads the fault switch from the cloud's directory, as every process does.
-        let switchable = try LocalCloud(directory: d.test.directory.url, clock: d.test.clock, random: SeededRandom(seed: 3), environment: [:])
+        let switchable = try TestStore.open(directory: d.test.directory.url, clock: d.test.clock, random: SeededRandom(seed: 3), faults: nil)
         let b = try NotesSync(store: d.b.store, cloud: switchable, account: FixedAccount(d.heather))
         var timing = SyncTiming()
         timing.backoffCap = 0.5

@@ -152,7 +152,7 @@ import TestSupport
     /// code waits.
     @Test func enrolmentsFromOneAddressAreLimited() throws {
         let directory = TemporaryDirectory("enrol-limit")
-        let cloud = try LocalCloud(directory: directory.url, environment: [:])
+        let cloud = try TestStore.open(directory: directory.url, faults: nil)
         let heather = try cloud.createAccount(name: "heather")
         let server = try TestServer(cloud: directory.url, environment: ["CLOUDNOTES_ENROL_LIMIT": "0.2,3"])
         func enrol(_ code: String) -> CloudError? {

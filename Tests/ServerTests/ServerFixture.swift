@@ -19,7 +19,7 @@ final class ServerFixture: @unchecked Sendable {
     let http = HTTPClient(eventLoopGroupProvider: .singleton)
 
     init() throws {
-        cloud = try LocalCloud(directory: directory.url, environment: [:])
+        cloud = try TestStore.open(directory: directory.url, faults: nil)
         heather = try cloud.createAccount(name: "heather")
         let code = try cloud.makeEnrolmentCode(for: heather)
         keyID = try cloud.enrol(code: code, publicKey: key.publicKey.derRepresentation, deviceName: "heather/laptop").key.keyID

@@ -25,7 +25,7 @@ import TestSupport
 
     @Test func anUntrustedCertificateIsRefusedAndATrustedOneServes() throws {
         let directory = TemporaryDirectory("tls")
-        let cloud = try LocalCloud(directory: directory.path("cloud"), environment: [:])
+        let cloud = try TestStore.open(directory: directory.path("cloud"), faults: nil)
         let heather = try cloud.createAccount(name: "heather")
         let tls = try Self.selfSigned(in: directory)
         let server = try TestServer(cloud: directory.path("cloud"), tls: tls)

@@ -46,11 +46,23 @@ public final class RunningProcess: @unchecked Sendable {
         env["CLOUDNOTES_FAULTS"] = nil
         env["CLOUDNOTES_CLOUD"] = nil
         for (key, value) in environment { env[key] = value }
+        if env["CLOUDNOTES_STORE"] == nil, let directory = Self.cloudDirectory(arguments, env) {
+            for (key, value) in try TestStore.environment(for: directory) { env[key] = value }
+        }
         process.environment = env
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+    }
+
+    /// The cloud directory a command names (`--cloud DIR`, else `CLOUDNOTES_CLOUD`): on the PostgreSQL run its
+    /// database is passed on, so that every process of a test reaches the same cloud.
+    static func cloudDirectory(_ arguments: [String], _ environment: [String: String]) -> URL? {
+        let named = arguments.firstIndex(of: "--cloud").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+            ?? environment["CLOUDNOTES_CLOUD"]
+        guard let named, !named.isEmpty, !named.hasPrefix("http://"), !named.hasPrefix("https://") else { return nil }
+        return URL(fileURLWithPath: named)
     }
 
     public func finish() -> ProcessResult {

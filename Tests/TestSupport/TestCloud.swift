@@ -13,14 +13,13 @@ public final class TestCloud: Sendable {
     public init(limits: CloudLimits = CloudLimits(), faults: FaultPlan? = .off, seed: UInt64 = 1, start: Date? = nil) throws {
         directory = TemporaryDirectory("cloud")
         clock = start.map(ManualClock.init) ?? ManualClock()
-        (cloud, storageURL) = try TestStore.cloud(directory: directory.url, clock: clock, random: SeededRandom(seed: seed),
-                                                  limits: limits, faults: faults)
+        storageURL = try TestStore.database(for: directory.url)
+        cloud = try TestStore.open(directory: directory.url, clock: clock, random: SeededRandom(seed: seed), limits: limits, faults: faults)
     }
 
     /// Another connection to the same cloud, as another process would open it.
     public func reopen(faults: FaultPlan? = .off, seed: UInt64 = 2) throws -> LocalCloud {
-        try LocalCloud(directory: directory.url, storage: TestStore.storage(storageURL), clock: clock, random: SeededRandom(seed: seed),
-                       faults: faults, environment: [:])
+        try TestStore.open(directory: directory.url, clock: clock, random: SeededRandom(seed: seed), faults: faults)
     }
 
     /// An account and its private database.

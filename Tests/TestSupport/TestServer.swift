@@ -8,7 +8,8 @@ public typealias TestServer = ServerProcess
 extension ServerProcess {
     public convenience init(cloud directory: URL, environment: [String: String] = [:], listen: String = "127.0.0.1:0",
                             tls: (certificate: String, key: String)? = nil) throws {
-        try self.init(executable: CloudNotesBinary.url, cloud: directory, listen: listen, environment: environment,
+        try self.init(executable: CloudNotesBinary.url, cloud: directory, listen: listen,
+                      environment: TestStore.environment(for: directory).merging(environment) { $1 },
                       log: directory.appendingPathComponent("server.log"), tls: tls)
     }
 }

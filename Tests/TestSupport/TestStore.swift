@@ -4,31 +4,35 @@ import Foundation
 
 /// The store the cloud's tests run on: the SQLite file in the cloud's directory, or, with
 /// `CLOUDNOTES_TEST_STORE=postgresql`, PostgreSQL: one private cluster for the whole test process and a new
-/// database for each cloud a test makes. One suite, run once per store (`.ci/run` runs both).
+/// database for each cloud directory a test makes, which every process of the test reaches (`environment`).
+/// One suite, run once per store (`.ci/run` runs both).
 public enum TestStore {
     /// Whether this run is the PostgreSQL one.
     public static let isPostgres = ProcessInfo.processInfo.environment["CLOUDNOTES_TEST_STORE"] == "postgresql"
 
-    /// The store's name, for messages.
-    public static var name: String { isPostgres ? "PostgreSQL" : "SQLite" }
-
     private static let lock = NSLock()
     nonisolated(unsafe) private static var cluster: PostgresCluster?
-    nonisolated(unsafe) private static var databases = 0
+    nonisolated(unsafe) private static var databases: [String: String] = [:]
 
-    /// A new empty database's URL for one cloud (nil on the SQLite run: the cloud's directory holds its file).
-    public static func freshDatabase() throws -> String? {
+    /// The database of the cloud in `directory`, made on first use (nil on the SQLite run: the directory holds
+    /// the cloud's file).
+    public static func database(for directory: URL) throws -> String? {
         guard isPostgres else { return nil }
+        let key = directory.standardizedFileURL.path
         return try lock.withLock {
-            if cluster == nil {
-                cluster = try PostgresCluster()
-                atexit { TestStore.stopCluster() }
-            }
-            databases += 1
-            let name = "cloud\(databases)"
-            try cluster!.psql("CREATE DATABASE \(name)")
-            return "postgresql://postgres@127.0.0.1:\(cluster!.port)/\(name)"
+            if let known = databases[key] { return known }
+            let cluster = try runningClusterLocked()
+            let name = "cloud\(databases.count + 1)"
+            try cluster.psql("CREATE DATABASE \(name)")
+            let url = "postgresql://postgres@127.0.0.1:\(cluster.port)/\(name)"
+            databases[key] = url
+            return url
         }
+    }
+
+    /// What a process serving or opening the cloud in `directory` needs in its environment to reach its store.
+    public static func environment(for directory: URL) throws -> [String: String] {
+        try database(for: directory).map { ["CLOUDNOTES_STORE": $0] } ?? [:]
     }
 
     /// The storage at `url` (nil: the SQLite file). A new connection each time, as another process would make.
@@ -37,23 +41,33 @@ public enum TestStore {
         return try PostgresStorage(url: url)
     }
 
-    /// A cloud in `directory` on this run's store: a new database on the PostgreSQL run.
-    public static func cloud(directory: URL, clock: any CloudClock = SystemClock(), random: any RandomSource = SystemRandom(),
-                             limits: CloudLimits = CloudLimits(), faults: FaultPlan? = .off) throws -> (cloud: LocalCloud, url: String?) {
-        let url = try freshDatabase()
-        let cloud = try LocalCloud(directory: directory, storage: storage(url), clock: clock, random: random, limits: limits,
-                                   faults: faults, environment: [:])
-        return (cloud, url)
+    /// The cloud in `directory` on this run's store, as a new connection.
+    public static func open(directory: URL, container: String = LocalCloud.defaultContainer, clock: any CloudClock = SystemClock(),
+                            random: any RandomSource = SystemRandom(), limits: CloudLimits = CloudLimits(),
+                            faults: FaultPlan? = .off) throws -> LocalCloud {
+        try LocalCloud(directory: directory, storage: storage(database(for: directory)), container: container, clock: clock,
+                       random: random, limits: limits, faults: faults, environment: [:])
+    }
+
+    /// Every byte the cloud in `directory` keeps: its SQLite file, or its database as `pg_dump` writes it.
+    public static func storedBytes(of directory: URL) throws -> Data {
+        guard let url = try database(for: directory) else { return try Data(contentsOf: directory.appendingPathComponent("cloud.sqlite")) }
+        return try dump(url)
     }
 
     /// Everything the database at `url` holds, as `pg_dump` writes it (data only).
     public static func dump(_ url: String) throws -> Data {
-        guard let cluster = runningCluster else { throw PostgresClusterError("no PostgreSQL cluster runs") }
+        let cluster = try lock.withLock { try runningClusterLocked() }
         return Data(try cluster.dump(database: String(url.split(separator: "/").last!)).utf8)
     }
 
-    /// The running cluster (PostgreSQL run only): for tests that restart it.
-    public static var runningCluster: PostgresCluster? { lock.withLock { cluster } }
+    private static func runningClusterLocked() throws -> PostgresCluster {
+        if let cluster { return cluster }
+        let started = try PostgresCluster()
+        cluster = started
+        atexit { TestStore.stopCluster() }
+        return started
+    }
 
     private static func stopCluster() {
         lock.withLock { cluster?.stop() }

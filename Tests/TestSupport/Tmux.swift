@@ -21,7 +21,10 @@ public final class Tmux: @unchecked Sendable {
 
     /// Starts `arguments` (a built executable and its arguments) in a new session.
     public func open(_ session: String, _ arguments: [String], environment: [String: String]) throws {
-        let env = ["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "screen-256color", "TZ": "UTC"].merging(environment) { $1 }
+        var env = ["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "screen-256color", "TZ": "UTC"].merging(environment) { $1 }
+        if env["CLOUDNOTES_STORE"] == nil, let directory = RunningProcess.cloudDirectory(arguments, env) {
+            env.merge(try TestStore.environment(for: directory)) { $1 }
+        }
         let command = ["env"] + env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + arguments
         try tmux(["new-session", "-d", "-s", session, "-x", "\(width)", "-y", "\(height)",
                   command.map(Self.quote).joined(separator: " ") + "; echo '[exited]'; sleep 600"])

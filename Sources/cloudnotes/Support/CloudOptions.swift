@@ -1,13 +1,26 @@
 import ArgumentParser
 import Cloud
+import CloudPostgres
 import Foundation
 
 /// Where the cloud lives: `--cloud DIR|URL`, else `$CLOUDNOTES_CLOUD`, else
 /// `$XDG_DATA_HOME/cloudnotes/cloud` (`~/.local/share` when unset). A URL
 /// (`http://` or `https://`) names a server (`cloudnotes cloud serve`).
+/// `--store postgresql://…` (else `$CLOUDNOTES_STORE`) keeps the cloud's
+/// state in PostgreSQL rather than the directory's SQLite file.
 struct CloudOptions: ParsableArguments {
     @Option(name: .customLong("cloud"), help: ArgumentHelp("The cloud: a directory, or a server's http(s):// URL.", valueName: "DIR|URL"))
     var directory: String?
+
+    @Option(name: .customLong("store"), help: ArgumentHelp(
+        "Keep the cloud's state in this PostgreSQL database, not the directory's SQLite file (else $CLOUDNOTES_STORE).",
+        valueName: "postgresql://USER@HOST[:PORT]/DB"))
+    var storeURL: String?
+
+    /// The PostgreSQL database named, if the cloud's state is kept in one.
+    var store: String? {
+        storeURL ?? ProcessInfo.processInfo.environment["CLOUDNOTES_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     private var given: String? {
         let env = ProcessInfo.processInfo.environment
@@ -48,7 +61,8 @@ struct CloudOptions: ParsableArguments {
         if let server {
             throw CLIError.usage("this command works on the machine that holds the cloud directory, not through a server (\(server.absoluteString))")
         }
-        let cloud = try LocalCloud(directory: url)
+        let storage = try store.map { try PostgresStorage(url: $0) }
+        let cloud = try LocalCloud(directory: url, storage: storage)
         if warning, let problem = cloud.faultPlanProblem { Output.warn(problem) }
         return cloud
     }

@@ -12,7 +12,7 @@ enum OperatorConsole {
     /// What the commands say they act on.
     var place: String {
         switch self {
-        case .local(let cloud): "cloud \(cloud.directory.path)"
+        case .local(let cloud): "cloud \(cloud.storageLocation)"
         case .remote(let remote): "cloud at \(remote.server.absoluteString)"
         }
     }

@@ -21,7 +21,7 @@ import TestSupport
 
         #expect(token.count == 43)
         #expect(!url.description.contains(token), "descriptions redact the token")
-        let stored = try f.test.storageURL.map { try TestStore.dump($0) } ?? Data(contentsOf: f.test.directory.path("cloud.sqlite"))
+        let stored = try TestStore.storedBytes(of: f.test.directory.url)
         #expect(!stored.isEmpty)
         #expect(stored.range(of: Data(token.utf8)) == nil)
         #expect(try ShareURL(parsing: url.absoluteString) == url)
