@@ -129,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes-soak",
             dependencies: [
-                "Cloud", "Sync", "Notes", "CloudClient",
+                "Cloud", "Sync", "Notes", "CloudClient", "CloudPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

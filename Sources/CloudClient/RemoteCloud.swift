@@ -3,6 +3,7 @@ import Cloud
 import CloudWire
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -29,8 +30,12 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         }
     }
 
-    /// `http(s)://host:port`, without a path.
-    public let server: URL
+    /// The servers of one cloud (`http(s)://host:port`, without a path), in the order they are tried: several
+    /// servers of one PostgreSQL database serve the same cloud.
+    public let servers: [URL]
+    /// The server requests go to now: the first, until it stops answering.
+    public var server: URL { servers[currentServer.withLockedValue { $0 }] }
+    private let currentServer = NIOLockedValueBox(0)
     public let container: String
     public let environment = "production"
     public let credentials: Credentials
@@ -46,10 +51,19 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
 
     /// - Parameter trustRoots: a PEM file of certificates to trust for HTTPS besides the system's (a server with a
     ///   private CA); the server's certificate is always verified.
-    public init(server: URL, container: String = LocalCloud.defaultContainer, credentials: Credentials, timeout: TimeInterval = 30,
+    public convenience init(server: URL, container: String = LocalCloud.defaultContainer, credentials: Credentials,
+                            timeout: TimeInterval = 30, trustRoots: String? = ProcessInfo.processInfo.environment["CLOUDNOTES_CA_FILE"],
+                            observer: (@Sendable (_ path: String, _ seconds: Double, _ status: Int) -> Void)? = nil) {
+        self.init(servers: [server], container: container, credentials: credentials, timeout: timeout, trustRoots: trustRoots,
+                  observer: observer)
+    }
+
+    /// - Parameter servers: at least one.
+    public init(servers: [URL], container: String = LocalCloud.defaultContainer, credentials: Credentials, timeout: TimeInterval = 30,
                 trustRoots: String? = ProcessInfo.processInfo.environment["CLOUDNOTES_CA_FILE"],
                 observer: (@Sendable (_ path: String, _ seconds: Double, _ status: Int) -> Void)? = nil) {
-        self.server = server
+        precondition(!servers.isEmpty, "a remote cloud needs a server")
+        self.servers = servers
         self.container = container
         self.credentials = credentials
         self.observer = observer
@@ -91,8 +105,29 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
 
     /// One HTTP exchange; transport failures are the transient errors of an unreachable cloud. `started` hears
     /// of the exchange under way (a long poll cancels it when its subscription ends).
+    ///
+    /// A server that cannot be reached is left for the next, at once (nothing reached it, so nothing is sent
+    /// twice); one that stops answering mid-exchange is left for the next request (this one may have been done:
+    /// its caller retries, as after any lost answer).
     func send(path: String, query: String? = nil, method: HTTPMethod = .POST, body: Data, signed: Bool,
               deadline: TimeAmount? = nil, started: (HTTPClient.Task<HTTPClient.Response>) -> Void = { _ in }) throws(CloudError) -> (status: Int, body: Data) {
+        var tries = 0
+        while true {
+            let index = currentServer.withLockedValue { $0 }
+            let result = Result { () throws(CloudError) in
+                try exchange(servers[index], path: path, query: query, method: method, body: body, signed: signed,
+                             deadline: deadline, started: started)
+            }
+            guard case .failure(let error) = result, servers.count > 1,
+                  error == .networkUnavailable || error == .networkFailure else { return try result.get() }
+            currentServer.withLockedValue { if $0 == index { $0 = (index + 1) % servers.count } }
+            tries += 1
+            guard error == .networkUnavailable, tries < servers.count else { throw error }
+        }
+    }
+
+    private func exchange(_ server: URL, path: String, query: String?, method: HTTPMethod, body: Data, signed: Bool,
+                          deadline: TimeAmount?, started: (HTTPClient.Task<HTTPClient.Response>) -> Void) throws(CloudError) -> (status: Int, body: Data) {
         var url = server.absoluteString + path
         if let query { url += "?" + query }
         let began = DispatchTime.now().uptimeNanoseconds

@@ -1,5 +1,6 @@
 import Cloud
 import CloudClient
+import CloudPostgres
 import Crypto
 import Foundation
 import Notes
@@ -10,6 +11,8 @@ import Sync
 /// several devices, one process each.
 struct SoakLayout {
     let root: URL
+    /// The cloud's PostgreSQL database, when its state is kept in one rather than in the directory's file.
+    var store: String?
     static let accounts = ["a0", "a1", "a2"]
 
     var cloudDirectory: URL { root.appendingPathComponent("cloud") }
@@ -18,7 +21,7 @@ struct SoakLayout {
     static func account(of process: Int) -> String { accounts[process % accounts.count] }
 
     func openCloud(faults: FaultPlan? = .off) throws -> LocalCloud {
-        try LocalCloud(directory: cloudDirectory, faults: faults, environment: [:])
+        try LocalCloud(directory: cloudDirectory, storage: store.map { try PostgresStorage(url: $0) }, faults: faults, environment: [:])
     }
 
     /// Where a device keeps its key for the server (its PEM and key ID).
@@ -31,11 +34,11 @@ struct SoakLayout {
     }
 
     /// Enrols a key for each device, as `cloudnotes sign-in --code` would, for a run through a server.
-    func enrolDevices(_ processes: Int) throws {
+    func enrolDevices(_ processes: Int, accountOf: (Int) -> String = Self.account(of:)) throws {
         let cloud = try openCloud()
         try FileManager.default.createDirectory(at: root.appendingPathComponent("keys"), withIntermediateDirectories: true)
         for index in 0..<processes {
-            let account = try cloud.account(named: Self.account(of: index))
+            let account = try cloud.account(named: accountOf(index))
             let key = P256.Signing.PrivateKey()
             let device = try cloud.enrol(code: try cloud.makeEnrolmentCode(for: account), publicKey: key.publicKey.derRepresentation,
                                          deviceName: "soak-d\(index)").key
@@ -45,8 +48,13 @@ struct SoakLayout {
 
     /// Device `index` reaching the cloud through the server at `url`.
     func remoteCloud(_ index: Int, server url: URL) throws -> RemoteCloud {
+        try remoteCloud(index, servers: [url])
+    }
+
+    /// Device `index` reaching the cloud through the first of `servers` that answers.
+    func remoteCloud(_ index: Int, servers: [URL]) throws -> RemoteCloud {
         let file = try JSONDecoder().decode(DeviceKeyFile.self, from: Data(contentsOf: key(index)))
-        return RemoteCloud(server: url, credentials: .init(keyID: file.keyID, key: try P256.Signing.PrivateKey(pemRepresentation: file.pem),
+        return RemoteCloud(servers: servers, credentials: .init(keyID: file.keyID, key: try P256.Signing.PrivateKey(pemRepresentation: file.pem),
                                                            account: file.account), timeout: 5)
     }
 

@@ -12,7 +12,7 @@ import Notes
 struct Soak: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloudnotes-soak", abstract: "Crash-and-load harness: prints one line, exits non-zero on any violation.",
-        subcommands: [Run.self, Worker.self], defaultSubcommand: Run.self)
+        subcommands: [Run.self, Worker.self, Race.self, RaceWorker.self], defaultSubcommand: Run.self)
 }
 
 struct Run: ParsableCommand {

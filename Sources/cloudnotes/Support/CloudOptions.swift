@@ -9,7 +9,9 @@ import Foundation
 /// `--store postgresql://…` (else `$CLOUDNOTES_STORE`) keeps the cloud's
 /// state in PostgreSQL rather than the directory's SQLite file.
 struct CloudOptions: ParsableArguments {
-    @Option(name: .customLong("cloud"), help: ArgumentHelp("The cloud: a directory, or a server's http(s):// URL.", valueName: "DIR|URL"))
+    @Option(name: .customLong("cloud"), help: ArgumentHelp(
+        "The cloud: a directory, or a server's http(s):// URL (several, comma-separated: the next is tried when one stops answering).",
+        valueName: "DIR|URL[,URL…]"))
     var directory: String?
 
     @Option(name: .customLong("store"), help: ArgumentHelp(
@@ -27,10 +29,13 @@ struct CloudOptions: ParsableArguments {
         return directory ?? env["CLOUDNOTES_CLOUD"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// The server named, if the cloud is one.
-    var server: URL? {
-        guard let given, given.hasPrefix("http://") || given.hasPrefix("https://") else { return nil }
-        return URL(string: given)
+    /// The server named (the first, when several are), if the cloud is one.
+    var server: URL? { servers.first }
+
+    /// The servers named, in the order to try them; none when the cloud is a directory.
+    var servers: [URL] {
+        guard let given, given.hasPrefix("http://") || given.hasPrefix("https://") else { return [] }
+        return given.split(separator: ",").compactMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// The cloud directory (when the cloud is not a server).

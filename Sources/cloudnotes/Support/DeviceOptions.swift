@@ -98,7 +98,7 @@ struct DeviceOptions: ParsableArguments {
             guard credentials.account.name == name else {
                 throw CLIError(message: "device \(deviceName) is signed in to \(server.absoluteString) as \(credentials.account.name), not \(name)")
             }
-            cloud = RemoteCloud(server: server, credentials: credentials)
+            cloud = RemoteCloud(servers: self.cloud.servers, credentials: credentials)
             account = credentials.account
             if Self.remembered(directory) == nil { try Self.remember(account, in: directory) }
         } else if let known = Self.remembered(directory), known.name == name {

@@ -1,0 +1,64 @@
+import Cloud
+@testable import CloudClient
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// Several `cloudnotes cloud serve` processes of one cloud (one PostgreSQL database on that run, one directory on
+/// the SQLite run): a change through one wakes a device waiting on another, devices move on when theirs stops,
+/// and the cloud's compare-and-swap holds whichever server each save goes through.
+@Suite struct SeveralServersTests {
+    /// heather's new device, enrolled through the fixture's cloud, reaching the cloud through `servers`.
+    private func device(_ f: ServerFixture, servers: [URL]) throws -> RemoteCloud {
+        let key = P256.Signing.PrivateKey()
+        let credentials = try RemoteCloud.enrol(server: servers[0], code: try f.cloud.makeEnrolmentCode(for: f.heather), key: key,
+                                                deviceName: "heather/device")
+        return RemoteCloud(servers: servers, credentials: credentials, timeout: 5)
+    }
+
+    @Test func aChangeThroughOneServerWakesADeviceWaitingOnAnother() throws {
+        let f = try ServerFixture()
+        let second = try TestServer(cloud: f.directory.url)
+        let waiting = try device(f, servers: [second.url])
+        let writing = try device(f, servers: [f.server.url])
+        let heard = Mutex<[Int64]>([])
+        let watch = waiting.subscribe(to: [.database(.private, of: f.heather.id)]) { push in heard.withLock { $0.append(push.sequence) } }
+        defer { watch.cancel() }
+        Thread.sleep(forTimeInterval: 0.3)  // the long poll is waiting on the second server
+
+        let began = Date()
+        _ = try writing.database(.private, as: f.heather).save(zone: ZoneID(name: "Notes"))
+        #expect(eventually(timeout: 5) { !heard.withLock { $0 }.isEmpty })
+        #expect(Date().timeIntervalSince(began) < 2, "live: well within the poll's timeout")
+    }
+
+    @Test func aDeviceMovesToTheNextServerWhenItsOwnStops() throws {
+        let f = try ServerFixture()
+        let second = try TestServer(cloud: f.directory.url)
+        let cloud = try device(f, servers: [f.server.url, second.url])
+        let db = cloud.database(.private, as: f.heather)
+        _ = try db.save(zone: ZoneID(name: "Notes"))
+        #expect(cloud.server == f.server.url)
+
+        f.server.kill()
+        let zone = ZoneID(name: "Notes", owner: f.heather.id)
+        let saved = try db.save(Record.make("p1", in: zone, ["title": "after the first server stopped"]))
+        #expect(cloud.server == second.url)
+        #expect(try f.cloud.database(.private, as: f.heather).record(saved.id).string("title") == "after the first server stopped")
+    }
+
+    /// Eight processes, two servers, fifty rounds of one contested save each (`cloudnotes-soak race`).
+    @Test func eightProcessesThroughTwoServersOneWinnerEachRound() throws {
+        let directory = TemporaryDirectory("race")
+        let cloud = directory.path("run/cloud")
+        let store = try TestStore.database(for: cloud)
+        let result = try CloudNotesBinary.run(
+            ["race", "--processes", "8", "--servers", "2", "--rounds", "50", "--directory", directory.path("run").path]
+                + (store.map { ["--store", $0] } ?? []),
+            executable: "cloudnotes-soak")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("one winner every round"))
+    }
+}
