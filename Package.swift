@@ -140,7 +140,7 @@ let package = Package(
         .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
         // The server as its own process, reached over loopback: who may call, and devices syncing through it.
         .testTarget(name: "ServerTests", dependencies: [
-            "cloudnotes", "Cloud", "CloudWire", "CloudClient", "Notes", "Sync", "TestSupport",
+            "cloudnotes", "Cloud", "CloudWire", "CloudClient", "CloudPostgres", "Notes", "Sync", "TestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["ThirdParty"]),

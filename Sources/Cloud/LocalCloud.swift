@@ -16,7 +16,12 @@ import Foundation
 ///     try db.save(zone: ZoneID(name: "Notes"))
 public final class LocalCloud: PushSource, Sendable {
     public static let defaultContainer = "iCloud.cloudnotes"
-    static let fileName = "cloud.sqlite"
+    public static let fileName = "cloud.sqlite"
+
+    /// The SQLite file of the cloud in `directory` as a store of its own (to copy it elsewhere, say).
+    public static func fileStorage(in directory: URL) throws(CloudError) -> any CloudStorage {
+        try SQLiteStorage(path: directory.appendingPathComponent(fileName).path, notifyDirectory: directory.appendingPathComponent("notify"))
+    }
 
     public let directory: URL
     public let container: String

@@ -136,6 +136,18 @@ struct PostgresResultRow: SQLRow {
         return try? cell.decode(Data.self)
     }
 
+    var columnCount: Int { row.count }
+
+    func value(_ column: Int) -> SQLValue {
+        guard !isNull(column) else { return .null }
+        switch row[column].dataType {
+        case .int2, .int4, .int8, .bool: return .integer(int64(column))
+        case .float4, .float8: return .real(double(column) ?? 0)
+        case .bytea: return .blob(data(column) ?? Data())
+        default: return .text(text(column))
+        }
+    }
+
     func column(named name: String) -> Int {
         guard row.contains(name) else { preconditionFailure("no column \(name) in a PostgreSQL result") }
         return row[name].columnIndex

@@ -137,6 +137,21 @@ public struct ResultRow: ColumnValues {
         return Data(bytes: bytes, count: count)
     }
 
+    /// What the column holds in this row (SQLite's storage class).
+    public enum Kind { case null, integer, real, text, blob }
+
+    public func kind(_ column: Int) -> Kind {
+        switch sqlite3_column_type(handle, Int32(column)) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
     /// The position of the result column named `name` (a statement's own names are a programmer's choice,
     /// so a missing one stops the process rather than read the wrong column).
     public func column(named name: String) -> Int {

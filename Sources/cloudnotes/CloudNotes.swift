@@ -33,7 +33,7 @@ struct CloudCommand: ParsableCommand {
             ShareRecord.self, Shares.self, Invite.self, Metadata.self, Accept.self, Participants.self,
             RemoveParticipant.self, SetPermission.self, SetPublic.self, StopSharing.self, Leave.self,
             OneTimeLink.self, RequestAccess.self, AccessRequests.self, Approve.self, Deny.self, Block.self,
-            Dump.self, Faults.self, Purge.self, RetentionCommand.self, Check.self,
+            Dump.self, Faults.self, Purge.self, RetentionCommand.self, Check.self, Migrate.self,
             Serve.self, Enrol.self, Devices.self, RevokeDevice.self, IssueWebToken.self, RevokeWebToken.self,
             OperatorCode.self, OperatorSignInCommand.self, Operators.self, RevokeOperator.self,
         ]

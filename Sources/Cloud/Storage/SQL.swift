@@ -77,6 +77,9 @@ public protocol SQLRow {
     func data(_ column: Int) -> Data?
     /// The position of the column named `name`.
     func column(named name: String) -> Int
+    var columnCount: Int { get }
+    /// The column's value as the store holds it.
+    func value(_ column: Int) -> SQLValue
 }
 
 extension SQLRow {

@@ -128,4 +128,14 @@ extension StatementBinder {
     }
 }
 
-extension ResultRow: SQLRow {}
+extension ResultRow: SQLRow {
+    public func value(_ column: Int) -> SQLValue {
+        switch kind(column) {
+        case .null: .null
+        case .integer: .integer(int64(column))
+        case .real: .real(double(column) ?? 0)
+        case .text: .text(text(column))
+        case .blob: .blob(data(column) ?? Data())
+        }
+    }
+}

@@ -94,7 +94,7 @@ struct Purge: ParsableCommand {
 }
 
 struct Check: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run SQLite's integrity check on the cloud file.")
+    static let configuration = CommandConfiguration(abstract: "Check the cloud's store: SQLite's integrity check of the file, or amcheck on PostgreSQL.")
 
     @OptionGroup var cloud: CloudOptions
 

@@ -1,0 +1,86 @@
+import Foundation
+import SQLiteDirect
+
+/// What `copy` moved: rows per table, and the sequence the copy stands at.
+public struct StorageCopyReport: Sendable, CustomStringConvertible {
+    public var rows: [(table: String, count: Int)]
+    public var sequence: Int64
+    public var identity: String
+
+    public var description: String {
+        let total = rows.reduce(0) { $0 + $1.count }
+        let detail = rows.filter { $0.count > 0 }.map { "\($0.table) \($0.count)" }.joined(separator: ", ")
+        return "cloud \(identity) at change \(sequence): \(total) rows (\(detail))"
+    }
+}
+
+/// Moves a cloud from one store into another that holds none yet (`cloudnotes cloud migrate`): every row of
+/// every table as it is, row IDs, tombstones, share token hashes, the sequence and the cloud's identity
+/// included, so devices go on syncing from their change tokens as if nothing had happened (no device fetches
+/// everything again, none loses a change). One read of the source, one write of the target: all or nothing.
+public enum StorageCopy {
+    /// The tables and their columns, parents before the rows that refer to them.
+    static let tables: [(name: String, columns: [String])] = [
+        ("identity", ["id", "cloud", "created_at"]),
+        ("retention", ["id", "history_versions", "history_days", "trash_days"]),
+        ("accounts", ["id", "name", "email", "created_at"]),
+        ("databases", ["id", "container", "scope", "owner", "purged_through"]),
+        ("zones", ["id", "database", "name", "seq", "created_seq", "deleted_reason", "deleted_at", "purged_through", "hierarchy_seq"]),
+        ("records", ["zone", "name", "type", "body", "parent", "change_tag", "created_at", "created_by", "modified_at", "modified_by",
+                     "seq", "deleted"]),
+        ("cascades", ["zone", "source", "target"]),
+        ("versions", ["zone", "name", "version", "type", "body", "parent", "change_tag", "created_at", "created_by", "modified_at",
+                      "modified_by"]),
+        ("shares", ["id", "zone", "name", "root", "token_hash", "public_permission", "deleted"]),
+        ("participants", ["id", "share", "account", "role", "permission", "status", "one_time_id", "one_time_hash", "seq", "changed_by",
+                          "joined_seq"]),
+        ("access_requests", ["share", "account", "status", "requested_at"]),
+        ("push_topics", ["name", "seq"]),
+        ("devices", ["key_id", "account", "public_key", "name", "created_at", "revoked_at"]),
+        ("enrolments", ["code_hash", "account", "expires_at"]),
+        ("web_tokens", ["api_token", "auth_hash", "account", "created_at", "expires_at", "revoked_at"]),
+        ("operator_keys", ["key_id", "public_key", "name", "created_at", "revoked_at"]),
+        ("operator_codes", ["code_hash", "expires_at"]),
+        ("operator_requests", ["signature", "until"]),
+    ]
+
+    /// Tables whose `id` the store hands out: the target's counters move past the copied IDs.
+    static let counted = ["databases", "zones", "shares", "participants"]
+
+    public static func copy(from source: any CloudStorage, to target: any CloudStorage) throws(CloudError) -> StorageCopyReport {
+        try source.read { from in
+            try target.write { to in
+                let sequence = try from.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
+                let held = try to.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
+                let accounts = try to.int64("SELECT count(*) FROM accounts") ?? 0
+                let identity = try to.int64("SELECT count(*) FROM identity") ?? 0
+                guard held == 0, accounts == 0, identity == 0 else {
+                    throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
+                }
+                var rows: [(String, Int)] = []
+                for table in tables { rows.append((table.name, try copy(table.name, columns: table.columns, from: from, to: to))) }
+                try to.execute("UPDATE sequence SET value = ? WHERE id = 1", [sequence])
+                if to.dialect == .postgres {
+                    for table in counted {
+                        try to.execute("""
+                            SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM \(table)), false)
+                            """)
+                    }
+                }
+                let cloud = try from.string("SELECT cloud FROM identity WHERE id = 1") ?? ""
+                return StorageCopyReport(rows: rows, sequence: sequence, identity: cloud)
+            }
+        }
+    }
+
+    /// Copies one table in runs of rows (a few thousand values to a statement); returns how many rows.
+    private static func copy(_ table: String, columns: [String], from: any SQLTransaction, to: any SQLTransaction) throws -> Int {
+        let list = columns.joined(separator: ", ")
+        let rows = try from.all("SELECT \(list) FROM \(table)") { row in (0..<columns.count).map { row.value($0) } }
+        let placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
+        try inSQLLists(rows, size: max(1, 4_000 / columns.count), each: placeholders) { run, values in
+            _ = try to.run("INSERT INTO \(table)(\(list)) VALUES \(values)", run.flatMap { $0 }) { _ in }
+        }
+        return rows.count
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import Cloud
+import CloudPostgres
+import Foundation
+
+/// `cloudnotes cloud migrate`: a cloud directory's file into PostgreSQL, for a team that outgrew one file.
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy a cloud directory's state into an empty PostgreSQL database, every change token still good.",
+        discussion: """
+            Stop the servers of the directory first: the copy is the file as it was when it began. Every record, \
+            tombstone, share, token hash, device key and the change sequence move as they are, with the cloud's \
+            identity, so devices go on syncing from where they were. Then serve with \
+            cloudnotes cloud serve --cloud DIR --store URL. The database must hold no cloud yet.
+            """)
+
+    @Option(help: ArgumentHelp("The cloud directory to copy.", valueName: "DIR")) var from: String
+    @Option(help: ArgumentHelp("The PostgreSQL database to copy it into.", valueName: "postgresql://USER@HOST[:PORT]/DB")) var to: String
+
+    func run() throws {
+        let directory = URL(fileURLWithPath: from)
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(LocalCloud.fileName).path) else {
+            throw CLIError(message: "\(from) holds no cloud (no \(LocalCloud.fileName))")
+        }
+        let target = try PostgresStorage(url: to)
+        let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory), to: target)
+        Output.line("copied \(report) into \(target.location)")
+    }
+}

@@ -1,0 +1,123 @@
+import Cloud
+import CloudPostgres
+import Foundation
+import Notes
+import Sync
+import Testing
+import TestSupport
+
+/// `cloudnotes cloud migrate`: a cloud that devices used for a while moves from its file into PostgreSQL, and the
+/// devices go on from their change tokens: no fetch from scratch, no token expired, nothing lost, all converge.
+@Suite struct MigrateTests {
+    /// Two accounts, two devices each; heather shares her notebook with mary, read-write.
+    final class Devices {
+        let directory = TemporaryDirectory("migrate")
+        var cloudDirectory: URL { directory.path("cloud") }
+        let random = SeededRandom(seed: 20)
+        var accounts: [Account] = []
+        var devices: [(account: Account, name: String)] = []
+        var syncs: [NotesSync] = []
+        let log = MemoryLogSink()
+
+        init() throws {
+            let cloud = try LocalCloud(directory: cloudDirectory, environment: [:])  // the file, whichever run this is
+            accounts = try ["heather", "mary"].map { try cloud.accountCreatingIfNeeded(name: $0) }
+            devices = accounts.flatMap { account in ["laptop", "phone"].map { (account, $0) } }
+            try open(cloud)
+            let heather = syncs[0]
+            _ = try heather.store.ensureDefaultNotebook(owner: accounts[0].id)
+            try heather.syncNow()
+            let url = try PostSharing(store: heather.store, cloud: cloud, account: accounts[0])
+                .share(notebook: "Notes", inviting: ["mary"], permission: .readWrite)
+            _ = try cloud.acceptShare(url, as: accounts[1])
+            for sync in syncs { try sync.syncNow() }
+        }
+
+        /// Every device's sync, over `cloud`, logging to `log`.
+        func open(_ cloud: LocalCloud) throws {
+            syncs = try devices.map { device in
+                try NotesSync(store: try DeviceStore(directory: directory.path("devices/\(device.account.name)-\(device.name)")), cloud: cloud,
+                              account: FixedAccount(device.account), deviceName: device.name,
+                              log: SyncLog(sink: log, device: "\(device.account.name)/\(device.name)"))
+            }
+        }
+
+        /// A few dozen seeded steps of people writing, editing each other's words, deleting and syncing.
+        func work(steps: Int, tag: String) throws {
+            for step in 0..<steps {
+                let index = random.below(syncs.count)
+                let sync = syncs[index], account = devices[index].account
+                let posts = try sync.store.posts().filter { !$0.conflicted }
+                switch random.below(6) {
+                case 0, 1:
+                    let notebook = try sync.store.posts().first?.zone
+                        ?? (try sync.store.ensureDefaultNotebook(owner: account.id)).zone
+                    try sync.store.save(Post(id: "\(tag)-\(step)", zone: notebook, scope: posts.first?.scope ?? .private,
+                                             title: "\(tag) \(step)", content: "words of \(account.name)"),
+                                        by: account.id, now: Date())
+                case 2, 3:
+                    guard var post = posts.isEmpty ? nil : posts[random.below(posts.count)] else { continue }
+                    post.content += "\n\(tag) \(step) by \(account.name)"
+                    try sync.store.save(post, by: account.id, now: Date())
+                case 4:
+                    guard let post = posts.isEmpty ? nil : posts[random.below(posts.count)], post.scope == .private else { continue }
+                    try sync.store.delete(post)
+                default:
+                    try sync.syncNow()
+                }
+            }
+        }
+
+        /// Syncs every device until all have everything (three rounds: send, then hear what others sent).
+        func settle() throws {
+            for _ in 0..<3 { for sync in syncs { try sync.syncNow() } }
+        }
+
+        /// Each account's devices, as what they hold.
+        func held() throws -> [[String: String]] {
+            try syncs.map { sync in
+                Dictionary(uniqueKeysWithValues: try sync.store.posts().map { ($0.id, "\($0.title)|\($0.content)|\($0.conflicted)") })
+            }
+        }
+    }
+
+    @Test(.enabled(if: PostgresCluster.runs)) func devicesGoOnFromTheirTokensAfterTheCloudMovesToPostgreSQL() throws {
+        let people = try Devices()
+        try people.work(steps: 60, tag: "before")
+        try people.settle()
+        let before = try people.held()
+        #expect(before[0] == before[1] && before[2] == before[3], "each account's devices agree before the move")
+        #expect(before[0].count > 5)
+
+        let cluster = try PostgresCluster()
+        try cluster.psql("CREATE DATABASE moved")
+        let url = "postgresql://postgres@127.0.0.1:\(cluster.port)/moved"
+        let moved = try CloudNotesBinary.run(["cloud", "migrate", "--from", people.cloudDirectory.path, "--to", url])
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(moved.stdout.contains("copied cloud "))
+        let again = try CloudNotesBinary.run(["cloud", "migrate", "--from", people.cloudDirectory.path, "--to", url])
+        #expect(again.isOneLineRefusal && again.stderr.contains("already holds a cloud"))
+
+        let postgres = try LocalCloud(directory: people.cloudDirectory, storage: PostgresStorage(url: url), environment: [:])
+        let file = try LocalCloud(directory: people.cloudDirectory, environment: [:])
+        #expect(try postgres.identity() == file.identity(), "the same cloud, at the same change")
+        try people.open(postgres)
+        let heard = people.log.lines.count
+        try people.work(steps: 40, tag: "after")
+        try people.settle()
+
+        let after = try people.held()
+        #expect(after[0] == after[1] && after[2] == after[3], "each account's devices agree after the move")
+        #expect(people.log.lines.prefix(heard).contains { $0.contains("fromScratch=true") }, "the log says when a fetch starts afresh")
+        let since = people.log.lines.dropFirst(heard)
+        #expect(!since.contains { $0.contains("fromScratch=true") }, "no device fetched everything again")
+        #expect(!since.contains { $0.contains("changeTokenExpired") || $0.contains("different cloud") })
+        #expect(after[0].keys.contains { $0.hasPrefix("after-") } || after[2].keys.contains { $0.hasPrefix("after-") })
+        #expect(try postgres.integrityCheck() == "ok")
+    }
+}
+
+extension ProcessResult {
+    /// A refusal: non-zero status and one line on stderr.
+    fileprivate var isOneLineRefusal: Bool { status != 0 && stderr.hasPrefix("cloudnotes: ") && stderr.split(separator: "\n").count == 1 }
+}
