@@ -20,8 +20,9 @@ struct SoakLayout {
     func journal(_ index: Int) -> URL { root.appendingPathComponent("journals/d\(index).log") }
     static func account(of process: Int) -> String { accounts[process % accounts.count] }
 
-    func openCloud(faults: FaultPlan? = .off) throws -> LocalCloud {
-        try LocalCloud(directory: cloudDirectory, storage: store.map { try PostgresStorage(url: $0) }, faults: faults, environment: [:])
+    /// The cloud itself; `environment` is where a nil `faults` comes from (a worker's own, `CLOUDNOTES_FAULTS`).
+    func openCloud(faults: FaultPlan? = .off, environment: [String: String] = [:]) throws -> LocalCloud {
+        try LocalCloud(directory: cloudDirectory, storage: store.map { try PostgresStorage(url: $0) }, faults: faults, environment: environment)
     }
 
     /// Where a device keeps its key for the server (its PEM and key ID).

@@ -17,14 +17,15 @@ struct Worker: ParsableCommand {
     @Option var root: String
     @Option var process: Int
     @Option var seed: UInt64
-    @Option(help: "Reach the cloud through this server instead of its directory.") var server: String?
+    @Option(help: "Reach the cloud through these servers (comma-separated, tried in turn) instead of its directory.") var server: String?
+    @Option(help: "The cloud's PostgreSQL database (when it is not the directory's file).") var store: String?
 
     func run() throws {
-        let layout = SoakLayout(root: URL(fileURLWithPath: root))
+        let layout = SoakLayout(root: URL(fileURLWithPath: root), store: store)
         let random = SeededRandom(seed: seed)
         // Through a server, the faults are the server's (from its environment); otherwise this process's own.
-        let cloud: any Cloud = try server.map { try layout.remoteCloud(process, server: URL(string: $0)!) }
-            ?? LocalCloud(directory: layout.cloudDirectory)
+        let cloud: any Cloud = try server.map { try layout.remoteCloud(process, servers: $0.split(separator: ",").compactMap { URL(string: String($0)) }) }
+            ?? layout.openCloud(faults: nil, environment: ProcessInfo.processInfo.environment)
         let account = try server == nil ? cloud.account(named: SoakLayout.account(of: process))
             : (cloud as! RemoteCloud).credentials.account
         let store = try DeviceStore(directory: layout.device(process))

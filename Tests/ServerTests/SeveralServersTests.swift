@@ -62,3 +62,20 @@ import TestSupport
         #expect(result.stdout.contains("one winner every round"))
     }
 }
+
+/// The soak through two servers on PostgreSQL, the servers killed and restarted at random and the database
+/// crashed and restarted once, halfway: no acknowledged write lost, all converge, the store's check clean.
+@Suite struct PostgresSoakTests {
+    @Test(.enabled(if: TestStore.isPostgres, "the PostgreSQL run (scripts/test) soaks")) func twoServersOnPostgreSQLSurviveKillsAndTheDatabaseRestarting() throws {
+        let cluster = try PostgresCluster()
+        try cluster.psql("CREATE DATABASE soak")
+        // Spawn, not Foundation's Process, which misses the exit of a program whose child restarts a server.
+        let (status, output) = try Spawn.run(
+            [CloudNotesBinary.built("cloudnotes-soak").path, "run", "--server", "--servers", "2", "--processes", "6", "--seconds", "12",
+             "--kill-every", "2", "--seed", "7", "--store", "postgresql://postgres@127.0.0.1:\(cluster.port)/soak",
+             "--restart-store", cluster.restartCommand],
+            environment: ProcessInfo.processInfo.environment, capture: true)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("restarted 1 time") && output.contains(": ok: "), "\(output)")
+    }
+}

@@ -1,3 +1,4 @@
+import CloudClient
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -53,10 +54,21 @@ public final class PostgresCluster: @unchecked Sendable {
     deinit { stop() }
 
     public func start() throws {
-        try run(Self.binaries.appendingPathComponent("pg_ctl").path, [
-            "-D", data.path, "-l", directory.path("server.log").path, "-w", "-t", "60",
-            "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.url.path) -c fsync=off", "start",
-        ], capture: false)
+        try run(Self.binaries.appendingPathComponent("pg_ctl").path, pgctl("start"), capture: false)
+    }
+
+    /// `pg_ctl`'s arguments for `action` (start, or restart) on this cluster.
+    private func pgctl(_ action: String) -> [String] {
+        ["-D", data.path, "-l", directory.path("server.log").path, "-w", "-t", "60", "-m", "immediate",
+         "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.url.path) -c fsync=off", action]
+    }
+
+    /// A shell command that crashes the server and starts it again (for a process outside the test's, such as
+    /// `cloudnotes-soak --restart-store`).
+    public var restartCommand: String {
+        let argv = (owner.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [Self.binaries.appendingPathComponent("pg_ctl").path]
+            + pgctl("restart")
+        return argv.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
     }
 
     /// Stops the server at once (as a crash would); `start` brings it back with what it had committed.

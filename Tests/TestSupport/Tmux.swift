@@ -1,3 +1,4 @@
+import CloudClient
 import Foundation
 
 /// Real terminals for end-to-end tests: each session runs one program in a
