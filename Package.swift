@@ -119,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes-bench",
             dependencies: [
-                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudClient",
+                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudClient", "CloudPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -33,11 +33,13 @@ extension LocalCloud {
     /// went back (its sequence below the high-water mark: emptied, or an older
     /// copy put in its place) a new one, moving its sequence up to the mark so
     /// no change number is ever handed out twice. Runs inside a write.
-    static func recoverIfRestored(_ db: any SQLTransaction, highWater: Int64?, random: any RandomSource, clock: any CloudClock) throws {
+    /// Returns the sequence the cloud is at afterwards.
+    @discardableResult
+    static func recoverIfRestored(_ db: any SQLTransaction, highWater: Int64?, random: any RandomSource, clock: any CloudClock) throws -> Int64 {
         let sequence = try Request.currentSequence(db)
         let known = try db.string("SELECT cloud FROM identity WHERE id = 1")
         let wentBack = highWater.map { sequence < $0 } ?? false
-        guard known == nil || wentBack else { return }
+        guard known == nil || wentBack else { return sequence }
         try db.execute("""
             INSERT INTO identity(id, cloud, created_at) VALUES (1, ?, ?)
             ON CONFLICT(id) DO UPDATE SET cloud = excluded.cloud, created_at = excluded.created_at
@@ -45,7 +47,9 @@ extension LocalCloud {
                        ["c" + random.hex(bytes: 12), clock.now().timeIntervalSince1970])
         if wentBack, let highWater {
             try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [highWater])
+            return highWater
         }
+        return sequence
     }
 
     static func readIdentity(_ db: any SQLTransaction) throws -> CloudIdentity {

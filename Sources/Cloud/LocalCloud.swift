@@ -147,8 +147,8 @@ public final class LocalCloud: PushSource, Sendable {
         let mark = highWater.read()
         let result = try storage.write { db in
             // A file put back to an older state gets a new identity before anything is written over it.
-            try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
-            var request = try Request(db: db, now: clock.now())
+            let sequence = try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
+            var request = Request(db: db, now: clock.now(), sequence: sequence)
             let result = try body(&request)
             committed = try request.finish()
             return result
@@ -182,11 +182,12 @@ struct Request {
     /// Who must hear of this request once it commits.
     var topics: Set<PushTopic> = []
 
-    init(db: any SQLTransaction, now: Date) throws {
+    /// `sequence`: the last change sequence number handed out, as the store holds it now.
+    init(db: any SQLTransaction, now: Date, sequence: Int64) {
         self.db = db
         // As the file keeps times (seconds since 1970, a REAL): a save returns the record a fetch reads back.
         self.now = Date(timeIntervalSince1970: now.timeIntervalSince1970)
-        sequence = try Self.currentSequence(db)
+        self.sequence = sequence
         startSequence = sequence
     }
 

@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import Logging
 import PostgresNIO
 
 /// A PostgreSQL database named as libpq names one: `postgresql://USER[:PASSWORD]@HOST[:PORT]/DB`, with
@@ -60,5 +61,29 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         }
         configuration.options.connectTimeout = .seconds(5)
         return configuration
+    }
+}
+
+extension PostgresLocation {
+    /// Makes a new empty database beside this one (the account must be allowed to) and names it.
+    public func creatingDatabase(_ name: String) throws(CloudError) -> PostgresLocation {
+        try administer("CREATE DATABASE \"\(name)\"")
+        var made = self
+        made.database = name
+        return made
+    }
+
+    /// Drops a database beside this one, closing what is connected to it.
+    public func droppingDatabase(_ name: String) throws(CloudError) {
+        try administer("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
+    }
+
+    private func administer(_ sql: String) throws(CloudError) {
+        let pool = PostgresPool(location: self, size: 1, logger: Logger(label: "cloudnotes.postgres"))
+        do {
+            try pool.with { connection in _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: pool.logger).wait() }
+        } catch {
+            throw PostgresFailure(error).cloudError
+        }
     }
 }

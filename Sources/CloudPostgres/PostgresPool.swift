@@ -10,7 +10,7 @@ import PostgresNIO
 final class PostgresPool: @unchecked Sendable {
     let location: PostgresLocation
     let size: Int
-    private let logger: Logger
+    let logger: Logger
     private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []

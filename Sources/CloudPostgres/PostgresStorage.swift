@@ -14,7 +14,10 @@ import PostgresNIO
 ///   before its commit.
 public final class PostgresStorage: CloudStorage, @unchecked Sendable {
     public let postgres: PostgresLocation
+    /// Reads' connections, and writers' apart: a writer waits for the sequence row's lock holding its
+    /// connection, and reads must never wait behind the writers' queue.
     private let pool: PostgresPool
+    private let writers: PostgresPool
     private let statements = StatementCache()
     private let logger: Logger
     private let listener: PostgresPushListener
@@ -23,10 +26,15 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
     public var location: String { postgres.description }
 
     /// Connects, and brings the database's schema up to date (`PostgresSchema`).
-    public init(_ location: PostgresLocation, connections: Int = 8, logger: Logger = Logger(label: "cloudnotes.postgres")) throws(CloudError) {
+    /// - Parameters:
+    ///   - connections: for reads (and pushes); writers have `writeConnections` more. Writers beyond those wait
+    ///     in this process, not on the database's lock.
+    public init(_ location: PostgresLocation, connections: Int = 8, writeConnections: Int = 2,
+                logger: Logger = Logger(label: "cloudnotes.postgres")) throws(CloudError) {
         postgres = location
         self.logger = logger
         pool = PostgresPool(location: location, size: connections, logger: logger)
+        writers = PostgresPool(location: location, size: writeConnections, logger: logger)
         listener = PostgresPushListener(pool: pool, logger: logger)
         do {
             try pool.with { connection in try PostgresSchema.migrate(connection, logger: logger) }
@@ -40,20 +48,25 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
     }
 
     public func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
-        try transaction(begin: "BEGIN", lock: true, body)
+        try transaction(begin: "BEGIN", lock: true, in: writers, body)
     }
 
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: false, body)
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: false, in: pool, body)
     }
 
-    private func transaction<T>(begin: String, lock: Bool, _ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+    private func transaction<T>(begin: String, lock: Bool, in pool: PostgresPool,
+                                _ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         do {
             return try pool.with { connection in
                 let transaction = PostgresTransaction(connection, statements: statements, logger: logger)
-                try transaction.simple(begin)
+                // Sent together, answered in order: one wait for both.
+                let begun = connection.query(PostgresQuery(unsafeSQL: begin), logger: logger)
+                let locked = lock ? connection.query(PostgresQuery(unsafeSQL: "SELECT value FROM sequence WHERE id = 1 FOR UPDATE"), logger: logger)
+                    : nil
                 do {
-                    if lock { _ = try transaction.run("SELECT value FROM sequence WHERE id = 1 FOR UPDATE", []) { _ in } }
+                    _ = try begun.wait()
+                    _ = try locked?.wait()
                     let result = try body(transaction)
                     try transaction.simple("COMMIT")
                     return result

@@ -153,3 +153,4 @@ struct PostgresResultRow: SQLRow {
         return row[name].columnIndex
     }
 }
+

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Cloud
 import CloudClient
+import CloudPostgres
 import Crypto
 import Foundation
 import Notes
@@ -17,16 +18,48 @@ struct NetBenchmark: ParsableCommand {
     @Option(help: "Devices of the load run.") var devices = 100
     @Option(help: "Seconds of the load run.") var seconds = 60.0
     @Option(help: "Which parts to run (comma-separated): wire, throughput, live, load.") var parts = "wire,throughput,live,load"
+    @Option(help: ArgumentHelp("Keep the cloud on PostgreSQL: each run in a new database beside this one (dropped after).",
+                               valueName: "postgresql://USER@HOST[:PORT]/DB")) var store: String?
+    @Option(help: "Servers of the cloud for the load run (the devices take turns among them).") var servers = 1
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func run() throws {
         let parts = Set(parts.split(separator: ",").map(String.init))
+        let store = try store.map { try PostgresLocation(parsing: $0) }
         var figures: [Figure] = []
         if parts.contains("wire") { figures += try WireBenchmark.measure(posts) }
-        if parts.contains("throughput") { figures += try Self.throughput(posts) }
-        if parts.contains("live") { figures += try Self.live(edits: edits) }
-        if parts.contains("load") { figures += try Self.load(devices: devices, seconds: seconds) }
-        try report(figures, json: json, title: "net")
+        if parts.contains("throughput") { figures += try store.map { try Self.throughput(posts, on: $0) } ?? Self.throughput(posts) }
+        if parts.contains("live") { figures += try Self.live(edits: edits, store: store) }
+        if parts.contains("load") { figures += try Self.load(devices: devices, seconds: seconds, servers: servers, store: store) }
+        try report(figures, json: json, title: store == nil ? "net" : "net, cloud on PostgreSQL")
+    }
+
+    /// Device A sends `n` posts and device B fetches them through a server on PostgreSQL; beside each round, the
+    /// raw cost of the same rows: A's and B's stores, and the cloud's `records` in the same PostgreSQL, in
+    /// transactions of 400. The ratio is of the medians.
+    static func throughput(_ n: Int, on store: PostgresLocation, rounds: Int = 3) throws -> [Figure] {
+        var served = Timings(), raw = Timings()
+        for _ in 0..<rounds {
+            let scratch = try Scratch(store: store)
+            let server = try ServedCloud(scratch)
+            let a = try server.device("a"), b = try server.device("b")
+            let notes = try a.store.ensureDefaultNotebook(owner: scratch.account.id)
+            try a.syncNow()
+            try b.syncNow()
+            let posts = Scratch.posts(n, in: notes.zone)
+            try a.store.save(posts, by: scratch.account.id, now: Date())
+            served.samples.append(try Timings.once { try a.syncNow() } + Timings.once { try b.syncNow() })
+            guard try b.store.postCount() == n else { throw ValidationError("device B holds \(try b.store.postCount()) posts, not \(n)") }
+            let rawScratch = try Scratch(store: store)
+            raw.samples.append(try SyncBenchmark.rawCost(posts, in: rawScratch.directory.appendingPathComponent("raw"),
+                                                         store: try PostgresStorage(rawScratch.database!)))
+        }
+        return [
+            Figure(name: "send and fetch \(n) posts through a server on PostgreSQL", median: served.median, unit: "ms", target: "—"),
+            Figure(name: "raw: the same rows into A, PostgreSQL's records (400 a transaction), B", median: raw.median, unit: "ms",
+                   target: "—"),
+            Figure(name: "through the server on PostgreSQL / raw", median: served.median / raw.median, unit: "×", target: "≤ 2"),
+        ]
     }
 
     /// Device A sends `n` posts and device B fetches them, through the server and through the directory, rounds
@@ -55,8 +88,8 @@ struct NetBenchmark: ParsableCommand {
     }
 
     /// An edit on A until B's store holds it, both syncing live through the server.
-    static func live(edits: Int) throws -> [Figure] {
-        let scratch = try Scratch()
+    static func live(edits: Int, store: PostgresLocation? = nil) throws -> [Figure] {
+        let scratch = try Scratch(store: store)
         let server = try ServedCloud(scratch)
         let figures = try LiveBenchmark.measure(edits: edits, scratch: scratch, a: try server.device("a"), b: try server.device("b"))
         return figures.map { figure in
@@ -69,9 +102,9 @@ struct NetBenchmark: ParsableCommand {
 
     /// `devices` devices (four to an account), each editing its own post and syncing once a second for `seconds`:
     /// every HTTP exchange timed as its client saw it.
-    static func load(devices count: Int, seconds: Double) throws -> [Figure] {
-        let scratch = try Scratch()
-        let server = try ServedCloud(scratch)
+    static func load(devices count: Int, seconds: Double, servers: Int = 1, store: PostgresLocation? = nil) throws -> [Figure] {
+        let scratch = try Scratch(store: store)
+        let server = try ServedCloud(scratch, servers: servers)
         let exchanges = Exchanges()
         var syncs: [NotesSync] = []
         for i in 0..<count {
@@ -109,7 +142,8 @@ struct NetBenchmark: ParsableCommand {
         group.wait()
         let timings = exchanges.timings
         return [
-            Figure(name: "load: \(count) devices, an edit a second each, \(Int(seconds)) s: requests", value: Double(timings.samples.count),
+            Figure(name: "load: \(count) devices on \(servers) server\(servers == 1 ? "" : "s"), an edit a second each, \(Int(seconds)) s: requests",
+                   value: Double(timings.samples.count),
                    unit: "requests", target: "—"),
             Figure(name: "load: request latency as clients saw it", median: timings.median, p95: timings.p95, p99: timings.p99, unit: "ms",
                    target: "p95 ≤ 100"),
@@ -120,19 +154,25 @@ struct NetBenchmark: ParsableCommand {
     }
 }
 
-/// The scratch cloud served by a `cloudnotes cloud serve` process on a free loopback port, stopped on release.
+/// The scratch cloud served by `cloudnotes cloud serve` processes on free loopback ports, stopped on release.
 final class ServedCloud {
     let scratch: Scratch
-    let server: ServerProcess
-    var url: URL { server.url }
+    let servers: [ServerProcess]
+    private var devices = 0
 
-    init(_ scratch: Scratch) throws {
+    init(_ scratch: Scratch, servers count: Int = 1) throws {
         self.scratch = scratch
-        server = try ServerProcess(executable: beside("cloudnotes"), cloud: scratch.directory.appendingPathComponent("cloud"))
+        let environment = scratch.database.map { ["CLOUDNOTES_STORE": $0.description] } ?? [:]
+        servers = try (0..<max(1, count)).map { _ in
+            try ServerProcess(executable: beside("cloudnotes"), cloud: scratch.directory.appendingPathComponent("cloud"), environment: environment)
+        }
     }
 
-    /// A device of `account` (the scratch's by default), enrolled with a key of its own, syncing through the server.
+    /// A device of `account` (the scratch's by default), enrolled with a key of its own, syncing through the next
+    /// server in turn.
     func device(_ name: String, account: Account? = nil, observer: (@Sendable (String, Double, Int) -> Void)? = nil) throws -> NotesSync {
+        let url = servers[devices % servers.count].url
+        devices += 1
         let account = account ?? scratch.account
         let key = P256.Signing.PrivateKey()
         let credentials = try RemoteCloud.enrol(server: url, code: try scratch.cloud.makeEnrolmentCode(for: account), key: key, deviceName: name)

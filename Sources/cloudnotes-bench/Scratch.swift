@@ -1,20 +1,31 @@
 import Cloud
+import CloudPostgres
 import Foundation
 import Notes
 import Sync
 
-/// A temporary directory with a cloud and devices of one account, removed afterwards.
+/// A temporary directory with a cloud and devices of one account, removed afterwards; with `store`, the cloud's
+/// state is in a new database beside that one, dropped afterwards.
 final class Scratch {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-bench-\(getpid())-\(UUID().uuidString.prefix(6))")
     let cloud: LocalCloud
     let account: Account
+    /// The scratch's own database, when the cloud is on PostgreSQL.
+    let database: PostgresLocation?
+    private let admin: PostgresLocation?
 
-    init() throws {
-        cloud = try LocalCloud(directory: directory.appendingPathComponent("cloud"), environment: [:])
+    init(store: PostgresLocation? = nil) throws {
+        admin = store
+        database = try store?.creatingDatabase("bench_\(getpid())_\(UUID().uuidString.prefix(8).lowercased())")
+        cloud = try LocalCloud(directory: directory.appendingPathComponent("cloud"), storage: database.map { try PostgresStorage($0) },
+                               environment: [:])
         account = try cloud.accountCreatingIfNeeded(name: "bench")
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+        if let admin, let database { try? admin.droppingDatabase(database.database) }
+    }
 
     /// A device as the app sets one up: its store, and the account's keyring (which seals locations).
     func device(_ name: String) throws -> NotesSync {

@@ -62,8 +62,9 @@ struct SyncBenchmark: ParsableCommand {
     /// The same rows inserted directly, in transactions of the cloud's batch size, into the tables the app
     /// keeps them in, with those tables' indexes and durability: a new device store's `posts` (A and B) and a
     /// new cloud's `records`. Nothing else: no reads, no bookkeeping, no copies of server records.
-    static func rawCost(_ posts: [Post], in directory: URL) throws -> Double {
-        let cloud = try LocalCloud(directory: directory.appendingPathComponent("cloud"), environment: [:])
+    /// - Parameter store: the cloud's rows go into this PostgreSQL database's `records` instead of the file's.
+    static func rawCost(_ posts: [Post], in directory: URL, store: (any CloudStorage)? = nil) throws -> Double {
+        let cloud = try LocalCloud(directory: directory.appendingPathComponent("cloud"), storage: store, environment: [:])
         let account = try cloud.accountCreatingIfNeeded(name: "raw")
         let zone = try cloud.database(.private, as: account).save(zone: ZoneID(name: "Notes"))
         for name in ["a", "b"] { _ = try DeviceStore(directory: directory.appendingPathComponent(name)) }
@@ -71,7 +72,8 @@ struct SyncBenchmark: ParsableCommand {
         config.prepareDatabase { try $0.execute(sql: "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL") }
         let open = { (path: String) in try DatabaseQueue(path: directory.appendingPathComponent(path).path, configuration: config) }
         let storeA = try open("a/private.sqlite"), cloudFile = try open("cloud/cloud.sqlite"), storeB = try open("b/private.sqlite")
-        let zoneRow = try cloudFile.read { try Int64.fetchOne($0, sql: "SELECT id FROM zones WHERE name = ?", arguments: [zone.name]) }!
+        let zoneRow = try store?.read { try $0.int64("SELECT id FROM zones WHERE name = ?", [zone.name]) }
+            ?? cloudFile.read { try Int64.fetchOne($0, sql: "SELECT id FROM zones WHERE name = ?", arguments: [zone.name]) }!
         let now = Date().timeIntervalSince1970
         let insertPost = { (db: Database, post: Post) in
             try db.cachedStatement(sql: """
@@ -82,24 +84,37 @@ struct SyncBenchmark: ParsableCommand {
                                          "[\"" + post.tags.joined(separator: "\",\"") + "\"]", now, account.id, now, account.id,
                                          now, account.id])
         }
-        let insertRecord = { (db: Database, post: Post, seq: Int) in
+        let recordRow = { (post: Post, seq: Int) -> [any SQLBindable] in
             var record = Record(type: Post.recordType, id: RecordID(name: post.id, zone: zone))
             record["title"] = .string(post.title)
             record["content"] = .string(post.content)
             record["tags"] = .list(post.tags.map { .string($0) })
             record["edited"] = .date(Date(timeIntervalSince1970: now))  // who changed the content, and when (as the app writes them)
             record["editor"] = .string(account.id)
-            try db.cachedStatement(sql: """
-                INSERT INTO records(zone, name, type, body, change_tag, created_at, created_by, modified_at, modified_by, seq)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [zoneRow, post.id, Post.recordType, RecordArchive.encode(record), String(seq, radix: 36),
-                                         now, account.id, now, account.id, seq])
+            return [zoneRow, post.id, Post.recordType, RecordArchive.encode(record), String(seq, radix: 36), now, account.id, now,
+                    account.id, seq]
+        }
+        let insertSQL = """
+            INSERT INTO records(zone, name, type, body, change_tag, created_at, created_by, modified_at, modified_by, seq)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        /// One batch of the cloud's rows, a statement a row, in one transaction: the file's, or PostgreSQL's.
+        let insertRecords = { (batch: ArraySlice<Post>) in
+            if let store {
+                try store.write { db in for (i, post) in zip(batch.indices, batch) { try db.execute(insertSQL, recordRow(post, 1_000 + i)) } }
+            } else {
+                try cloudFile.write { db in
+                    for (i, post) in zip(batch.indices, batch) {
+                        try db.cachedStatement(sql: insertSQL).execute(arguments: StatementArguments(try recordRow(post, 1_000 + i).map(\.sqlValue.databaseValue)))
+                    }
+                }
+            }
         }
         return try Timings.once {
             for batch in stride(from: 0, to: posts.count, by: 400) {
                 let slice = posts[batch..<min(posts.count, batch + 400)]
                 try storeA.write { db in for post in slice { try insertPost(db, post) } }
-                try cloudFile.write { db in for (i, post) in zip(slice.indices, slice) { try insertRecord(db, post, 1_000 + i) } }
+                try insertRecords(slice)
                 try storeB.write { db in for post in slice { try insertPost(db, post) } }
             }
         }
@@ -176,5 +191,18 @@ func report(_ figures: [Figure], json: Bool, title: String) throws {
     } else {
         print(title)
         printTable(figures)
+    }
+}
+
+extension SQLValue {
+    /// As GRDB binds it.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let v): v.databaseValue
+        case .real(let v): v.databaseValue
+        case .text(let v): v.databaseValue
+        case .blob(let v): v.databaseValue
+        }
     }
 }
