@@ -137,7 +137,7 @@ let package = Package(
         ),
         // Temporary directories, seeded clouds and a process runner for every test target.
         .target(name: "TestSupport", dependencies: ["Cloud", "CloudClient", "CloudPostgres"], path: "Tests/TestSupport"),
-        .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestSupport"]),
+        .testTarget(name: "CloudTests", dependencies: ["Cloud", "CloudPostgres", "TestSupport"]),
         // The server as its own process, reached over loopback: who may call, and devices syncing through it.
         .testTarget(name: "ServerTests", dependencies: [
             "cloudnotes", "Cloud", "CloudWire", "CloudClient", "CloudPostgres", "Notes", "Sync", "TestSupport",

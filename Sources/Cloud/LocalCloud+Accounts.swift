@@ -80,7 +80,7 @@ extension LocalCloud {
 
     /// The account whose `column` is `value`; names and emails ignore case (ASCII's, in both stores).
     static func fetchAccount(_ db: any SQLTransaction, column: String, value: String) throws -> Account? {
-        let match = column == "id" ? "id = ?" : "lower(\(column)) = lower(?)"
+        let match = column == "id" ? "id = ?" : "lower(\(column)) = lower(\(db.dialect.name("?")))"
         return try db.first("SELECT * FROM accounts WHERE \(match)", [value]) { account(from: $0) }
     }
 

@@ -6,6 +6,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 
 /// The cloud on a server (`cloudnotes cloud serve`), as a `Cloud`: every
@@ -114,20 +115,22 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         var tries = 0
         while true {
             let index = currentServer.withLockedValue { $0 }
+            var neverReached = false
             let result = Result { () throws(CloudError) in
                 try exchange(servers[index], path: path, query: query, method: method, body: body, signed: signed,
-                             deadline: deadline, started: started)
+                             deadline: deadline, started: started, neverReached: &neverReached)
             }
             guard case .failure(let error) = result, servers.count > 1,
                   error == .networkUnavailable || error == .networkFailure else { return try result.get() }
             currentServer.withLockedValue { if $0 == index { $0 = (index + 1) % servers.count } }
             tries += 1
-            guard error == .networkUnavailable, tries < servers.count else { throw error }
+            guard neverReached, tries < servers.count else { throw error }
         }
     }
 
     private func exchange(_ server: URL, path: String, query: String?, method: HTTPMethod, body: Data, signed: Bool,
-                          deadline: TimeAmount?, started: (HTTPClient.Task<HTTPClient.Response>) -> Void) throws(CloudError) -> (status: Int, body: Data) {
+                          deadline: TimeAmount?, started: (HTTPClient.Task<HTTPClient.Response>) -> Void,
+                          neverReached: inout Bool) throws(CloudError) -> (status: Int, body: Data) {
         var url = server.absoluteString + path
         if let query { url += "?" + query }
         let began = DispatchTime.now().uptimeNanoseconds
@@ -156,8 +159,19 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         } catch let error as BoringSSLError {
             throw Self.untrusted(error)
         } catch {
+            neverReached = Self.neverReached(error)
             throw .networkUnavailable
         }
+    }
+
+    /// Whether a transport failure happened before any of the request could reach the server (no connection
+    /// was made), so sending it elsewhere cannot do it twice.
+    private static func neverReached(_ error: any Error) -> Bool {
+        if error is NIOConnectionError { return true }
+        if let error = error as? HTTPClientError, error == .connectTimeout { return true }
+        if let error = error as? ChannelError, case .connectTimeout = error { return true }
+        if let error = error as? IOError { return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode) }
+        return false
     }
 
     /// A server whose certificate does not verify is not one to retry: say so, and how to trust a private CA.

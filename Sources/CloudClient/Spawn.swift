@@ -6,10 +6,15 @@ import Glibc
 /// Runs a program to its end with posix_spawn and waitpid. Foundation's Process was seen to miss the exit of a
 /// child that starts a server (tmux's client, pg_ctl) and wait forever. The child starts with no signal blocked
 /// and every one at its default: the test runner's threads block some, and a server that inherited that mask
-/// would never see SIGCHLD, SIGTERM or SIGQUIT.
+/// would never see SIGCHLD, SIGTERM or SIGQUIT. It inherits no file descriptor but 0, 1 and 2.
 public enum Spawn {
     /// `capture`: what the program writes (stdout and stderr) is read and returned. Only for a program that
     /// starts no server: a server inherits the pipe, and it never closes.
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 on), which Swift's Glibc module does not show.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self) }
+    }()
+
     public static func run(_ argv: [String], environment: [String: String], capture: Bool) throws -> (status: Int32, output: String) {
         var fds: [Int32] = [-1, -1]
         if capture { guard pipe(&fds) == 0 else { throw SpawnError("pipe failed") } }
@@ -26,6 +31,9 @@ public enum Spawn {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
+        // Nothing else the parent has open: a server started from here (PostgreSQL) would otherwise keep a pipe
+        // another thread made for another child, and whoever reads that pipe would never see its end.
+        guard let closeFrom = Self.addCloseFrom, closeFrom(&actions, 3) == 0 else { throw SpawnError("cannot close inherited files") }
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (cArgs + cEnv).forEach { free($0) } }

@@ -3,6 +3,10 @@ import NIOCore
 import PostgresNIO
 
 /// What a failure of PostgreSQL's (or of reaching it) means to the cloud's client.
+extension PSQLError: StorageFailure {
+    public var cloudError: CloudError { PostgresFailure(self).cloudError }
+}
+
 struct PostgresFailure: StorageFailure {
     let error: any Error
 
@@ -27,7 +31,10 @@ struct PostgresFailure: StorageFailure {
         case .server:
             let state = psql.serverInfo?[.sqlState] ?? ""
             // Serialization failure, deadlock, and the server shutting down or starting up: try again.
-            if ["40001", "40P01", "57P01", "57P02", "57P03", "53300"].contains(state) { return .serviceUnavailable(retryAfter: 1) }
+            // Serialization failure, deadlock, a lock or statement timed out, the server shutting down or starting up.
+            if ["40001", "40P01", "55P03", "57014", "25P03", "57P01", "57P02", "57P03", "53300"].contains(state) {
+                return .serviceUnavailable(retryAfter: 1)
+            }
             return .storage("PostgreSQL: \(reason) (\(state))")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
             return .serviceUnavailable(retryAfter: 2)

@@ -60,6 +60,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
         }
         configuration.options.connectTimeout = .seconds(5)
+        // A writer that stops while holding the sequence row's lock must not stop every other writer for good.
+        configuration.options.additionalStartupParameters = [
+            ("lock_timeout", "10s"), ("idle_in_transaction_session_timeout", "60s"), ("statement_timeout", "60s"),
+        ]
         return configuration
     }
 }

@@ -15,7 +15,7 @@ final class PostgresPushListener: @unchecked Sendable {
 
     private let pool: PostgresPool
     private let logger: Logger
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var subscribers: [Int: Subscriber] = [:]
     private var nextID = 0
     /// The connection that listens now, while anyone subscribes; closing it ends the listening thread's wait.
@@ -23,6 +23,8 @@ final class PostgresPushListener: @unchecked Sendable {
     private var listening = false
     /// Which listening thread is the current one (one that ends as another starts stops at its next look).
     private var generation = 0
+    /// Whether the current thread's LISTEN is in place.
+    private var ready = false
 
     private struct Subscriber {
         let topics: Set<PushTopic>?
@@ -65,19 +67,20 @@ final class PostgresPushListener: @unchecked Sendable {
         nextID += 1
         let id = nextID
         subscribers[id] = Subscriber(topics: topics, handler: handler)
-        let ready = listening ? nil : DispatchSemaphore(value: 0)
-        if !listening { generation += 1 }
-        listening = true
-        let current = generation
-        lock.unlock()
-        if let ready {
+        if !listening {
+            generation += 1
+            listening = true
+            ready = false
+            let current = generation
             // Its own thread, not a task: callers block on the cloud's calls, and may hold every thread of the pool.
-            let thread = Thread { [weak self] in self?.listen(ready: ready, generation: current) }
+            let thread = Thread { [weak self] in self?.listen(generation: current) }
             thread.name = "cloudnotes-postgres-listen"
             thread.start()
-            // As with files, a commit made after `subscribe` returns is heard: wait (a while) for LISTEN.
-            _ = ready.wait(timeout: .now() + 5)
         }
+        // As with files, a commit made after `subscribe` returns is heard: wait (a while) for LISTEN.
+        let deadline = Date() + 5
+        while !ready && lock.wait(until: deadline) {}
+        lock.unlock()
         return Watch { [weak self] in self?.unsubscribe(id) }
     }
 
@@ -91,21 +94,28 @@ final class PostgresPushListener: @unchecked Sendable {
     }
 
     /// Listens while anyone subscribes, connecting again a second after the connection is lost.
-    private func listen(ready: DispatchSemaphore, generation: Int) {
+    private func listen(generation: Int) {
         var stillListening: Bool { lock.withLock { listening && self.generation == generation } }
-        var first = true
         while stillListening {
             do {
                 let connection = try pool.connect()
-                lock.withLock { self.connection = connection }
-                connection.addListener(channel: Self.channel) { [weak self] _, notification in self?.deliver(notification.payload) }
-                // Statements on one connection run in order: once this answers, LISTEN is in place.
-                _ = try connection.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: logger).wait()
-                if first { ready.signal() }
-                first = false
-                if stillListening { try? connection.closeFuture.wait() }
+                let current = lock.withLock {
+                    guard self.generation == generation else { return false }
+                    self.connection = connection
+                    return true
+                }
+                if current {
+                    connection.addListener(channel: Self.channel) { [weak self] _, notification in self?.deliver(notification.payload) }
+                    // Statements on one connection run in order: once this answers, LISTEN is in place.
+                    _ = try connection.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: logger).wait()
+                    lock.withLock {
+                        if self.generation == generation { ready = true }
+                        lock.broadcast()
+                    }
+                    if stillListening { try? connection.closeFuture.wait() }
+                }
                 if !connection.isClosed { try? connection.close().wait() }
-                lock.withLock { self.connection = nil }
+                lock.withLock { if self.connection === connection { self.connection = nil } }
             } catch {
                 logger.warning("push listener: \(error)")
             }
@@ -129,7 +139,7 @@ final class PostgresPushListener: @unchecked Sendable {
 
     private final class Watch: PushWatch, @unchecked Sendable {
         private var onCancel: (() -> Void)?
-        private let lock = NSLock()
+        private let lock = NSCondition()
 
         init(_ onCancel: @escaping () -> Void) { self.onCancel = onCancel }
 

@@ -68,11 +68,14 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
                     _ = try begun.wait()
                     _ = try locked?.wait()
                     let result = try body(transaction)
-                    try transaction.simple("COMMIT")
+                    // PostgreSQL answers COMMIT of a transaction a failed statement aborted with ROLLBACK, no error.
+                    guard try transaction.simple("COMMIT") == "COMMIT" else {
+                        throw CloudError.storage("PostgreSQL rolled the transaction back: a statement in it failed")
+                    }
                     return result
                 } catch {
                     // A connection whose rollback fails is in no state to lend again.
-                    do { try transaction.simple("ROLLBACK") } catch { try? connection.close().wait() }
+                    do { _ = try transaction.simple("ROLLBACK") } catch { try? connection.close().wait() }
                     throw error
                 }
             }

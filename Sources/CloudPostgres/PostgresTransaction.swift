@@ -34,9 +34,10 @@ final class PostgresTransaction: SQLTransaction {
         return result.metadata.rows ?? 0
     }
 
-    /// Runs statements whose text is whole (no values), one after another: schema steps, transaction control.
-    func simple(_ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+    /// Runs a statement whose text is whole (no values): transaction control. Returns its command tag.
+    @discardableResult
+    func simple(_ sql: String) throws -> String {
+        try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().metadata.command
     }
 }
 
@@ -52,7 +53,8 @@ final class StatementCache: @unchecked Sendable {
         return text
     }
 
-    /// `?` becomes `$1`, `$2`, … in order; `?N` becomes `$N`. Quoted text ('…', "…") is left as it is.
+    /// `?` becomes `$1`, `$2`, … in order; `?N` becomes `$N`, and a `?` after it the next past the highest, as
+    /// SQLite numbers them. Quoted text ('…', "…") and comments (`--` to the line's end) are left as they are.
     static func numbered(_ sql: String) -> String {
         var out = ""
         out.reserveCapacity(sql.utf8.count + 16)
@@ -64,7 +66,10 @@ final class StatementCache: @unchecked Sendable {
             pending = characters.next()
             if let open = quote {
                 out.append(c)
-                if c == open { quote = nil }
+                if open == "-" ? c == "\n" : c == open { quote = nil }
+            } else if c == "-" && pending == "-" {
+                quote = "-"  // a comment, to the end of its line
+                out.append(c)
             } else if c == "'" || c == "\"" {
                 quote = c
                 out.append(c)
@@ -78,6 +83,7 @@ final class StatementCache: @unchecked Sendable {
                     next += 1
                     out += "$\(next)"
                 } else {
+                    next = max(next, Int(digits) ?? 0)
                     out += "$" + digits
                 }
             } else {
@@ -148,9 +154,10 @@ struct PostgresResultRow: SQLRow {
         }
     }
 
+    /// The first column of that name, as SQLite's rows answer.
     func column(named name: String) -> Int {
-        guard row.contains(name) else { preconditionFailure("no column \(name) in a PostgreSQL result") }
-        return row[name].columnIndex
+        guard let index = row.firstIndex(where: { $0.columnName == name }) else { preconditionFailure("no column \(name) in a PostgreSQL result") }
+        return index
     }
 }
 

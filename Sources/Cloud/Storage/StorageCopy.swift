@@ -57,6 +57,9 @@ public enum StorageCopy {
                 guard held == 0, accounts == 0, identity == 0 else {
                     throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
                 }
+                guard let cloud = try from.string("SELECT cloud FROM identity WHERE id = 1"), !cloud.isEmpty else {
+                    throw CloudError.invalidArguments("\(source.location) has no identity yet: open it as a cloud first")
+                }
                 var rows: [(String, Int)] = []
                 for table in tables { rows.append((table.name, try copy(table.name, columns: table.columns, from: from, to: to))) }
                 try to.execute("UPDATE sequence SET value = ? WHERE id = 1", [sequence])
@@ -67,7 +70,6 @@ public enum StorageCopy {
                             """)
                     }
                 }
-                let cloud = try from.string("SELECT cloud FROM identity WHERE id = 1") ?? ""
                 return StorageCopyReport(rows: rows, sequence: sequence, identity: cloud)
             }
         }

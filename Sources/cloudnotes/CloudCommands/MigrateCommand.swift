@@ -22,6 +22,9 @@ struct Migrate: ParsableCommand {
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(LocalCloud.fileName).path) else {
             throw CLIError(message: "\(from) holds no cloud (no \(LocalCloud.fileName))")
         }
+        // Opened as a cloud first: a file with no identity gets one, and one put back below its high-water mark a
+        // new one (its change numbers moved past what devices saw), before either is copied.
+        _ = try LocalCloud(directory: directory)
         let target = try PostgresStorage(url: to)
         let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory), to: target)
         Output.line("copied \(report) into \(target.location)")

@@ -1,0 +1,23 @@
+import Cloud
+@testable import CloudPostgres
+import Testing
+import TestSupport
+
+/// What the two stores must agree on, run on each (`TestStore`), and the translation of the rules' SQL for PostgreSQL.
+@Suite struct StoreDialectTests {
+    @Test func aNameOutsideASCIIIsFoundAsItWasWrittenAndCaseIsFoldedForASCIIOnly() throws {
+        let test = try TestCloud()
+        let emile = try test.cloud.createAccount(name: "Émile")
+        #expect(try test.cloud.account(named: "Émile") == emile)
+        #expect(try test.cloud.account(named: "ÉMILE") == emile, "ASCII letters fold")
+        _ = try test.cloud.createAccount(name: "émile", email: "other@example.com")  // "é" is not "É" in either store: NOCASE folds ASCII only
+        #expect(throws: CloudError.self) { try test.cloud.createAccount(name: "ÉMILE", email: "third@example.com") }
+    }
+
+    @Test func questionMarksBecomeNumberedParametersOutsideTextAndComments() {
+        #expect(StatementCache.numbered("SELECT ? , ?") == "SELECT $1 , $2")
+        #expect(StatementCache.numbered("WHERE a = ?1 AND b = ?2 OR c = ?1") == "WHERE a = $1 AND b = $2 OR c = $1")
+        #expect(StatementCache.numbered("WHERE a = ?2 AND b = ?") == "WHERE a = $2 AND b = $3", "as SQLite numbers it")
+        #expect(StatementCache.numbered("SELECT '?', \"?\", ? -- why?\n, ?") == "SELECT '?', \"?\", $1 -- why?\n, $2")
+    }
+}
