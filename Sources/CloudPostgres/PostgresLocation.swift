@@ -1,10 +1,13 @@
 import Cloud
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 
 /// A PostgreSQL database named as libpq names one: `postgresql://USER[:PASSWORD]@HOST[:PORT]/DB`, with
-/// `?host=/DIR` for a Unix socket in `DIR` (the socket `DIR/.s.PGSQL.PORT`). `postgres://` works too.
+/// `?host=/DIR` for a Unix socket in `DIR` (the socket `DIR/.s.PGSQL.PORT`) and `?sslmode=disable|prefer|require`
+/// as libpq's (default: `disable` on loopback and a socket, else `prefer`; the server's certificate is checked
+/// with `require`). `postgres://` works too.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var user: String
     public var password: String?
@@ -13,15 +16,22 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var database: String
     /// The directory of the server's Unix socket, when it is reached through one.
     public var socketDirectory: String?
+    /// disable, prefer or require.
+    public var sslMode: String
 
     public init(user: String, password: String? = nil, host: String = "127.0.0.1", port: Int = 5432, database: String,
-                socketDirectory: String? = nil) {
+                socketDirectory: String? = nil, sslMode: String? = nil) {
         self.user = user
         self.password = password
         self.host = host
         self.port = port
         self.database = database
         self.socketDirectory = socketDirectory
+        self.sslMode = sslMode ?? Self.defaultSSLMode(host: host, socket: socketDirectory)
+    }
+
+    private static func defaultSSLMode(host: String, socket: String?) -> String {
+        socket != nil || ["127.0.0.1", "::1", "localhost"].contains(host) ? "disable" : "prefer"
     }
 
     /// Whether `text` names a PostgreSQL database rather than a directory.
@@ -42,22 +52,35 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         port = components.port ?? 5432
         self.database = database
         socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
+        let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value
+        guard mode.map({ ["disable", "prefer", "require"].contains($0) }) ?? true else {
+            throw .invalidArguments("sslmode is disable, prefer or require, not \(mode!.inlineQuoted)")
+        }
+        sslMode = mode ?? Self.defaultSSLMode(host: host, socket: socketDirectory)
     }
 
     /// The URL without its password, as logs and messages show it.
     public var description: String {
         var text = "postgresql://\(user)@\(host):\(port)/\(database)"
-        if let socketDirectory { text += "?host=\(socketDirectory)" }
+        var query: [String] = []
+        if let socketDirectory { query.append("host=\(socketDirectory)") }
+        if sslMode != Self.defaultSSLMode(host: host, socket: socketDirectory) { query.append("sslmode=\(sslMode)") }
+        if !query.isEmpty { text += "?" + query.joined(separator: "&") }
         return text
     }
 
     var configuration: PostgresConnection.Configuration {
+        get throws {
         var configuration: PostgresConnection.Configuration
         if let socketDirectory {
             configuration = .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password,
                                   database: database)
         } else {
-            configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if sslMode == "prefer" { tls.certificateVerification = .none }  // as libpq's prefer: encrypted, not verified
+            let context = sslMode == "disable" ? nil : try NIOSSLContext(configuration: tls)
+            configuration = .init(host: host, port: port, username: user, password: password, database: database,
+                                  tls: context.map { sslMode == "require" ? .require($0) : .prefer($0) } ?? .disable)
         }
         configuration.options.connectTimeout = .seconds(5)
         // A writer that stops while holding the sequence row's lock must not stop every other writer for good.
@@ -65,6 +88,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             ("lock_timeout", "10s"), ("idle_in_transaction_session_timeout", "60s"), ("statement_timeout", "60s"),
         ]
         return configuration
+        }
     }
 }
 

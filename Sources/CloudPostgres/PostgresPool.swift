@@ -42,7 +42,7 @@ final class PostgresPool: @unchecked Sendable {
         nextID += 1
         let id = nextID
         condition.unlock()
-        return try PostgresConnection.connect(on: group.next(), configuration: location.configuration, id: id, logger: logger).wait()
+        return try PostgresConnection.connect(on: group.next(), configuration: try location.configuration, id: id, logger: logger).wait()
     }
 
     private func borrow() throws -> PostgresConnection {

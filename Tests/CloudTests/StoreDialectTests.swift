@@ -20,4 +20,19 @@ import TestSupport
         #expect(StatementCache.numbered("WHERE a = ?2 AND b = ?") == "WHERE a = $2 AND b = $3", "as SQLite numbers it")
         #expect(StatementCache.numbered("SELECT '?', \"?\", ? -- why?\n, ?") == "SELECT '?', \"?\", $1 -- why?\n, $2")
     }
+
+    @Test func aPostgreSQLURLSaysWhereAndHowToConnect() throws {
+        let local = try PostgresLocation(parsing: "postgresql://notes:secret@127.0.0.1:5433/cloud")
+        #expect(local.user == "notes" && local.password == "secret" && local.port == 5433 && local.database == "cloud")
+        #expect(local.sslMode == "disable" && local.description == "postgresql://notes@127.0.0.1:5433/cloud", "no password shown")
+        let remote = try PostgresLocation(parsing: "postgres://notes@db.example.org/cloud")
+        #expect(remote.sslMode == "prefer" && remote.port == 5432)
+        let strict = try PostgresLocation(parsing: "postgresql://notes@db.example.org/cloud?sslmode=require")
+        #expect(try PostgresLocation(parsing: strict.description) == strict, "the description names it again")
+        let socket = try PostgresLocation(parsing: "postgresql://notes@localhost/cloud?host=/tmp/pg")
+        #expect(socket.socketDirectory == "/tmp/pg" && socket.sslMode == "disable")
+        for bad in ["mysql://x/y", "postgresql://db.example.org/cloud", "postgresql://notes@db.example.org/", "postgresql://n@h/c?sslmode=maybe"] {
+            #expect(throws: CloudError.self, "\(bad)") { try PostgresLocation(parsing: bad) }
+        }
+    }
 }
