@@ -104,6 +104,11 @@ final class PostgresPushListener: @unchecked Sendable {
                     self.connection = connection
                     return true
                 }
+                defer {
+                    // Closed whatever happened: a connection must be closed before it is dropped.
+                    if !connection.isClosed { try? connection.close().wait() }
+                    lock.withLock { if self.connection === connection { self.connection = nil } }
+                }
                 if current {
                     connection.addListener(channel: Self.channel) { [weak self] _, notification in self?.deliver(notification.payload) }
                     // Statements on one connection run in order: once this answers, LISTEN is in place.
@@ -114,8 +119,6 @@ final class PostgresPushListener: @unchecked Sendable {
                     }
                     if stillListening { try? connection.closeFuture.wait() }
                 }
-                if !connection.isClosed { try? connection.close().wait() }
-                lock.withLock { if self.connection === connection { self.connection = nil } }
             } catch {
                 logger.warning("push listener: \(error)")
             }
