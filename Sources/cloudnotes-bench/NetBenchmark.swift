@@ -42,14 +42,8 @@ struct NetBenchmark: ParsableCommand {
         for _ in 0..<rounds {
             let scratch = try Scratch(store: store)
             let server = try ServedCloud(scratch)
-            let a = try server.device("a"), b = try server.device("b")
-            let notes = try a.store.ensureDefaultNotebook(owner: scratch.account.id)
-            try a.syncNow()
-            try b.syncNow()
-            let posts = Scratch.posts(n, in: notes.zone)
-            try a.store.save(posts, by: scratch.account.id, now: Date())
-            served.samples.append(try Timings.once { try a.syncNow() } + Timings.once { try b.syncNow() })
-            guard try b.store.postCount() == n else { throw ValidationError("device B holds \(try b.store.postCount()) posts, not \(n)") }
+            let (took, posts) = try sendAndFetch(n, from: try server.device("a"), to: try server.device("b"), as: scratch.account)
+            served.samples.append(took)
             let rawScratch = try Scratch(store: store)
             raw.samples.append(try SyncBenchmark.rawCost(posts, in: rawScratch.directory.appendingPathComponent("raw"),
                                                          store: try PostgresStorage(rawScratch.database!)))
@@ -62,6 +56,18 @@ struct NetBenchmark: ParsableCommand {
         ]
     }
 
+    /// A writes `n` new posts and sends them, then B fetches them: the time of those two syncs, and the posts.
+    static func sendAndFetch(_ n: Int, from a: NotesSync, to b: NotesSync, as account: Account) throws -> (ms: Double, posts: [Post]) {
+        let notes = try a.store.ensureDefaultNotebook(owner: account.id)
+        try a.syncNow()
+        try b.syncNow()
+        let posts = Scratch.posts(n, in: notes.zone)
+        try a.store.save(posts, by: account.id, now: Date())
+        let took = try Timings.once { try a.syncNow() } + Timings.once { try b.syncNow() }
+        guard try b.store.postCount() == n else { throw ValidationError("device B holds \(try b.store.postCount()) posts, not \(n)") }
+        return (took, posts)
+    }
+
     /// Device A sends `n` posts and device B fetches them, through the server and through the directory, rounds
     /// alternating; the ratio is of the medians.
     static func throughput(_ n: Int, rounds: Int = 5) throws -> [Figure] {
@@ -71,12 +77,7 @@ struct NetBenchmark: ParsableCommand {
                 let scratch = try Scratch()
                 let server = throughServer ? try ServedCloud(scratch) : nil
                 let a = try server?.device("a") ?? scratch.device("a"), b = try server?.device("b") ?? scratch.device("b")
-                let notes = try a.store.ensureDefaultNotebook(owner: scratch.account.id)
-                try a.syncNow()
-                try b.syncNow()
-                try a.store.save(Scratch.posts(n, in: notes.zone), by: scratch.account.id, now: Date())
-                let took = try Timings.once { try a.syncNow() } + Timings.once { try b.syncNow() }
-                guard try b.store.postCount() == n else { throw ValidationError("device B holds \(try b.store.postCount()) posts, not \(n)") }
+                let took = try sendAndFetch(n, from: a, to: b, as: scratch.account).ms
                 if throughServer { served.samples.append(took) } else { direct.samples.append(took) }
             }
         }

@@ -84,15 +84,14 @@ struct SyncBenchmark: ParsableCommand {
                                          "[\"" + post.tags.joined(separator: "\",\"") + "\"]", now, account.id, now, account.id,
                                          now, account.id])
         }
-        let recordRow = { (post: Post, seq: Int) -> [any SQLBindable] in
+        let body = { (post: Post) -> Data in
             var record = Record(type: Post.recordType, id: RecordID(name: post.id, zone: zone))
             record["title"] = .string(post.title)
             record["content"] = .string(post.content)
             record["tags"] = .list(post.tags.map { .string($0) })
             record["edited"] = .date(Date(timeIntervalSince1970: now))  // who changed the content, and when (as the app writes them)
             record["editor"] = .string(account.id)
-            return [zoneRow, post.id, Post.recordType, RecordArchive.encode(record), String(seq, radix: 36), now, account.id, now,
-                    account.id, seq]
+            return RecordArchive.encode(record)
         }
         let insertSQL = """
             INSERT INTO records(zone, name, type, body, change_tag, created_at, created_by, modified_at, modified_by, seq)
@@ -101,11 +100,19 @@ struct SyncBenchmark: ParsableCommand {
         /// One batch of the cloud's rows, a statement a row, in one transaction: the file's, or PostgreSQL's.
         let insertRecords = { (batch: ArraySlice<Post>) in
             if let store {
-                try store.write { db in for (i, post) in zip(batch.indices, batch) { try db.execute(insertSQL, recordRow(post, 1_000 + i)) } }
+                try store.write { db in
+                    for (i, post) in zip(batch.indices, batch) {
+                        let seq = 1_000 + i
+                        try db.execute(insertSQL, [zoneRow, post.id, Post.recordType, body(post), String(seq, radix: 36), now, account.id, now,
+                                                   account.id, seq])
+                    }
+                }
             } else {
                 try cloudFile.write { db in
                     for (i, post) in zip(batch.indices, batch) {
-                        try db.cachedStatement(sql: insertSQL).execute(arguments: StatementArguments(try recordRow(post, 1_000 + i).map(\.sqlValue.databaseValue)))
+                        let seq = 1_000 + i  // bound as GRDB binds them, as before the PostgreSQL side was added
+                        try db.cachedStatement(sql: insertSQL).execute(arguments: [zoneRow, post.id, Post.recordType, body(post),
+                                                                                   String(seq, radix: 36), now, account.id, now, account.id, seq])
                     }
                 }
             }
@@ -191,18 +198,5 @@ func report(_ figures: [Figure], json: Bool, title: String) throws {
     } else {
         print(title)
         printTable(figures)
-    }
-}
-
-extension SQLValue {
-    /// As GRDB binds it.
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: .null
-        case .integer(let v): v.databaseValue
-        case .real(let v): v.databaseValue
-        case .text(let v): v.databaseValue
-        case .blob(let v): v.databaseValue
-        }
     }
 }
