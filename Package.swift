@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         // The cloud's storage on PostgreSQL (CloudPostgres): the server and the console only.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
@@ -57,6 +58,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The cloud's storage on PostgreSQL (`--store postgresql://…`), behind `Cloud`'s storage seam.
@@ -66,6 +68,8 @@ let package = Package(
                 "Cloud",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The cloud on a server, as a `Cloud`: AsyncHTTPClient, every request signed with the device's key.

@@ -22,10 +22,11 @@ extension LocalCloud {
         if let fault = faults.current.draw(random) { throw fault }
         let mark = highWater.read()
         let current = try storage.read { db in try Self.readIdentity(db) }
-        if !current.id.isEmpty, current.sequence >= mark ?? 0 { return current }
+        if let id = current.id, !id.isEmpty, current.sequence >= mark ?? 0 { return CloudIdentity(id: id, sequence: current.sequence) }
         return try storage.write { db in
             try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
-            return try Self.readIdentity(db)
+            let recovered = try Self.readIdentity(db)
+            return CloudIdentity(id: recovered.id ?? "", sequence: recovered.sequence)
         }
     }
 
@@ -36,8 +37,7 @@ extension LocalCloud {
     /// Returns the sequence the cloud is at afterwards.
     @discardableResult
     static func recoverIfRestored(_ db: any SQLTransaction, highWater: Int64?, random: any RandomSource, clock: any CloudClock) throws -> Int64 {
-        let sequence = try Request.currentSequence(db)
-        let known = try db.string("SELECT cloud FROM identity WHERE id = 1")
+        let (known, sequence) = try readIdentity(db)
         let wentBack = highWater.map { sequence < $0 } ?? false
         guard known == nil || wentBack else { return sequence }
         try db.execute("""
@@ -52,9 +52,11 @@ extension LocalCloud {
         return sequence
     }
 
-    static func readIdentity(_ db: any SQLTransaction) throws -> CloudIdentity {
-        CloudIdentity(id: try db.string("SELECT cloud FROM identity WHERE id = 1") ?? "",
-                      sequence: try Request.currentSequence(db))
+    /// The cloud's ID (nil before it has one) and its sequence, in one statement.
+    static func readIdentity(_ db: any SQLTransaction) throws -> (id: String?, sequence: Int64) {
+        try db.first("SELECT (SELECT cloud FROM identity WHERE id = 1), (SELECT value FROM sequence WHERE id = 1)") { row in
+            (row.optionalText(0), row.optionalInt64(1) ?? 0)
+        } ?? (nil, 0)
     }
 
     /// Registers an account again under the user record ID it had, in a cloud

@@ -205,7 +205,7 @@ struct Request {
     /// Writes the sequence number reached and moves each topic told to it.
     func finish() throws -> Committed {
         if sequence != startSequence {
-            try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [sequence])
+            try db.send("UPDATE sequence SET value = ? WHERE id = 1", [sequence])
         }
         guard !topics.isEmpty else { return Committed(sequence: sequence, previous: [:]) }
         return Committed(sequence: sequence, previous: try TopicTable.advance(db, topics, to: sequence, unknown: startSequence))

@@ -19,7 +19,7 @@ extension LocalDatabase {
         let (result, committed) = try cloud.performCommitting { request in
             var result = ModifyResult()
             for zone in zones {
-                try request.db.execute("SAVEPOINT zone")
+                try request.db.send("SAVEPOINT zone")
                 let topicsBefore = request.topics
                 var zoneResult = ModifyResult()
                 let saves = saving.indices.filter { saving[$0].id.zone == zone }
@@ -58,7 +58,8 @@ extension LocalDatabase {
                     zoneResult.saveResults = zoneResult.saveResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
                     zoneResult.deleteResults = zoneResult.deleteResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
                 }
-                try request.db.execute("RELEASE zone")
+                // Not waited for: a failure the zone's statements hid until now fails the request whole.
+                try request.db.send("RELEASE zone")
                 result.merge(zoneResult)
             }
             return result

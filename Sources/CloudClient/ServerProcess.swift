@@ -56,6 +56,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     public var port: Int { url.port ?? 0 }
+    public var processIdentifier: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }
 
     /// SIGKILL: the server dies mid-request, as a crash would.

@@ -30,7 +30,6 @@ struct PostgresFailure: StorageFailure {
         switch psql.code {
         case .server:
             let state = psql.serverInfo?[.sqlState] ?? ""
-            // Serialization failure, deadlock, and the server shutting down or starting up: try again.
             // Serialization failure, deadlock, a lock or statement timed out, the server shutting down or starting up.
             if ["40001", "40P01", "55P03", "57014", "25P03", "57P01", "57P02", "57P03", "53300"].contains(state) {
                 return .serviceUnavailable(retryAfter: 1)

@@ -47,13 +47,16 @@ final class PostgresPushListener: @unchecked Sendable {
             payload += " " + topic
         }
         payloads.append(payload)
+        // Not waited for: the request that committed need not wait for its push, and the connection's next
+        // statements queue behind these.
         do {
             try pool.with { connection in
                 for payload in payloads {
                     var binds = PostgresBindings(capacity: 2)
                     binds.append(Self.channel)
                     binds.append(payload)
-                    _ = try connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: logger).wait()
+                    connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: logger)
+                        .whenFailure { [logger] error in logger.warning("push not sent: \(error)") }
                 }
             }
         } catch {

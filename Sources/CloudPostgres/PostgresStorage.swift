@@ -39,7 +39,10 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
         do {
             try pool.with { connection in try PostgresSchema.migrate(connection, logger: logger) }
         } catch {
-            throw .storage("cannot use the cloud's database \(location): \(PostgresFailure(error).reason)")
+            let failure = PostgresFailure(error)
+            // Not there now (refused, starting up): a server waits for it, a console command says so.
+            if case .serviceUnavailable = failure.cloudError { throw failure.cloudError }
+            throw .storage("cannot use the cloud's database \(location): \(failure.reason)")
         }
     }
 
@@ -48,34 +51,24 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
     }
 
     public func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
-        try transaction(begin: "BEGIN", lock: true, in: writers, body)
+        try transaction(["BEGIN", "SELECT value FROM sequence WHERE id = 1 FOR UPDATE"], writes: true, in: writers, body)
     }
 
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: false, in: pool, body)
+        try transaction(["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], writes: false, in: pool, body)
     }
 
-    private func transaction<T>(begin: String, lock: Bool, in pool: PostgresPool,
+    private func transaction<T>(_ opening: [String], writes: Bool, in pool: PostgresPool,
                                 _ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         do {
             return try pool.with { connection in
-                let transaction = PostgresTransaction(connection, statements: statements, logger: logger)
-                // Sent together, answered in order: one wait for both.
-                let begun = connection.query(PostgresQuery(unsafeSQL: begin), logger: logger)
-                let locked = lock ? connection.query(PostgresQuery(unsafeSQL: "SELECT value FROM sequence WHERE id = 1 FOR UPDATE"), logger: logger)
-                    : nil
+                let transaction = PostgresTransaction(connection, opening: opening, statements: statements, logger: logger)
                 do {
-                    _ = try begun.wait()
-                    _ = try locked?.wait()
                     let result = try body(transaction)
-                    // PostgreSQL answers COMMIT of a transaction a failed statement aborted with ROLLBACK, no error.
-                    guard try transaction.simple("COMMIT") == "COMMIT" else {
-                        throw CloudError.storage("PostgreSQL rolled the transaction back: a statement in it failed")
-                    }
+                    if writes { try transaction.commit() } else { transaction.end() }
                     return result
                 } catch {
-                    // A connection whose rollback fails is in no state to lend again.
-                    do { _ = try transaction.simple("ROLLBACK") } catch { try? connection.close().wait() }
+                    transaction.rollBack()
                     throw error
                 }
             }

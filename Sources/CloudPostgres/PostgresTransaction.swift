@@ -3,15 +3,27 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// One pooled connection's open transaction, as the cloud's rules use it. The rules write `?` (and SQLite's
-/// `?N`); PostgreSQL takes `$N`, so each statement's text is translated once and kept.
+/// One pooled connection's transaction, as the cloud's rules use it. The rules write `?` (and SQLite's `?N`);
+/// PostgreSQL takes `$N`, so each statement's text is translated once and kept.
+///
+/// Every wait for an answer is a round trip and two thread switches, so statements go out ahead of their
+/// answers where the rules allow: the transaction's opening (`BEGIN`, a writer's lock) goes with its first
+/// statement, a statement `send` is given is not waited for, and a read's `COMMIT` is not either. PostgreSQL
+/// answers in order, so when a statement's answer is awaited, the ones sent before it have theirs: the first
+/// failure among them is the one thrown (the rest were refused because of it).
 final class PostgresTransaction: SQLTransaction {
     let connection: PostgresConnection
     private let statements: StatementCache
     private let logger: Logger
+    /// Sent before the body's first statement; nothing is sent for a body that runs none.
+    private var opening: [String]
+    private var begun = false
+    /// Sent, answer not yet looked at.
+    private var unanswered: [EventLoopFuture<PostgresQueryResult>] = []
 
-    init(_ connection: PostgresConnection, statements: StatementCache, logger: Logger) {
+    init(_ connection: PostgresConnection, opening: [String], statements: StatementCache, logger: Logger) {
         self.connection = connection
+        self.opening = opening
         self.statements = statements
         self.logger = logger
     }
@@ -19,6 +31,44 @@ final class PostgresTransaction: SQLTransaction {
     var dialect: SQLDialect { .postgres }
 
     func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int {
+        let answer = submit(sql, values)
+        try settle()
+        let result = try answer.wait()
+        for each in result.rows { try row(PostgresResultRow(each.makeRandomAccess())) }
+        return result.metadata.rows ?? 0
+    }
+
+    func send(_ sql: String, _ values: [SQLValue]) throws {
+        unanswered.append(submit(sql, values))
+    }
+
+    /// Commits what was sent, waiting for every answer. PostgreSQL answers the `COMMIT` of a transaction a
+    /// failed statement aborted with `ROLLBACK`, not an error: that is one here.
+    func commit() throws {
+        guard begun else { return }
+        let tag = query(PostgresQuery(unsafeSQL: "COMMIT"))
+        try settle()
+        guard try tag.wait().metadata.command == "COMMIT" else {
+            throw CloudError.storage("PostgreSQL rolled the transaction back: a statement in it failed")
+        }
+    }
+
+    /// Ends a transaction that wrote nothing without waiting: the connection's next user's statements queue
+    /// behind the `COMMIT`, and a failure of it changes nothing (the connection's next statement fails too).
+    func end() {
+        guard begun else { return }
+        _ = query(PostgresQuery(unsafeSQL: "COMMIT"))
+        unanswered = []
+    }
+
+    /// Rolls back (after a failure). A connection that cannot is closed, so it is not lent again.
+    func rollBack() {
+        unanswered = []
+        guard begun else { return }
+        do { _ = try query(PostgresQuery(unsafeSQL: "ROLLBACK")).wait() } catch { try? connection.close().wait() }
+    }
+
+    private func submit(_ sql: String, _ values: [SQLValue]) -> EventLoopFuture<PostgresQueryResult> {
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -29,15 +79,22 @@ final class PostgresTransaction: SQLTransaction {
             case .blob(let v): binds.append(ByteBuffer(bytes: v))
             }
         }
-        let result = try connection.query(PostgresQuery(unsafeSQL: statements.translated(sql), binds: binds), logger: logger).wait()
-        for each in result.rows { try row(PostgresResultRow(each.makeRandomAccess())) }
-        return result.metadata.rows ?? 0
+        return query(PostgresQuery(unsafeSQL: statements.translated(sql), binds: binds))
     }
 
-    /// Runs a statement whose text is whole (no values): transaction control. Returns its command tag.
-    @discardableResult
-    func simple(_ sql: String) throws -> String {
-        try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().metadata.command
+    private func query(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        if !begun {
+            begun = true
+            unanswered += opening.map { connection.query(PostgresQuery(unsafeSQL: $0), logger: logger) }
+        }
+        return connection.query(query, logger: logger)
+    }
+
+    /// Waits for the answers of what was sent before, throwing the first failure.
+    private func settle() throws {
+        let sent = unanswered
+        unanswered = []
+        for answer in sent { _ = try answer.wait() }
     }
 }
 

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOPosix
 import ServiceLifecycle
 
 /// `cloudnotes cloud serve`: the cloud in a directory over HTTP, in CloudKit Web Services' protocol
@@ -29,6 +30,9 @@ public struct CloudServer: Sendable {
         /// hundred devices at once fits).
         public var enrolmentRate: Double = 5
         public var enrolmentBurst: Double = 100
+        /// Threads the cloud's calls run on, each blocking while its storage answers (SQLite's lock,
+        /// PostgreSQL's round trips): requests past these wait their turn.
+        public var workThreads = 16
 
         public init(host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil) {
             self.host = host
@@ -51,7 +55,9 @@ public struct CloudServer: Sendable {
     /// Serves until SIGINT or SIGTERM; `listening` hears the address once the socket is bound.
     public func run(listening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
         let hub = PushHub(cloud: cloud, random: SystemRandom())
-        let handler = RequestHandler(cloud: cloud, configuration: configuration, hub: hub, logger: logger)
+        let work = NIOThreadPool(numberOfThreads: configuration.workThreads)
+        work.start()
+        let handler = RequestHandler(cloud: cloud, configuration: configuration, hub: hub, work: work, logger: logger)
         let responder = CallbackResponder<PeerContext> { request, context in await handler.respond(to: request, from: context.peer) }
         let scheme = configuration.tlsCertificate == nil ? "http" : "https"
         var server: HTTPServerBuilder = .http1()
@@ -73,7 +79,13 @@ public struct CloudServer: Sendable {
         // Services stop in reverse order: the hub first, answering open polls, so the server's graceful
         // shutdown waits for no poll's timeout.
         let group = ServiceGroup(configuration: .init(services: [app, hub], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            try? await work.shutdownGracefully()
+            throw error
+        }
+        try await work.shutdownGracefully()
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOPosix
 
 /// One request, from bytes in to bytes out: health, long polls, enrolment, then who is calling, the rate limit,
 /// and the protocol's operations (answered by `WireService` on the work queue).
@@ -17,8 +18,9 @@ final class RequestHandler: @unchecked Sendable {
     private let limiter: RateLimiter
     /// Enrolments by address.
     private let enrolments: RateLimiter
-    /// SQLite work runs here, off the event loops.
-    private let work = DispatchQueue(label: "cloudnotes.server.work", attributes: .concurrent)
+    /// The cloud's calls run here, off the event loops. Not on Dispatch's pool: it adds threads slowly past the
+    /// cores while its workers block, and requests queued behind the few waiting on PostgreSQL's answers.
+    private let work: NIOThreadPool
     private let lock = NSLock()
     private var _baseURL = ""
     /// Where clients reach this server, for the notification URLs it hands out.
@@ -27,8 +29,9 @@ final class RequestHandler: @unchecked Sendable {
         set { lock.withLock { _baseURL = newValue } }
     }
 
-    init(cloud: LocalCloud, configuration: CloudServer.Configuration, hub: PushHub, logger: Logger) {
+    init(cloud: LocalCloud, configuration: CloudServer.Configuration, hub: PushHub, work: NIOThreadPool, logger: Logger) {
         self.cloud = cloud
+        self.work = work
         self.configuration = configuration
         self.hub = hub
         self.logger = logger
@@ -89,7 +92,7 @@ final class RequestHandler: @unchecked Sendable {
             case .success(let key): keyID = key
             case .failure(let refusal): return (refusal.response, nil)
             }
-            let answer = await run { self.service.handleOperator(wirePath, body: body) }
+            let answer = await run({ self.service.handleOperator(wirePath, body: body) }, stopping: stopping())
             logger.notice("operator", metadata: ["path": "\(Self.logged(path))", "key": "\(keyID)", "status": "\(answer.status)"])
             return (reply(answer), "operator " + keyID)
         }
@@ -108,7 +111,8 @@ final class RequestHandler: @unchecked Sendable {
             let base = request.head.authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
             return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), caller.id)
         }
-        let (answer, identity) = await run { (self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity()) }
+        let (answer, identity) = await run({ (self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity()) },
+                                           stopping: (stopping(), nil))
         var response = reply(answer)
         // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
         // device need not ask for it in a request of its own before each fetch and send.
@@ -162,7 +166,7 @@ final class RequestHandler: @unchecked Sendable {
     /// parameters, the last commit the client heard of on each), or an empty keep-alive.
     private func poll(_ request: Request, token: String) async -> Response {
         // A token works while what made it does: a device revoked since hears nothing more.
-        guard let subscription = hub.token(token), await run({ self.authenticator.isLive(subscription.credential) }) else {
+        guard let subscription = hub.token(token), await run({ self.authenticator.isLive(subscription.credential) }, stopping: false) else {
             hub.forget(token)
             return reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "NOT_FOUND", reason: "no such notification token (create another)")))
         }
@@ -176,13 +180,17 @@ final class RequestHandler: @unchecked Sendable {
     }
 
     private func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            work.async { continuation.resume(with: Result { try body() }) }
-        }
+        try await work.runIfActive(body)
     }
 
-    private func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in work.async { continuation.resume(returning: body()) } }
+    /// A call that cannot fail but for the pool being shut down (the server is stopping): then `stopping`.
+    private func run<T: Sendable>(_ body: @escaping @Sendable () -> T, stopping: T) async -> T {
+        (try? await work.runIfActive(body)) ?? stopping
+    }
+
+    /// The answer to a request the server is too far into stopping to run.
+    private func stopping() -> WireService.Answer {
+        service.failure(WireError(.serviceUnavailable(retryAfter: 1), uuid: uuid()))
     }
 
     private func reply(_ answer: WireService.Answer) -> Response {

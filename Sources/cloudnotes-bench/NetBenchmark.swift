@@ -102,10 +102,16 @@ struct NetBenchmark: ParsableCommand {
     }
 
     /// `devices` devices (four to an account), each editing its own post and syncing once a second for `seconds`:
-    /// every HTTP exchange timed as its client saw it.
+    /// every HTTP exchange timed as its client saw it, and the processor time each side took.
+    ///
+    /// The devices run on this machine, beside the servers, so their stores are kept in memory (`/dev/shm`) where
+    /// there is one: two hundred SQLite files each synced to disk twice a second took more than half this
+    /// 2-core machine's time in the kernel, and the servers' latency then measured the devices' disk. The
+    /// cloud's own store stays where it is (its file on disk, or PostgreSQL).
     static func load(devices count: Int, seconds: Double, servers: Int = 1, store: PostgresLocation? = nil) throws -> [Figure] {
         let scratch = try Scratch(store: store)
-        let server = try ServedCloud(scratch, servers: servers)
+        let server = try ServedCloud(scratch, servers: servers, devicesIn: MemoryDirectory.make())
+        defer { server.removeDevices() }
         let exchanges = Exchanges()
         var syncs: [NotesSync] = []
         for i in 0..<count {
@@ -114,6 +120,7 @@ struct NetBenchmark: ParsableCommand {
         }
         for sync in syncs { try sync.syncNow() }
         exchanges.reset()
+        let time = ProcessorTime(servers: server.servers.map(\.processIdentifier), database: store != nil)
         let failures = Failures()
         let deadline = Date() + seconds
         let group = DispatchGroup()
@@ -141,7 +148,9 @@ struct NetBenchmark: ParsableCommand {
             thread.start()
         }
         group.wait()
+        let used = time.sinceStart()
         let timings = exchanges.timings
+        let devicesWhere = server.devicesDirectory.path.hasPrefix(MemoryDirectory.root) ? "in memory" : "on disk"
         return [
             Figure(name: "load: \(count) devices on \(servers) server\(servers == 1 ? "" : "s"), an edit a second each, \(Int(seconds)) s: requests",
                    value: Double(timings.samples.count),
@@ -151,7 +160,9 @@ struct NetBenchmark: ParsableCommand {
             Figure(name: "load: failed requests (transport or 5xx) / syncs that failed", value: Double(exchanges.errors), unit: "requests",
                    target: "0"),
             Figure(name: "load: syncs that failed", value: Double(failures.count), unit: "syncs", target: "0"),
-        ]
+            Figure(name: "load: processor time of the devices (their stores \(devicesWhere))", value: used.devices, unit: "% of a core", target: "—"),
+            Figure(name: "load: processor time of the servers", value: used.servers, unit: "% of a core", target: "—"),
+        ] + (used.database.map { [Figure(name: "load: processor time of PostgreSQL", value: $0, unit: "% of a core", target: "—")] } ?? [])
     }
 }
 
@@ -161,8 +172,12 @@ final class ServedCloud {
     let servers: [ServerProcess]
     private var devices = 0
 
-    init(_ scratch: Scratch, servers count: Int = 1) throws {
+    /// Where the devices' stores and keychains are.
+    let devicesDirectory: URL
+
+    init(_ scratch: Scratch, servers count: Int = 1, devicesIn directory: URL? = nil) throws {
         self.scratch = scratch
+        devicesDirectory = directory ?? scratch.directory
         let environment = scratch.database.map { ["CLOUDNOTES_STORE": $0.description] } ?? [:]
         servers = try (0..<max(1, count)).map { _ in
             try ServerProcess(executable: beside("cloudnotes"), cloud: scratch.directory.appendingPathComponent("cloud"), environment: environment)
@@ -178,9 +193,16 @@ final class ServedCloud {
         let key = P256.Signing.PrivateKey()
         let credentials = try RemoteCloud.enrol(server: url, code: try scratch.cloud.makeEnrolmentCode(for: account), key: key, deviceName: name)
         let cloud = RemoteCloud(server: url, credentials: credentials, observer: observer)
-        let store = try DeviceStore(directory: scratch.directory.appendingPathComponent("devices/\(name)"))
-        store.keyring = try Keyring(directory: scratch.directory.appendingPathComponent("keychains/\(account.name)"), account: account, cloud: cloud)
+        let store = try DeviceStore(directory: devicesDirectory.appendingPathComponent("devices/\(name)"))
+        store.keyring = try Keyring(directory: devicesDirectory.appendingPathComponent("keychains/\(account.name)"), account: account, cloud: cloud)
         return try NotesSync(store: store, cloud: cloud, account: FixedAccount(account))
+    }
+}
+
+extension ServedCloud {
+    /// Removes the devices' directory when it is not the scratch's (which removes itself).
+    func removeDevices() {
+        if devicesDirectory != scratch.directory { try? FileManager.default.removeItem(at: devicesDirectory) }
     }
 }
 

@@ -101,6 +101,11 @@ import TestSupport
         let postgres = try LocalCloud(directory: people.cloudDirectory, storage: PostgresStorage(url: url), environment: [:])
         let file = try LocalCloud(directory: people.cloudDirectory, environment: [:])
         #expect(try postgres.identity() == file.identity(), "the same cloud, at the same change")
+        // The last commit pushed to each database: a device drops a push of the commit it made itself by it.
+        let topics = Set(people.accounts.flatMap { [PushTopic.database(.private, of: $0.id), .database(.shared, of: $0.id)] })
+        let pushed = try file.lastPushes(to: topics)
+        #expect(pushed.values.filter { $0 > 0 }.count >= 3, "heather's and mary's private databases and mary's shared one were pushed to")
+        #expect(try postgres.lastPushes(to: topics) == pushed)
         try people.open(postgres)
         let heard = people.log.lines.count
         try people.work(steps: 40, tag: "after")

@@ -79,3 +79,32 @@ import TestSupport
         #expect(output.contains("restarted 1 time") && output.contains(": ok: "), "\(output)")
     }
 }
+
+/// A server started while its database is down (both booted together, the database slower) waits for it,
+/// saying so once, and serves once it answers.
+@Suite struct PostgresStartupTests {
+    @Test(.enabled(if: PostgresCluster.runs, "needs PostgreSQL")) func aServerStartedBeforeItsDatabaseWaitsForIt() throws {
+        let cluster = try PostgresCluster()
+        cluster.stop()
+        let directory = TemporaryDirectory("waiting")
+        let cloud = directory.path("cloud")
+        try FileManager.default.createDirectory(at: cloud, withIntermediateDirectories: true)
+        let started = Mutex<Result<TestServer, any Error>?>(nil)
+        let thread = Thread {
+            let server = Result { try TestServer(cloud: cloud, environment: ["CLOUDNOTES_STORE": cluster.url]) }
+            started.withLock { $0 = server }
+        }
+        thread.start()
+        let log = cloud.appendingPathComponent("server.log")
+        #expect(eventually(timeout: 10) { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("is not answering") })
+        Thread.sleep(forTimeInterval: 1)
+        #expect(started.withLock { $0 } == nil, "still waiting, not given up")
+
+        try cluster.start()
+        #expect(eventually(timeout: 20) { started.withLock { $0 } != nil })
+        let server = try #require(try started.withLock { $0 }?.get())
+        #expect(server.isRunning && server.port > 0)
+        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(said.components(separatedBy: "is not answering").count == 2, "said once, by one process: \(said)")
+    }
+}

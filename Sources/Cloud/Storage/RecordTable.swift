@@ -120,7 +120,7 @@ enum RecordTable {
     /// (a deletion drops its tombstone's).
     static func write(_ db: any SQLTransaction, zone: Int64, record: Record, body: Data, seq: Int64, replacing: Bool) throws {
         let system = record.system!
-        try db.run("""
+        try db.send("""
             INSERT INTO records(zone, name, type, body, parent, change_tag, created_at, created_by,
                 modified_at, modified_by, seq, deleted)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
@@ -129,12 +129,12 @@ enum RecordTable {
                 modified_at = excluded.modified_at, modified_by = excluded.modified_by, seq = excluded.seq, deleted = 0
             """, [.integer(zone), .text(record.id.name), .text(record.type), .blob(body), record.parent.sqlValue,
                   .text(system.changeTag), .real(system.createdAt.timeIntervalSince1970), .text(system.createdBy),
-                  .real(system.modifiedAt.timeIntervalSince1970), .text(system.modifiedBy), .integer(seq)]) { _ in }
+                  .real(system.modifiedAt.timeIntervalSince1970), .text(system.modifiedBy), .integer(seq)])
         if replacing {
-            try db.execute("DELETE FROM cascades WHERE zone = ? AND source = ?", [zone, record.id.name])
+            try db.send("DELETE FROM cascades WHERE zone = ? AND source = ?", [zone, record.id.name])
         }
         for case .reference(let ref) in record.fields.values where ref.action == .deleteSelf {
-            try db.execute("INSERT INTO cascades(zone, source, target) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            try db.send("INSERT INTO cascades(zone, source, target) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                            [zone, record.id.name, ref.recordName])
         }
     }

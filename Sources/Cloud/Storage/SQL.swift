@@ -10,6 +10,11 @@ public protocol SQLTransaction: AnyObject {
     /// valid only during that call). Returns how many rows the statement changed.
     @discardableResult
     func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int
+
+    /// Runs a statement whose outcome the caller does not read (no rows, no count). A store across a network
+    /// sends it without waiting for its answer: a failure is then thrown by the next statement waited for, or by
+    /// the commit, and the transaction fails as a whole as it would have. SQLite runs it at once.
+    func send(_ sql: String, _ values: [SQLValue]) throws
 }
 
 /// Which SQL a store speaks, for the statements that cannot be written once.
@@ -97,6 +102,15 @@ extension SQLRow {
 }
 
 extension SQLTransaction {
+    public func send(_ sql: String, _ values: [SQLValue]) throws {
+        try run(sql, values) { _ in }
+    }
+
+    /// `send` with Swift values.
+    public func send(_ sql: String, _ values: [any SQLBindable] = []) throws {
+        try send(sql, values.map(\.sqlValue))
+    }
+
     /// Runs a statement that returns no rows; returns how many rows it changed.
     @discardableResult
     public func execute(_ sql: String, _ values: [any SQLBindable] = []) throws -> Int {

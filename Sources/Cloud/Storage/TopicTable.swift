@@ -8,7 +8,7 @@ enum TopicTable {
         var previous: [PushTopic: Int64] = [:]
         for topic in topics {
             previous[topic] = try seq(db, topic) ?? unknown
-            try db.execute("INSERT INTO push_topics(name, seq) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET seq = excluded.seq",
+            try db.send("INSERT INTO push_topics(name, seq) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET seq = excluded.seq",
                            [topic.fileName, sequence])
         }
         return previous

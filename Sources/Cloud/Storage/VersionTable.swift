@@ -5,21 +5,24 @@ import Foundation
 enum VersionTable {
     /// Keeps the live record `name` as a version (before a save replaces it or a deletion tombstones it),
     /// then drops the versions past the cloud's retention. A record not live (new, or a tombstone) keeps nothing.
+    /// Neither statement's answer is needed here, so the retention is read inside the second (a store across
+    /// a network sends both without waiting).
     static func keep(_ db: any SQLTransaction, zone: Int64, name: String, now: Date) throws {
-        let kept = try db.execute("""
+        try db.send("""
             INSERT INTO versions(zone, name, version, type, body, parent, change_tag, created_at, created_by, modified_at, modified_by)
             SELECT zone, name, coalesce((SELECT max(version) FROM versions v WHERE v.zone = r.zone AND v.name = r.name), 0) + 1,
                 type, body, parent, change_tag, created_at, created_by, modified_at, modified_by
             FROM records r WHERE zone = ? AND name = ? AND deleted = 0
             """, [zone, name])
-        guard kept > 0 else { return }
-        let retention = try retention(db)
+        let standard = Retention.standard
         // The current version counts as one of the kept; a deleted record's last is its current.
-        try db.execute("""
+        let kept = db.dialect.greatest("0", "coalesce((SELECT history_versions FROM retention), ?3) - 1")
+        try db.send("""
             DELETE FROM versions WHERE zone = ?1 AND name = ?2
-                AND (version <= (SELECT max(version) FROM versions WHERE zone = ?1 AND name = ?2) - ?3 OR modified_at < ?4)
+                AND (version <= (SELECT max(version) FROM versions WHERE zone = ?1 AND name = ?2) - \(kept)
+                    OR modified_at < ?4 - coalesce((SELECT history_days FROM retention), ?5) * 86400)
                 AND version < (SELECT max(version) FROM versions WHERE zone = ?1 AND name = ?2)
-            """, [zone, name, max(0, retention.historyVersions - 1), now.timeIntervalSince1970 - retention.historyAge])
+            """, [zone, name, standard.historyVersions, now.timeIntervalSince1970, standard.historyDays])
     }
 
     /// A record's kept versions, newest first, each with its number.

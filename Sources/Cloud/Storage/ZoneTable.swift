@@ -94,6 +94,6 @@ enum ZoneTable {
 
     /// Marks the zone changed, so database change fetches report it.
     static func touch(_ db: any SQLTransaction, zone: Int64, seq: Int64) throws {
-        try db.execute("UPDATE zones SET seq = ? WHERE id = ?", [seq, zone])
+        try db.send("UPDATE zones SET seq = ? WHERE id = ?", [seq, zone])
     }
 }
