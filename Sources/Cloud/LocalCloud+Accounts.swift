@@ -51,7 +51,7 @@ extension LocalCloud {
     }
 
     public func account(id: String) throws(CloudError) -> Account? {
-        try storage.read { db in try Self.fetchAccount(db, column: "id", value: id) }
+        try storage.lookUp { db in try Self.fetchAccount(db, column: "id", value: id) }
     }
 
     /// The accounts `caller` meets: itself, the people of every share it owns or takes part in (the owner of a

@@ -102,7 +102,7 @@ extension LocalCloud {
 
     /// The device that signs with `keyID`, revoked or not; nil if none.
     public func device(keyID: String) throws(CloudError) -> DeviceKey? {
-        try storage.read { db in
+        try storage.lookUp { db in
             try db.first("SELECT * FROM devices WHERE key_id = ?", [keyID]) { Self.device(from: $0) }
         }
     }
@@ -143,7 +143,7 @@ extension LocalCloud {
     /// The account a web token pair stands for, if it is one the cloud issued, unexpired and not revoked.
     public func account(apiToken: String, webAuthToken: String) throws(CloudError) -> Account? {
         let now = clock.now().timeIntervalSince1970
-        return try storage.read { db in
+        return try storage.lookUp { db in  // the token, then its account: each sound alone
             let account = try db.first("SELECT * FROM web_tokens WHERE api_token = ?", [apiToken]) { row -> String? in
                 guard row.data("auth_hash") == Self.hash(webAuthToken), (row.double("expires_at") ?? 0) > now,
                       row.double("revoked_at") == nil else { return nil }
@@ -157,7 +157,7 @@ extension LocalCloud {
     /// Whether a web token pair with this API token works now (issued, unexpired, not revoked).
     public func webTokenIsLive(apiToken: String) throws(CloudError) -> Bool {
         let now = clock.now().timeIntervalSince1970
-        return try storage.read { db in
+        return try storage.lookUp { db in
             try db.exists("SELECT 1 FROM web_tokens WHERE api_token = ? AND expires_at > ? AND revoked_at IS NULL", [apiToken, now]) == true
         }
     }

@@ -21,7 +21,7 @@ extension LocalCloud {
     public func identity() throws(CloudError) -> CloudIdentity {
         if let fault = faults.current.draw(random) { throw fault }
         let mark = highWater.read()
-        let current = try storage.read { db in try Self.readIdentity(db) }
+        let current = try storage.lookUp { db in try Self.readIdentity(db) }  // one statement
         if let id = current.id, !id.isEmpty, current.sequence >= mark ?? 0 { return CloudIdentity(id: id, sequence: current.sequence) }
         return try storage.write { db in
             try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)

@@ -37,7 +37,7 @@ extension LocalCloud {
 
     /// The operator's key with `keyID`, revoked or not; nil if none.
     public func operatorKey(keyID: String) throws(CloudError) -> OperatorKey? {
-        try storage.read { db in
+        try storage.lookUp { db in
             try db.first("SELECT * FROM operator_keys WHERE key_id = ?", [keyID]) { Self.operatorKey(from: $0) }
         }
     }

@@ -58,7 +58,13 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
         try transaction(["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], writes: false, in: pool, body)
     }
 
-    private func transaction<T>(_ opening: [String], writes: Bool, in pool: PostgresPool,
+    /// Each statement in its own transaction (PostgreSQL's autocommit): nothing to open or end.
+    public func lookUp<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        try transaction(nil, writes: false, in: pool, body)
+    }
+
+    /// - Parameter opening: what begins the transaction, sent with its first statement; nil for none at all.
+    private func transaction<T>(_ opening: [String]?, writes: Bool, in pool: PostgresPool,
                                 _ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         do {
             return try pool.with { connection in

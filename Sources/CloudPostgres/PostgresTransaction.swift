@@ -15,13 +15,15 @@ final class PostgresTransaction: SQLTransaction {
     let connection: PostgresConnection
     private let statements: StatementCache
     private let logger: Logger
-    /// Sent before the body's first statement; nothing is sent for a body that runs none.
-    private var opening: [String]
+    /// Sent before the body's first statement; nothing is sent for a body that runs none. Nil: no transaction
+    /// at all, each statement on its own.
+    private let opening: [String]?
+    /// Whether the transaction's opening was sent.
     private var begun = false
     /// Sent, answer not yet looked at.
     private var unanswered: [EventLoopFuture<PostgresQueryResult>] = []
 
-    init(_ connection: PostgresConnection, opening: [String], statements: StatementCache, logger: Logger) {
+    init(_ connection: PostgresConnection, opening: [String]?, statements: StatementCache, logger: Logger) {
         self.connection = connection
         self.opening = opening
         self.statements = statements
@@ -83,7 +85,7 @@ final class PostgresTransaction: SQLTransaction {
     }
 
     private func query(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
-        if !begun {
+        if !begun, let opening {
             begun = true
             unanswered += opening.map { connection.query(PostgresQuery(unsafeSQL: $0), logger: logger) }
         }

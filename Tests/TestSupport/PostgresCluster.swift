@@ -60,7 +60,8 @@ public final class PostgresCluster: @unchecked Sendable {
     /// `pg_ctl`'s arguments for `action` (start, or restart) on this cluster.
     private func pgctl(_ action: String) -> [String] {
         ["-D", data.path, "-l", directory.path("server.log").path, "-w", "-t", "60", "-m", "immediate",
-         "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.url.path) -c fsync=off", action]
+         // Every test of a process shares the cluster, each server holding up to eleven connections.
+         "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.url.path) -c fsync=off -c max_connections=400", action]
     }
 
     /// A shell command that crashes the server and starts it again (for a process outside the test's, such as

@@ -16,6 +16,11 @@ public protocol CloudStorage: Sendable {
     /// Runs `body` in one transaction that only reads, on a consistent snapshot.
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T
 
+    /// Runs a read whose statements need no common snapshot (one statement, or lookups each sound alone): a
+    /// store across a network runs each on its own, saving a transaction's opening and end, which are most of
+    /// the statements a request's authentication costs.
+    func lookUp<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T
+
     /// Tells every subscriber of the store, in any process, that a commit moved `topics` to `sequence`.
     /// Called after the commit; a push lost here only delays a subscriber (`push_topics` keeps the truth).
     func post(_ topics: Set<PushTopic>, sequence: Int64)
@@ -25,6 +30,12 @@ public protocol CloudStorage: Sendable {
 
     /// The store's own consistency check: "ok" when sound, else what it found.
     func integrityCheck() throws(CloudError) -> String
+}
+
+extension CloudStorage {
+    public func lookUp<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        try read(body)
+    }
 }
 
 /// An error a store's driver throws that says what the cloud's client should hear (a lock held too long, a
