@@ -7,7 +7,7 @@ import Logging
 import NIOPosix
 
 /// One request, from bytes in to bytes out: health, long polls, enrolment, then who is calling, the rate limit,
-/// and the protocol's operations (answered by `WireService` on the work queue).
+/// and the protocol's operations (answered by `WireService` on the server's work threads).
 final class RequestHandler: @unchecked Sendable {
     private let cloud: LocalCloud
     private let configuration: CloudServer.Configuration

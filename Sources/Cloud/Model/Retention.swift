@@ -18,6 +18,7 @@ public struct Retention: Equatable, Sendable, Codable {
         self.trashDays = trashDays
     }
 
-    var historyAge: TimeInterval { historyDays * 86_400 }
-    var trashAge: TimeInterval { trashDays * 86_400 }
+    static let secondsPerDay: TimeInterval = 86_400
+
+    var trashAge: TimeInterval { trashDays * Self.secondsPerDay }
 }

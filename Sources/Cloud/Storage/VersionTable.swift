@@ -20,9 +20,9 @@ enum VersionTable {
         try db.send("""
             DELETE FROM versions WHERE zone = ?1 AND name = ?2
                 AND (version <= (SELECT max(version) FROM versions WHERE zone = ?1 AND name = ?2) - \(kept)
-                    OR modified_at < ?4 - coalesce((SELECT history_days FROM retention), ?5) * 86400)
+                    OR modified_at < ?4 - coalesce((SELECT history_days FROM retention), ?5) * ?6)
                 AND version < (SELECT max(version) FROM versions WHERE zone = ?1 AND name = ?2)
-            """, [zone, name, standard.historyVersions, now.timeIntervalSince1970, standard.historyDays])
+            """, [zone, name, standard.historyVersions, now.timeIntervalSince1970, standard.historyDays, Retention.secondsPerDay])
     }
 
     /// A record's kept versions, newest first, each with its number.
