@@ -219,6 +219,11 @@ extension LocalDatabase {
         for id in saving.map(\.id) + deleting { try NameRules.validate(name: id.name, of: "record") }
         for record in saving where record.type != Share.recordType { try NameRules.validate(type: record.type) }
         for record in saving { if let parent = record.parent { try NameRules.validate(name: parent, of: "parent") } }
+        // A reference names a record: a name no record can have is refused here, not by the store (PostgreSQL's
+        // text cannot hold U+0000, and a delete-self reference's target is a column).
+        for record in saving {
+            for reference in record.fields.values.flatMap(\.references) { try NameRules.validate(name: reference.recordName, of: "reference") }
+        }
         for record in saving {
             if let (key, _) = record.fields.first(where: { !$0.value.isFinite }) {
                 throw .invalidArguments("field \(key) of record \(record.id.name) is not a finite number")

@@ -16,7 +16,8 @@ final class ServerFixture: @unchecked Sendable {
     let key = P256.Signing.PrivateKey()
     let keyID: String
     let server: TestServer
-    let http = HTTPClient(eventLoopGroupProvider: .singleton)
+    /// Made last: a client dropped unshut (the server above failed to start) stops the whole test process.
+    let http: HTTPClient
 
     init() throws {
         cloud = try TestStore.open(directory: directory.url, faults: nil)
@@ -24,6 +25,7 @@ final class ServerFixture: @unchecked Sendable {
         let code = try cloud.makeEnrolmentCode(for: heather)
         keyID = try cloud.enrol(code: code, publicKey: key.publicKey.derRepresentation, deviceName: "heather/laptop").key.keyID
         server = try TestServer(cloud: directory.url)
+        http = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
     deinit { try? http.syncShutdown() }

@@ -37,6 +37,17 @@ import TestSupport
         #expect(try f.owner.shares(in: f.notes).count == 1)
     }
 
+    /// U+0000 is text SQLite keeps and PostgreSQL refuses: both stores refuse it the same way, as a bad argument.
+    @Test func aReferenceToANameNoRecordCanHaveIsRefusedOnEitherStore() throws {
+        for (name, action) in [("a\u{0}b", Reference.Action.deleteSelf), ("a\u{0}b", .none), ("\u{1B}[2J", .none)] {
+            for value in [FieldValue.reference(Reference(recordName: name, action: action)), .list([.reference(Reference(recordName: name))])] {
+                let error = #expect(throws: CloudError.self, "\(value)") { try plant("hz", ["link": value]) }
+                #expect(error?.description.contains("reference name") == true, "\(String(describing: error))")
+            }
+        }
+        #expect(throws: CloudError.self, "nothing saved") { try heather.record(f.id("hz")) }
+    }
+
     @Test func aReferenceMustPointInsideWhatTheParticipantMayWrite() throws {
         let outside = CloudError.permissionFailure("a reference must point inside what is shared with you")
         #expect(throws: outside, "a private record") {
