@@ -50,17 +50,21 @@ struct LocalDatabase: Sendable {
         }
     }
 
+    /// The scope a database is stored under: a shared zone lives in its owner's private database.
+    private static func storedScope(owner: String) -> DatabaseScope { owner.isEmpty ? .public : .private }
+
     func databaseID(_ db: any SQLTransaction, owner: String, create: Bool) throws -> Int64? {
-        try ZoneTable.databaseID(db, container: cloud.container, scope: owner.isEmpty ? .public : .private,
-                                 owner: owner, create: create)
+        try ZoneTable.databaseID(db, container: cloud.container, scope: Self.storedScope(owner: owner), owner: owner, create: create)
     }
 
     /// The caller's access to a live zone for a read; nil for a default zone
     /// never written to (nothing is in it).
     func access(_ db: any SQLTransaction, _ zoneID: ZoneID) throws -> ZoneAccess? {
         let owner = storedOwner(of: zoneID)
-        guard let database = try databaseID(db, owner: owner, create: false),
-              let row = try ZoneTable.find(db, database: database, name: zoneID.name), row.isLive else {
+        // One statement for the database and the zone: every request on records starts here.
+        guard let row = try ZoneTable.find(db, container: cloud.container, scope: Self.storedScope(owner: owner), owner: owner,
+                                           name: zoneID.name),
+              row.isLive else {
             guard zoneID.isDefault, scope != .shared else { throw CloudError.zoneNotFound(zoneID) }
             return nil
         }

@@ -150,6 +150,8 @@ struct NetBenchmark: ParsableCommand {
         group.wait()
         let used = time.sinceStart()
         let timings = exchanges.timings
+        let saves = exchanges.timings { $0 == "records/modify" }
+        let fetches = exchanges.timings { $0.hasPrefix("changes/") }
         let devicesWhere = server.devicesDirectory.path.hasPrefix(MemoryDirectory.root) ? "in memory" : "on disk"
         return [
             Figure(name: "load: \(count) devices on \(servers) server\(servers == 1 ? "" : "s"), an edit a second each, \(Int(seconds)) s: requests",
@@ -157,6 +159,10 @@ struct NetBenchmark: ParsableCommand {
                    unit: "requests", target: "—"),
             Figure(name: "load: request latency as clients saw it", median: timings.median, p95: timings.p95, p99: timings.p99, unit: "ms",
                    target: "p95 ≤ 100"),
+            // Saves and fetches apart: saves wait for the writers' turn (see docs/STORAGE.md), fetches do not.
+            Figure(name: "load: of which saves (records/modify)", median: saves.median, p95: saves.p95, p99: saves.p99, unit: "ms", target: "—"),
+            Figure(name: "load: of which fetches (changes/…)", median: fetches.median, p95: fetches.p95, p99: fetches.p99, unit: "ms",
+                   target: "—"),
             Figure(name: "load: failed requests (transport or 5xx) / syncs that failed", value: Double(exchanges.errors), unit: "requests",
                    target: "0"),
             Figure(name: "load: syncs that failed", value: Double(failures.count), unit: "syncs", target: "0"),
@@ -210,17 +216,24 @@ extension ServedCloud {
 final class Exchanges: @unchecked Sendable {
     private let lock = NSLock()
     private var samples: [Double] = []
+    /// The same, by operation ("records/modify", "changes/zone").
+    private var byOperation: [String: [Double]] = [:]
     private var failed = 0
 
     func add(_ path: String, _ seconds: Double, _ status: Int) {
         lock.withLock {
             samples.append(seconds * 1000)
+            byOperation[path.split(separator: "/").suffix(2).joined(separator: "/"), default: []].append(seconds * 1000)
             if status == 0 || status >= 500 || status == 429 { failed += 1 }
         }
     }
 
-    func reset() { lock.withLock { samples = []; failed = 0 } }
+    func reset() { lock.withLock { samples = []; byOperation = [:]; failed = 0 } }
     var timings: Timings { lock.withLock { Timings(samples: samples) } }
+    /// The exchanges of the operations `include` picks.
+    func timings(of include: (String) -> Bool) -> Timings {
+        lock.withLock { Timings(samples: byOperation.filter { include($0.key) }.flatMap(\.value)) }
+    }
     var errors: Int { lock.withLock { failed } }
 }
 

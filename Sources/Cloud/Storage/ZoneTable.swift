@@ -46,6 +46,14 @@ enum ZoneTable {
         try db.int64("SELECT purged_through FROM databases WHERE id = ?", [database]) ?? 0
     }
 
+    /// A zone by its database's key and its name (nil: no such database, or no such zone in it).
+    static func find(_ db: any SQLTransaction, container: String, scope: DatabaseScope, owner: String, name: String) throws -> ZoneRow? {
+        try db.first("""
+            SELECT z.* FROM zones z JOIN databases d ON d.id = z.database
+            WHERE d.container = ? AND d.scope = ? AND d.owner = ? AND z.name = ?
+            """, [container, scope.rawValue, owner, name]) { ZoneRow($0) }
+    }
+
     static func find(_ db: any SQLTransaction, database: Int64, name: String) throws -> ZoneRow? {
         try db.first("SELECT * FROM zones WHERE database = ? AND name = ?", [database, name]) { ZoneRow($0) }
     }
