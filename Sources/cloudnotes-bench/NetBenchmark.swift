@@ -159,7 +159,7 @@ struct NetBenchmark: ParsableCommand {
                    unit: "requests", target: "—"),
             Figure(name: "load: request latency as clients saw it", median: timings.median, p95: timings.p95, p99: timings.p99, unit: "ms",
                    target: "p95 ≤ 100"),
-            // Saves and fetches apart: saves wait for the writers' turn (see docs/STORAGE.md), fetches do not.
+            // Saves and fetches apart: saves wait for the writers' turn (docs/STORAGE.md), fetches only for threads.
             Figure(name: "load: of which saves (records/modify)", median: saves.median, p95: saves.p95, p99: saves.p99, unit: "ms", target: "—"),
             Figure(name: "load: of which fetches (changes/…)", median: fetches.median, p95: fetches.p95, p99: fetches.p99, unit: "ms",
                    target: "—"),
