@@ -75,14 +75,27 @@ public enum StorageCopy {
         }
     }
 
-    /// Copies one table in runs of rows (a few thousand values to a statement); returns how many rows.
+    /// Copies one table in runs of rows (a few thousand values to a statement) as it reads them, so a run is all
+    /// the copy holds at once (the file's rows are read one by one); returns how many rows.
     private static func copy(_ table: String, columns: [String], from: any SQLTransaction, to: any SQLTransaction) throws -> Int {
         let list = columns.joined(separator: ", ")
-        let rows = try from.all("SELECT \(list) FROM \(table)") { row in (0..<columns.count).map { row.value($0) } }
         let placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
-        try inSQLLists(rows, size: max(1, 4_000 / columns.count), each: placeholders) { run, values in
-            _ = try to.run("INSERT INTO \(table)(\(list)) VALUES \(values)", run.flatMap { $0 }) { _ in }
+        let size = max(1, 4_000 / columns.count)
+        var run: [[SQLValue]] = []
+        run.reserveCapacity(size)
+        func flush() throws {
+            try inSQLLists(run, size: size, each: placeholders) { rows, values in
+                _ = try to.run("INSERT INTO \(table)(\(list)) VALUES \(values)", rows.flatMap { $0 }) { _ in }
+            }
+            run.removeAll(keepingCapacity: true)
         }
-        return rows.count
+        var count = 0
+        _ = try from.run("SELECT \(list) FROM \(table)", []) { row in
+            run.append((0..<columns.count).map { row.value($0) })
+            count += 1
+            if run.count == size { try flush() }
+        }
+        try flush()
+        return count
     }
 }

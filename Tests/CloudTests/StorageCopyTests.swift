@@ -1,0 +1,34 @@
+@testable import Cloud
+import CloudPostgres
+import Foundation
+import Testing
+import TestSupport
+
+/// `cloud migrate`'s copy moves a table in runs as it reads it: a table of many runs arrives whole, each row once.
+@Suite(.enabled(if: TestStore.isPostgres, "the PostgreSQL run's (CLOUDNOTES_TEST_STORE=postgresql)"))
+struct StorageCopyTests {
+    @Test func aTableOfManyRunsIsCopiedWholeRowForRow() throws {
+        let directory = TemporaryDirectory("copied")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        let heather = try file.createAccount(name: "heather")
+        let notes = ZoneID(name: "Notes", owner: heather.id)
+        let database = try file.database(.private, as: heather)
+        _ = try database.save(zone: notes)
+        // 1,000 records of 12 columns: a run is 333 rows, so three full runs and a last one of one.
+        for batch in 0..<5 {
+            _ = try database.modifyRecords(saving: (0..<200).map { Record.make("p\(batch)-\($0)", in: notes) })
+        }
+
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        let source = try LocalCloud.fileStorage(in: directory.url), target = try PostgresStorage(url: url)
+        let report = try StorageCopy.copy(from: source, to: target)
+        #expect(report.rows.first { $0.table == "records" }?.count == 1_000)
+        let rows = "SELECT zone, name, change_tag, seq FROM records ORDER BY zone, name"
+        func read(_ storage: any CloudStorage) throws -> [String] {
+            try storage.read { db in try db.all(rows) { row in "\(row.int64(0)) \(row.text(1)) \(row.text(2)) \(row.int64(3))" } }
+        }
+        let copied = try read(target)
+        #expect(copied.count == report.rows.first { $0.table == "records" }?.count)
+        #expect(copied == (try read(source)))
+    }
+}
