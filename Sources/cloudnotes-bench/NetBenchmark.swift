@@ -120,6 +120,7 @@ struct NetBenchmark: ParsableCommand {
         }
         for sync in syncs { try sync.syncNow() }
         exchanges.reset()
+        let logged = server.logEnds()
         let time = ProcessorTime(servers: server.servers.map(\.processIdentifier), database: store != nil)
         let failures = Failures()
         let deadline = Date() + seconds
@@ -152,6 +153,9 @@ struct NetBenchmark: ParsableCommand {
         let timings = exchanges.timings
         let saves = exchanges.timings { $0 == "records/modify" }
         let fetches = exchanges.timings { $0.hasPrefix("changes/") }
+        let served = try server.served(since: logged)
+        let servedAll = Timings(samples: served.map(\.milliseconds))
+        let servedSaves = Timings(samples: served.filter { $0.operation == "records/modify" }.map(\.milliseconds))
         let devicesWhere = server.devicesDirectory.path.hasPrefix(MemoryDirectory.root) ? "in memory" : "on disk"
         return [
             Figure(name: "load: \(count) devices on \(servers) server\(servers == 1 ? "" : "s"), an edit a second each, \(Int(seconds)) s: requests",
@@ -163,6 +167,12 @@ struct NetBenchmark: ParsableCommand {
             Figure(name: "load: of which saves (records/modify)", median: saves.median, p95: saves.p95, p99: saves.p99, unit: "ms", target: "—"),
             Figure(name: "load: of which fetches (changes/…)", median: fetches.median, p95: fetches.p95, p99: fetches.p99, unit: "ms",
                    target: "—"),
+            // The same requests as the servers timed them (their access logs): without the time the devices' own
+            // process, which shares this machine, took to send them and to read the answers.
+            Figure(name: "load: request latency as the servers timed it (\(served.count) logged)", median: servedAll.median, p95: servedAll.p95,
+                   p99: servedAll.p99, unit: "ms", target: "—"),
+            Figure(name: "load: of which saves, as the servers timed them", median: servedSaves.median, p95: servedSaves.p95,
+                   p99: servedSaves.p99, unit: "ms", target: "—"),
             Figure(name: "load: failed requests (transport or 5xx) / syncs that failed", value: Double(exchanges.errors), unit: "requests",
                    target: "0"),
             Figure(name: "load: syncs that failed", value: Double(failures.count), unit: "syncs", target: "0"),
@@ -185,9 +195,36 @@ final class ServedCloud {
         self.scratch = scratch
         devicesDirectory = directory ?? scratch.directory
         let environment = scratch.database.map { ["CLOUDNOTES_STORE": $0.description] } ?? [:]
-        servers = try (0..<max(1, count)).map { _ in
-            try ServerProcess(executable: beside("cloudnotes"), cloud: scratch.directory.appendingPathComponent("cloud"), environment: environment)
+        logs = (0..<max(1, count)).map { scratch.directory.appendingPathComponent("server-\($0).log") }
+        servers = try logs.map { log in
+            try ServerProcess(executable: beside("cloudnotes"), cloud: scratch.directory.appendingPathComponent("cloud"), environment: environment,
+                              log: log)
         }
+    }
+
+    /// Each server's access log (one JSON object a request, with the milliseconds the server took).
+    let logs: [URL]
+
+    /// How far each access log reaches now: what `servedTimings(since:)` starts after.
+    func logEnds() -> [UInt64] {
+        logs.map { (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? UInt64) ?? 0 }
+    }
+
+    /// The requests the servers logged since `ends` (`logEnds()`), each with its operation ("records/modify") and the
+    /// milliseconds the server took: from the request read to the answer handed back to the network.
+    func served(since ends: [UInt64]) throws -> [(operation: String, milliseconds: Double)] {
+        var found: [(String, Double)] = []
+        for (log, end) in zip(logs, ends) {
+            let handle = try FileHandle(forReadingFrom: log)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: end)
+            for line in (try handle.readToEnd() ?? Data()).split(separator: UInt8(ascii: "\n")) {
+                guard let entry = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: String], entry["message"] == "request",
+                      let path = entry["path"], let ms = entry["ms"].flatMap(Double.init) else { continue }
+                found.append((path.split(separator: "/").suffix(2).joined(separator: "/"), ms))
+            }
+        }
+        return found
     }
 
     /// A device of `account` (the scratch's by default), enrolled with a key of its own, syncing through the next
