@@ -143,16 +143,17 @@ public final class LocalCloud: PushSource, Sendable {
     }
 
     private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> (result: T, commit: Committed) {
-        var committed = Committed(sequence: 0, previous: [:])
+        var committing: (() throws -> Committed)?
         let mark = highWater.read()
         let result = try storage.write { db in
             // A file put back to an older state gets a new identity before anything is written over it.
             let sequence = try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
             var request = Request(db: db, now: clock.now(), sequence: sequence)
             let result = try body(&request)
-            committed = try request.finish()
+            committing = try request.finish()
             return result
         }
+        let committed = try wrapStorage { try committing!() }
         if committed.sequence > (mark ?? 0) { highWater.raise(to: committed.sequence) }
         if !committed.previous.isEmpty { storage.post(Set(committed.previous.keys), sequence: committed.sequence) }
         return (result, committed)
@@ -202,12 +203,15 @@ struct Request {
         return sequence
     }
 
-    /// Writes the sequence number reached and moves each topic told to it.
-    func finish() throws -> Committed {
+    /// Writes the sequence number reached and moves each topic told to it; what the request committed is known
+    /// once the transaction has (the returned closure, called after the commit).
+    func finish() throws -> () throws -> Committed {
         if sequence != startSequence {
             try db.send("UPDATE sequence SET value = ? WHERE id = 1", [sequence])
         }
-        guard !topics.isEmpty else { return Committed(sequence: sequence, previous: [:]) }
-        return Committed(sequence: sequence, previous: try TopicTable.advance(db, topics, to: sequence, unknown: startSequence))
+        let sequence = sequence
+        guard !topics.isEmpty else { return { Committed(sequence: sequence, previous: [:]) } }
+        let previous = try TopicTable.advance(db, topics, to: sequence, unknown: startSequence)
+        return { Committed(sequence: sequence, previous: try previous()) }
     }
 }

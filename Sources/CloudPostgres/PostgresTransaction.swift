@@ -44,6 +44,18 @@ final class PostgresTransaction: SQLTransaction {
         unanswered.append(submit(sql, values))
     }
 
+    /// Sent like `send`; after the commit (which waited for every answer) its rows are there to read.
+    func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer {
+        let answer = submit(sql, values)
+        unanswered.append(answer)
+        return SQLAnswer {
+            try answer.wait().rows.map { row in
+                let cells = PostgresResultRow(row.makeRandomAccess())
+                return (0..<cells.columnCount).map(cells.value)
+            }
+        }
+    }
+
     /// Commits what was sent, waiting for every answer. PostgreSQL answers the `COMMIT` of a transaction a
     /// failed statement aborted with `ROLLBACK`, not an error: that is one here.
     func commit() throws {

@@ -15,6 +15,21 @@ public protocol SQLTransaction: AnyObject {
     /// sends it without waiting for its answer: a failure is then thrown by the next statement waited for, or by
     /// the commit, and the transaction fails as a whole as it would have. SQLite runs it at once.
     func send(_ sql: String, _ values: [SQLValue]) throws
+
+    /// Sends a query whose rows are read only after the transaction commits (`SQLAnswer.rows`). A store across
+    /// a network sends it with the statements after it and the commit, waiting for no answer of its own; as
+    /// with `send`, a failure fails the transaction. SQLite runs it at once.
+    func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer
+}
+
+/// The rows of a query sent with `ask`, to read once its transaction has committed.
+public struct SQLAnswer {
+    private let read: () throws -> [[SQLValue]]
+
+    public init(_ read: @escaping () throws -> [[SQLValue]]) { self.read = read }
+
+    /// Each row's values, in the query's column order.
+    public func rows() throws -> [[SQLValue]] { try read() }
 }
 
 /// Which SQL a store speaks, for the statements that cannot be written once.
@@ -104,6 +119,12 @@ extension SQLRow {
 extension SQLTransaction {
     public func send(_ sql: String, _ values: [SQLValue]) throws {
         try run(sql, values) { _ in }
+    }
+
+    public func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer {
+        var rows: [[SQLValue]] = []
+        try run(sql, values) { row in rows.append((0..<row.columnCount).map(row.value)) }
+        return SQLAnswer { rows }
     }
 
     /// `send` with Swift values.
