@@ -31,8 +31,11 @@ public struct CloudServer: Sendable {
         public var enrolmentRate: Double = 5
         public var enrolmentBurst: Double = 100
         /// Threads the cloud's calls run on, each blocking while its storage answers (SQLite's lock,
-        /// PostgreSQL's round trips): requests past these wait their turn.
+        /// PostgreSQL's round trips): requests past these wait their turn. Reads (and every request's
+        /// authentication) have `workThreads`; the operations that write have `writeThreads` of their own, so
+        /// saves waiting for the writers' lock never hold the threads fetches need.
         public var workThreads = 16
+        public var writeThreads = 8
 
         public init(host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil) {
             self.host = host
@@ -56,8 +59,10 @@ public struct CloudServer: Sendable {
     public func run(listening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
         let hub = PushHub(cloud: cloud, random: SystemRandom())
         let work = NIOThreadPool(numberOfThreads: configuration.workThreads)
+        let writes = NIOThreadPool(numberOfThreads: configuration.writeThreads)
         work.start()
-        let handler = RequestHandler(cloud: cloud, configuration: configuration, hub: hub, work: work, logger: logger)
+        writes.start()
+        let handler = RequestHandler(cloud: cloud, configuration: configuration, hub: hub, work: work, writes: writes, logger: logger)
         let responder = CallbackResponder<PeerContext> { request, context in await handler.respond(to: request, from: context.peer) }
         let scheme = configuration.tlsCertificate == nil ? "http" : "https"
         var server: HTTPServerBuilder = .http1()
@@ -83,9 +88,11 @@ public struct CloudServer: Sendable {
             try await group.run()
         } catch {
             try? await work.shutdownGracefully()
+            try? await writes.shutdownGracefully()
             throw error
         }
         try await work.shutdownGracefully()
+        try await writes.shutdownGracefully()
     }
 }
 

@@ -21,6 +21,8 @@ final class RequestHandler: @unchecked Sendable {
     /// The cloud's calls run here, off the event loops. Not on Dispatch's pool: it adds threads slowly past the
     /// cores while its workers block, and requests queued behind the few waiting on PostgreSQL's answers.
     private let work: NIOThreadPool
+    /// The operations that write run here: waiting for the writers' lock, they hold none of `work`'s threads.
+    private let writes: NIOThreadPool
     private let lock = NSLock()
     private var _baseURL = ""
     /// Where clients reach this server, for the notification URLs it hands out.
@@ -29,9 +31,11 @@ final class RequestHandler: @unchecked Sendable {
         set { lock.withLock { _baseURL = newValue } }
     }
 
-    init(cloud: LocalCloud, configuration: CloudServer.Configuration, hub: PushHub, work: NIOThreadPool, logger: Logger) {
+    init(cloud: LocalCloud, configuration: CloudServer.Configuration, hub: PushHub, work: NIOThreadPool, writes: NIOThreadPool,
+         logger: Logger) {
         self.cloud = cloud
         self.work = work
+        self.writes = writes
         self.configuration = configuration
         self.hub = hub
         self.logger = logger
@@ -111,7 +115,8 @@ final class RequestHandler: @unchecked Sendable {
             let base = request.head.authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
             return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), caller.id)
         }
-        let (answer, identity) = await run({ (self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity()) },
+        let (answer, identity) = await run(on: wirePath.onlyReads ? work : writes,
+                                           { (self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity()) },
                                            stopping: (stopping(), nil))
         var response = reply(answer)
         // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
@@ -184,8 +189,8 @@ final class RequestHandler: @unchecked Sendable {
     }
 
     /// A call that cannot fail but for the pool being shut down (the server is stopping): then `stopping`.
-    private func run<T: Sendable>(_ body: @escaping @Sendable () -> T, stopping: T) async -> T {
-        (try? await work.runIfActive(body)) ?? stopping
+    private func run<T: Sendable>(on pool: NIOThreadPool? = nil, _ body: @escaping @Sendable () -> T, stopping: T) async -> T {
+        (try? await (pool ?? work).runIfActive(body)) ?? stopping
     }
 
     /// The answer to a request the server is too far into stopping to run.

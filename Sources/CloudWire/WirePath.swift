@@ -33,6 +33,17 @@ public struct WirePath: Hashable, Sendable {
                   operation: parts[(scope == nil ? 5 : 6)...].joined(separator: "/"))
     }
 
+    /// The operations that only read. A server runs them on threads apart from the writes, which wait in turn for
+    /// the cloud's writers' lock: a fetch never waits for a thread a waiting save holds.
+    public static let readOnlyOperations: Set<String> = [
+        "changes/database", "changes/zone", "cloud/identity", "invitations/list", "records/changes", "records/history",
+        "records/lookup", "records/query", "records/trash", "requests/list", "shares/ended", "shares/list", "shares/lookup",
+        "users/current", "users/list", "users/lookup/email", "users/lookup/id", "users/lookup/name", "zones/list", "zones/lookup",
+    ]
+
+    /// Whether the operation only reads (`readOnlyOperations`).
+    public var onlyReads: Bool { Self.readOnlyOperations.contains(operation) }
+
     public var path: String {
         "/database/\(Self.version)/\(container)/\(environment)/" + (scope.map { "\($0.rawValue)/" } ?? "") + operation
     }

@@ -1,0 +1,53 @@
+@testable import Cloud
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// Saves waiting for the cloud's writers' lock hold threads of their own: a fetch is answered meanwhile. On
+/// PostgreSQL only: the file's store runs a process's reads and writes on one connection, so there a fetch waits
+/// behind the saves whatever thread it has.
+@Suite(.enabled(if: TestStore.isPostgres, "the PostgreSQL run's (CLOUDNOTES_TEST_STORE=postgresql)"))
+struct WorkThreadsTests {
+    @Test func aFetchIsAnsweredWhileManySavesWaitForTheWritersLock() throws {
+        let f = try ServerFixture()
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        // Another process's writer holding the cloud's writers' lock (the sequence row).
+        let holder = try TestStore.open(directory: f.directory.url, faults: nil)
+        Thread {
+            _ = try? holder.storage.write { db in
+                try db.execute("UPDATE sequence SET value = value WHERE id = 1")
+                held.signal()
+                release.wait()
+            }
+        }.start()
+        held.wait()
+        defer { release.signal() }
+
+        // More saves than a server has threads in all (16 for reads, 8 for writes), each waiting for the lock;
+        // through several clients, as each keeps at most 8 connections to a server.
+        let clients = (0..<5).map { _ in f.remote().database(.private, as: f.heather) }
+        let saves = DispatchGroup()
+        let saved = Mutex<[Bool]>([])
+        for i in 0..<30 {
+            saves.enter()
+            Thread {
+                let ok = (try? clients[i % clients.count].save(zone: ZoneID(name: "Waiting\(i)"))) != nil
+                saved.withLock { $0.append(ok) }
+                saves.leave()
+            }.start()
+        }
+        Thread.sleep(forTimeInterval: 1)  // the saves reach the server and wait
+
+        // A client of its own, apart from the saves' clients.
+        let started = Date()
+        let zones = try f.remote().database(.private, as: f.heather).allZones()
+        #expect(zones.isEmpty, "none of the waiting saves went through")
+        #expect(Date().timeIntervalSince(started) < 5, "answered while the saves wait")
+        #expect(saved.withLock { $0.isEmpty }, "the saves were still waiting")
+
+        release.signal()
+        saves.wait()
+        #expect(saved.withLock { $0.filter { $0 }.count } == 30, "every save went through once the lock was let go")
+    }
+}
