@@ -167,6 +167,8 @@ extension Request {
             return
         }
         topics.insert(.database(.private, of: access.ownerID))
+        // A zone read without a live share has no audience: the writers' lock is spared a round trip.
+        guard access.zone.hasLiveShares != false else { return }
         for account in try ShareTable.audience(db, zone: access.zone.id) {
             topics.insert(.database(.shared, of: account))
         }

@@ -15,10 +15,14 @@ struct ZoneRow {
     /// When a record last moved to another parent while the zone had
     /// hierarchical shares: what participants see may have shrunk.
     let hierarchySeq: Int64
+    /// Whether the zone has a live share, when the query that read it said (nil: not asked). A zone without one
+    /// has nobody to tell in other accounts, and a write to it need not ask who.
+    let hasLiveShares: Bool?
 
     var isLive: Bool { deletionReason == nil }
 
-    init(_ row: any SQLRow) {
+    init(_ row: any SQLRow, hasLiveShares: Bool? = nil) {
+        self.hasLiveShares = hasLiveShares
         id = row.int64("id")
         database = row.int64("database")
         name = row.text("name")
@@ -46,12 +50,14 @@ enum ZoneTable {
         try db.int64("SELECT purged_through FROM databases WHERE id = ?", [database]) ?? 0
     }
 
-    /// A zone by its database's key and its name (nil: no such database, or no such zone in it).
+    /// A zone by its database's key and its name (nil: no such database, or no such zone in it), and whether it
+    /// has a live share.
     static func find(_ db: any SQLTransaction, container: String, scope: DatabaseScope, owner: String, name: String) throws -> ZoneRow? {
         try db.first("""
-            SELECT z.* FROM zones z JOIN databases d ON d.id = z.database
+            SELECT z.*, EXISTS (SELECT 1 FROM shares s WHERE s.zone = z.id AND s.deleted = 0) AS has_live_shares
+            FROM zones z JOIN databases d ON d.id = z.database
             WHERE d.container = ? AND d.scope = ? AND d.owner = ? AND z.name = ?
-            """, [container, scope.rawValue, owner, name]) { ZoneRow($0) }
+            """, [container, scope.rawValue, owner, name]) { ZoneRow($0, hasLiveShares: $0.bool("has_live_shares")) }
     }
 
     static func find(_ db: any SQLTransaction, database: Int64, name: String) throws -> ZoneRow? {

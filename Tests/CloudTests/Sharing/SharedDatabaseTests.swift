@@ -212,3 +212,30 @@ import TestSupport
         return comment
     }
 }
+
+/// Who hears of a write in a shared zone: each participant's shared database while the share stands, and
+/// nobody's once it has ended.
+@Suite struct SharedZonePushTests {
+    @Test func aWriteInASharedZoneReachesItsParticipantsUntilTheShareEnds() throws {
+        let f = try SharingFixture()
+        let saved = try f.sharePost(inviting: [(f.heather, .readWrite)])
+        try f.cloud.acceptShare(saved.url!, as: f.heather)
+        let heard = PushLog()
+        let subscription = f.cloud.subscribe(to: [.database(.shared, of: f.heather.id)], handler: heard.record)
+        defer { subscription.cancel() }
+
+        var post = try f.owner.record(f.post.id)
+        post["title"] = .string("edited by its owner")
+        try f.owner.save(post)
+        #expect(eventually { heard.all.contains(.database(.shared, of: f.heather.id)) }, "the participant hears the owner's write")
+
+        try f.owner.deleteShare(saved.share.id)
+        Thread.sleep(forTimeInterval: 0.2)
+        let before = heard.all.count
+        post = try f.owner.record(f.post.id)
+        post["title"] = .string("edited again, shared with nobody")
+        try f.owner.save(post)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(heard.all.count == before, "nobody else hears of a zone shared with nobody")
+    }
+}
