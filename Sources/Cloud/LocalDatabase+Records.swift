@@ -26,19 +26,23 @@ extension LocalDatabase {
                 zoneResult.saveResults.reserveCapacity(saves.count)
                 let deletes = deleting.filter { $0.zone == zone }
                 if !saves.isEmpty {
-                    // The caller's access is worked out once for the zone's saves; the zone is touched and its audience told once.
-                    let access = Result { () throws(CloudError) in
-                        let zoneID = try normalize(zone)
-                        return try wrapStorage { try self.access(zoneID, for: &request) }
-                    }
-                    // What the saves replace, found in one go (no two saves of a request name the same record).
-                    let existing = access.flatMap { access in
+                    let zoneID = Result { () throws(CloudError) in try normalize(zone) }
+                    // What the saves replace, asked in one go (no two saves of a request name the same record) and
+                    // before the zone is looked up: the two answers come in one round trip.
+                    let asked = zoneID.flatMap { zoneID in
                         Result { () throws(CloudError) in
-                            try wrapStorage {
-                                try RecordTable.find(request.db, zone: access.zone.id, names: saves.map { saving[$0].id.name }, zoneID: access.zoneID)
+                            let owner = storedOwner(of: zoneID)
+                            return try wrapStorage {
+                                try RecordTable.ask(request.db, container: cloud.container, scope: Self.storedScope(owner: owner), owner: owner,
+                                                    names: saves.map { saving[$0].id.name }, zoneID: zoneID)
                             }
                         }
                     }
+                    // The caller's access is worked out once for the zone's saves; the zone is touched and its audience told once.
+                    let access = zoneID.flatMap { zoneID in
+                        Result { () throws(CloudError) in try wrapStorage { try self.access(zoneID, for: &request) } }
+                    }
+                    let existing = access.flatMap { _ in asked.flatMap { read in Result { () throws(CloudError) in try wrapStorage(read) } } }
                     for i in saves {
                         zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
                             try write(saving[i], body: bodies[i], policy: policies[saving[i].id] ?? policy, access: try access.get(),

@@ -42,7 +42,7 @@ struct LocalDatabase: Sendable {
     }
 
     /// The owner of the stored database that holds a (normalized) zone.
-    private func storedOwner(of zone: ZoneID) -> String {
+    func storedOwner(of zone: ZoneID) -> String {
         switch scope {
         case .private: caller.id
         case .public: ""
@@ -51,7 +51,7 @@ struct LocalDatabase: Sendable {
     }
 
     /// The scope a database is stored under: a shared zone lives in its owner's private database.
-    private static func storedScope(owner: String) -> DatabaseScope { owner.isEmpty ? .public : .private }
+    static func storedScope(owner: String) -> DatabaseScope { owner.isEmpty ? .public : .private }
 
     func databaseID(_ db: any SQLTransaction, owner: String, create: Bool) throws -> Int64? {
         try ZoneTable.databaseID(db, container: cloud.container, scope: Self.storedScope(owner: owner), owner: owner, create: create)

@@ -44,15 +44,14 @@ final class PostgresTransaction: SQLTransaction {
         unanswered.append(submit(sql, values))
     }
 
-    /// Sent like `send`; after the commit (which waited for every answer) its rows are there to read.
+    /// Sent like `send`; its rows are read when asked for (after the commit, which waited for every answer,
+    /// they are there).
     func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer {
         let answer = submit(sql, values)
         unanswered.append(answer)
-        return SQLAnswer {
-            try answer.wait().rows.map { row in
-                let cells = PostgresResultRow(row.makeRandomAccess())
-                return (0..<cells.columnCount).map(cells.value)
-            }
+        return SQLAnswer { [self] in
+            try settle()  // read mid-transaction: a failure sent before it is the one to throw
+            return try answer.wait().rows.map { SQLValuesRow(PostgresResultRow($0.makeRandomAccess())) }
         }
     }
 

@@ -30,6 +30,10 @@ import TestSupport
         #expect(throws: CloudError.unknownItem(RecordID(name: "p1", zone: marys))) {
             try mary.record(RecordID(name: "p1", zone: ZoneID(name: "Notes")))
         }
+        // Her own p1 is new: not heather's p1 changed under her.
+        let created = try mary.save(.make("p1", in: marys, ["title": "mary's"]))
+        #expect(created.system?.createdBy == (try test.cloud.account(named: "mary")).id)
+        #expect(try heather.record(RecordID(name: "p1", zone: hers)).string("title") == nil, "heather's p1 is untouched")
     }
 
     @Test func publicDatabaseEveryoneReadsAnyoneCreatesOnlyTheCreatorChanges() throws {

@@ -43,6 +43,32 @@ enum RecordTable {
         return found
     }
 
+    /// `find` for a zone named by its database's key rather than its row, asked without waiting
+    /// (`SQLTransaction.ask`): sent before the zone itself is looked up, both answers come in one round trip.
+    /// The returned closure reads them.
+    static func ask(_ db: any SQLTransaction, container: String, scope: DatabaseScope, owner: String, names: [String],
+                    zoneID: ZoneID) throws -> () throws -> [String: StoredRecord] {
+        let qualified = columns.split(separator: ", ").map { "r." + $0 }.joined(separator: ", ")
+        var answers: [SQLAnswer] = []
+        try inSQLLists(names, size: 200, each: "?") { part, list in
+            let key: [SQLValue] = [.text(container), .text(scope.rawValue), .text(owner), .text(zoneID.name)]
+            answers.append(try db.ask("""
+                SELECT \(qualified) FROM records r JOIN zones z ON z.id = r.zone JOIN databases d ON d.id = z.database
+                WHERE d.container = ? AND d.scope = ? AND d.owner = ? AND z.name = ? AND r.name IN (\(list))
+                """, key + part.map(SQLValue.text)))
+        }
+        return {
+            var found: [String: StoredRecord] = [:]
+            for answer in answers {
+                for row in try answer.rows() {
+                    let stored = try stored(from: row, zoneID: zoneID)
+                    found[stored.name] = stored
+                }
+            }
+            return found
+        }
+    }
+
     /// Records changed after `sequence` (tombstones included), or every live
     /// record when nil, in the order they changed. A record whose change tag
     /// `known` holds for its name comes back marked known, without its fields.

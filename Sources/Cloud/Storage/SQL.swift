@@ -22,14 +22,66 @@ public protocol SQLTransaction: AnyObject {
     func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer
 }
 
-/// The rows of a query sent with `ask`, to read once its transaction has committed.
+/// The rows of a query sent with `ask`: read them later in the transaction (the statements sent after it go out
+/// before its answer is awaited), or once it has committed.
 public struct SQLAnswer {
-    private let read: () throws -> [[SQLValue]]
+    private let read: () throws -> [SQLValuesRow]
 
-    public init(_ read: @escaping () throws -> [[SQLValue]]) { self.read = read }
+    public init(_ read: @escaping () throws -> [SQLValuesRow]) { self.read = read }
 
-    /// Each row's values, in the query's column order.
-    public func rows() throws -> [[SQLValue]] { try read() }
+    public func rows() throws -> [SQLValuesRow] { try read() }
+}
+
+/// A row's values copied out of its statement, read by position.
+public struct SQLValuesRow: SQLRow {
+    public let values: [SQLValue]
+
+    public init(_ values: [SQLValue]) { self.values = values }
+
+    public init(_ row: any SQLRow) { values = (0..<row.columnCount).map(row.value) }
+
+    public func isNull(_ column: Int) -> Bool { values[column] == .null }
+    public func text(_ column: Int) -> String { optionalText(column) ?? "" }
+
+    public func optionalText(_ column: Int) -> String? {
+        switch values[column] {
+        case .null: nil
+        case .integer(let v): String(v)
+        case .real(let v): String(v)
+        case .text(let v): v
+        case .blob(let v): String(decoding: v, as: UTF8.self)
+        }
+    }
+
+    public func int64(_ column: Int) -> Int64 {
+        switch values[column] {
+        case .integer(let v): v
+        case .real(let v): Int64(v)
+        case .text(let v): Int64(v) ?? 0
+        case .null, .blob: 0
+        }
+    }
+
+    public func double(_ column: Int) -> Double? {
+        switch values[column] {
+        case .integer(let v): Double(v)
+        case .real(let v): v
+        case .text(let v): Double(v)
+        case .null, .blob: nil
+        }
+    }
+
+    public func data(_ column: Int) -> Data? {
+        switch values[column] {
+        case .blob(let v): v
+        case .text(let v): Data(v.utf8)
+        case .null, .integer, .real: nil
+        }
+    }
+
+    public func column(named name: String) -> Int { preconditionFailure("an asked row is read by position, not by \(name)") }
+    public var columnCount: Int { values.count }
+    public func value(_ column: Int) -> SQLValue { values[column] }
 }
 
 /// Which SQL a store speaks, for the statements that cannot be written once.
@@ -122,8 +174,8 @@ extension SQLTransaction {
     }
 
     public func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer {
-        var rows: [[SQLValue]] = []
-        try run(sql, values) { row in rows.append((0..<row.columnCount).map(row.value)) }
+        var rows: [SQLValuesRow] = []
+        try run(sql, values) { row in rows.append(SQLValuesRow(row)) }
         return SQLAnswer { rows }
     }
 

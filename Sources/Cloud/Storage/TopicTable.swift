@@ -18,9 +18,7 @@ enum TopicTable {
         }
         return {
             var known: [String: Int64] = [:]
-            for row in try before.rows() {
-                if case .text(let name) = row[0], case .integer(let seq) = row[1] { known[name] = seq }
-            }
+            for row in try before.rows() { known[row.text(0)] = row.int64(1) }
             return Dictionary(uniqueKeysWithValues: topics.map { ($0, known[$0.fileName] ?? unknown) })
         }
     }
