@@ -123,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "cloudnotes-bench",
             dependencies: [
-                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudClient", "CloudPostgres",
+                "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudClient", "CloudPostgres", "CloudWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

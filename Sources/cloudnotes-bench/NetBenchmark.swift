@@ -2,6 +2,7 @@ import ArgumentParser
 import Cloud
 import CloudClient
 import CloudPostgres
+import CloudWire
 import Crypto
 import Foundation
 import Notes
@@ -205,7 +206,7 @@ final class ServedCloud {
     /// Each server's access log (one JSON object a request, with the milliseconds the server took).
     let logs: [URL]
 
-    /// How far each access log reaches now: what `servedTimings(since:)` starts after.
+    /// How far each access log reaches now: what `served(since:)` starts after.
     func logEnds() -> [UInt64] {
         logs.map { (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? UInt64) ?? 0 }
     }
@@ -221,7 +222,7 @@ final class ServedCloud {
             for line in (try handle.readToEnd() ?? Data()).split(separator: UInt8(ascii: "\n")) {
                 guard let entry = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: String], entry["message"] == "request",
                       let path = entry["path"], let ms = entry["ms"].flatMap(Double.init) else { continue }
-                found.append((path.split(separator: "/").suffix(2).joined(separator: "/"), ms))
+                found.append((Exchanges.operation(path), ms))
             }
         }
         return found
@@ -252,21 +253,22 @@ extension ServedCloud {
 /// Every exchange's duration, from many threads.
 final class Exchanges: @unchecked Sendable {
     private let lock = NSLock()
-    private var samples: [Double] = []
-    /// The same, by operation ("records/modify", "changes/zone").
+    /// Milliseconds by operation ("records/modify", "changes/zone").
     private var byOperation: [String: [Double]] = [:]
     private var failed = 0
 
+    /// The operation a request's path names (the path itself when it names none, as `/healthz`).
+    static func operation(_ path: String) -> String { WirePath(parsing: path)?.operation ?? path }
+
     func add(_ path: String, _ seconds: Double, _ status: Int) {
         lock.withLock {
-            samples.append(seconds * 1000)
-            byOperation[path.split(separator: "/").suffix(2).joined(separator: "/"), default: []].append(seconds * 1000)
+            byOperation[Self.operation(path), default: []].append(seconds * 1000)
             if status == 0 || status >= 500 || status == 429 { failed += 1 }
         }
     }
 
-    func reset() { lock.withLock { samples = []; byOperation = [:]; failed = 0 } }
-    var timings: Timings { lock.withLock { Timings(samples: samples) } }
+    func reset() { lock.withLock { byOperation = [:]; failed = 0 } }
+    var timings: Timings { timings { _ in true } }
     /// The exchanges of the operations `include` picks.
     func timings(of include: (String) -> Bool) -> Timings {
         lock.withLock { Timings(samples: byOperation.filter { include($0.key) }.flatMap(\.value)) }

@@ -22,6 +22,8 @@ struct StoredRecord {
 enum RecordTable {
     /// The columns `stored(from:)` reads, by position (a name lookup per column per row was a measurable cost).
     private static let columns = "name, type, body, parent, change_tag, created_at, created_by, modified_at, modified_by, seq, deleted"
+    /// `columns` of `records r` in a join.
+    private static let qualifiedColumns = columns.split(separator: ", ").map { "r." + $0 }.joined(separator: ", ")
 
     static func find(_ db: any SQLTransaction, zone: Int64, name: String, zoneID: ZoneID) throws -> StoredRecord? {
         try find(db, zone: zone, names: [name], zoneID: zoneID)[name]
@@ -48,12 +50,11 @@ enum RecordTable {
     /// The returned closure reads them.
     static func ask(_ db: any SQLTransaction, container: String, scope: DatabaseScope, owner: String, names: [String],
                     zoneID: ZoneID) throws -> () throws -> [String: StoredRecord] {
-        let qualified = columns.split(separator: ", ").map { "r." + $0 }.joined(separator: ", ")
+        let key: [SQLValue] = [.text(container), .text(scope.rawValue), .text(owner), .text(zoneID.name)]
         var answers: [SQLAnswer] = []
         try inSQLLists(names, size: 200, each: "?") { part, list in
-            let key: [SQLValue] = [.text(container), .text(scope.rawValue), .text(owner), .text(zoneID.name)]
             answers.append(try db.ask("""
-                SELECT \(qualified) FROM records r JOIN zones z ON z.id = r.zone JOIN databases d ON d.id = z.database
+                SELECT \(qualifiedColumns) FROM records r JOIN zones z ON z.id = r.zone JOIN databases d ON d.id = z.database
                 WHERE d.container = ? AND d.scope = ? AND d.owner = ? AND z.name = ? AND r.name IN (\(list))
                 """, key + part.map(SQLValue.text)))
         }

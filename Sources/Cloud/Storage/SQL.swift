@@ -16,9 +16,9 @@ public protocol SQLTransaction: AnyObject {
     /// the commit, and the transaction fails as a whole as it would have. SQLite runs it at once.
     func send(_ sql: String, _ values: [SQLValue]) throws
 
-    /// Sends a query whose rows are read only after the transaction commits (`SQLAnswer.rows`). A store across
-    /// a network sends it with the statements after it and the commit, waiting for no answer of its own; as
-    /// with `send`, a failure fails the transaction. SQLite runs it at once.
+    /// Sends a query whose rows are read later (`SQLAnswer.rows`), further on in the transaction or after it
+    /// commits. A store across a network sends it with the statements after it, waiting for no answer of its own
+    /// until the rows are read; as with `send`, a failure fails the transaction. SQLite runs it at once.
     func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer
 }
 
@@ -35,8 +35,6 @@ public struct SQLAnswer {
 /// A row's values copied out of its statement, read by position.
 public struct SQLValuesRow: SQLRow {
     public let values: [SQLValue]
-
-    public init(_ values: [SQLValue]) { self.values = values }
 
     public init(_ row: any SQLRow) { values = (0..<row.columnCount).map(row.value) }
 
