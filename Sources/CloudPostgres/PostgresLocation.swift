@@ -86,6 +86,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         // A writer that stops while holding the sequence row's lock must not stop every other writer for good.
         configuration.options.additionalStartupParameters = [
             ("lock_timeout", "10s"), ("idle_in_transaction_session_timeout", "60s"), ("statement_timeout", "60s"),
+            // Prepared statements are run with their values written as literals (`StatementCache`): a backslash
+            // in one is a backslash, whatever the database's default.
+            ("standard_conforming_strings", "on"),
         ]
         return configuration
         }

@@ -8,12 +8,22 @@ import PostgresNIO
 /// A few connections to one database, lent to one transaction at a time. The cloud's calls are synchronous (a
 /// server runs them off its event loops), so a caller waits here for a free connection, then on each reply.
 final class PostgresPool: @unchecked Sendable {
+    /// A connection of the pool's, with what it has prepared (a prepared statement lives as long as its
+    /// connection, and only there).
+    final class Lent {
+        let connection: PostgresConnection
+        /// The names of the statements `PREPARE`d on this connection.
+        var prepared: Set<String> = []
+
+        init(_ connection: PostgresConnection) { self.connection = connection }
+    }
+
     let location: PostgresLocation
     let size: Int
     let logger: Logger
     private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     private let condition = NSCondition()
-    private var idle: [PostgresConnection] = []
+    private var idle: [Lent] = []
     private var open = 0
     private var nextID = 0
 
@@ -25,6 +35,11 @@ final class PostgresPool: @unchecked Sendable {
 
     /// Runs `body` with a connection of the pool's own. A connection that failed is closed, not lent again.
     func with<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try lending { try body($0.connection) }
+    }
+
+    /// `with`, lending the connection with what it has prepared.
+    func lending<T>(_ body: (Lent) throws -> T) throws -> T {
         let connection = try borrow()
         do {
             let result = try body(connection)
@@ -45,13 +60,13 @@ final class PostgresPool: @unchecked Sendable {
         return try PostgresConnection.connect(on: group.next(), configuration: try location.configuration, id: id, logger: logger).wait()
     }
 
-    private func borrow() throws -> PostgresConnection {
+    private func borrow() throws -> Lent {
         condition.lock()
         while true {
-            if let connection = idle.popLast() {
+            if let lent = idle.popLast() {
                 condition.unlock()
-                if connection.isClosed { return try replace() }  // the server went away while it was idle
-                return connection
+                if lent.connection.isClosed { return try replace() }  // the server went away while it was idle
+                return lent
             }
             if open < size {
                 open += 1
@@ -63,9 +78,9 @@ final class PostgresPool: @unchecked Sendable {
     }
 
     /// A fresh connection in place of one the pool counts as open; on failure the place is given up.
-    private func replace() throws -> PostgresConnection {
+    private func replace() throws -> Lent {
         do {
-            return try connect()
+            return Lent(try connect())
         } catch {
             condition.lock()
             open -= 1
@@ -75,12 +90,12 @@ final class PostgresPool: @unchecked Sendable {
         }
     }
 
-    private func giveBack(_ connection: PostgresConnection) {
+    private func giveBack(_ lent: Lent) {
         condition.lock()
-        if connection.isClosed {
+        if lent.connection.isClosed {
             open -= 1
         } else {
-            idle.append(connection)
+            idle.append(lent)
         }
         condition.signal()
         condition.unlock()
@@ -95,6 +110,6 @@ final class PostgresPool: @unchecked Sendable {
         idle = []
         open -= connections.count
         condition.unlock()
-        for connection in connections { try? connection.close().wait() }
+        for lent in connections { try? lent.connection.close().wait() }
     }
 }

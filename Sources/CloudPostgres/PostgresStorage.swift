@@ -67,7 +67,7 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
     private func transaction<T>(_ opening: [String]?, writes: Bool, in pool: PostgresPool,
                                 _ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         do {
-            return try pool.with { connection in
+            return try pool.lending { connection in
                 let transaction = PostgresTransaction(connection, opening: opening, statements: statements, logger: logger)
                 do {
                     let result = try body(transaction)

@@ -13,6 +13,8 @@ import PostgresNIO
 /// failure among them is the one thrown (the rest were refused because of it).
 final class PostgresTransaction: SQLTransaction {
     let connection: PostgresConnection
+    /// The connection as its pool lent it, with the statements prepared on it.
+    private let lent: PostgresPool.Lent
     private let statements: StatementCache
     private let logger: Logger
     /// Sent before the body's first statement; nothing is sent for a body that runs none. Nil: no transaction
@@ -22,9 +24,12 @@ final class PostgresTransaction: SQLTransaction {
     private var begun = false
     /// Sent, answer not yet looked at.
     private var unanswered: [EventLoopFuture<PostgresQueryResult>] = []
+    /// Whether a statement of this transaction failed: a `PREPARE` sent after it may not have been done.
+    private var failed = false
 
-    init(_ connection: PostgresConnection, opening: [String]?, statements: StatementCache, logger: Logger) {
-        self.connection = connection
+    init(_ lent: PostgresPool.Lent, opening: [String]?, statements: StatementCache, logger: Logger) {
+        self.lent = lent
+        connection = lent.connection
         self.opening = opening
         self.statements = statements
         self.logger = logger
@@ -35,7 +40,7 @@ final class PostgresTransaction: SQLTransaction {
     func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int {
         let answer = submit(sql, values)
         try settle()
-        let result = try answer.wait()
+        let result = try awaited(answer)
         for each in result.rows { try row(PostgresResultRow(each.makeRandomAccess())) }
         return result.metadata.rows ?? 0
     }
@@ -51,7 +56,7 @@ final class PostgresTransaction: SQLTransaction {
         unanswered.append(answer)
         return SQLAnswer { [self] in
             try settle()  // read mid-transaction: a failure sent before it is the one to throw
-            return try answer.wait().rows.map { SQLValuesRow(PostgresResultRow($0.makeRandomAccess())) }
+            return try awaited(answer).rows.map { SQLValuesRow(PostgresResultRow($0.makeRandomAccess())) }
         }
     }
 
@@ -61,27 +66,54 @@ final class PostgresTransaction: SQLTransaction {
         guard begun else { return }
         let tag = query(PostgresQuery(unsafeSQL: "COMMIT"))
         try settle()
-        guard try tag.wait().metadata.command == "COMMIT" else {
+        guard try awaited(tag).metadata.command == "COMMIT" else {
+            failed = true
             throw CloudError.storage("PostgreSQL rolled the transaction back: a statement in it failed")
         }
     }
 
     /// Ends a transaction that wrote nothing without waiting: the connection's next user's statements queue
     /// behind the `COMMIT`, and a failure of it changes nothing (the connection's next statement fails too).
+    /// Statements whose answers were never looked at are waited for (rarely: reads look at theirs), so that
+    /// one that failed, and a `PREPARE` it stopped, are known before the connection is lent again.
     func end() {
+        if !unanswered.isEmpty, (try? settle()) == nil { return rollBack() }
         guard begun else { return }
         _ = query(PostgresQuery(unsafeSQL: "COMMIT"))
-        unanswered = []
     }
 
     /// Rolls back (after a failure). A connection that cannot is closed, so it is not lent again.
+    ///
+    /// A prepared statement outlives the transaction that prepared it, but one a failed statement kept from
+    /// being prepared does not exist: after a failure the connection forgets all it prepared, and so does
+    /// the record of it.
     func rollBack() {
+        let sent = unanswered
         unanswered = []
-        guard begun else { return }
-        do { _ = try query(PostgresQuery(unsafeSQL: "ROLLBACK")).wait() } catch { try? connection.close().wait() }
+        do {
+            if begun { _ = try connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: logger).wait() }
+            // Answered in order: every statement sent before the `ROLLBACK` has its answer now.
+            failed = failed || sent.contains { (try? $0.wait()) == nil }
+            if failed, !lent.prepared.isEmpty {
+                lent.prepared = []
+                _ = try connection.query(PostgresQuery(unsafeSQL: "DEALLOCATE ALL"), logger: logger).wait()
+            }
+        } catch {
+            try? connection.close().wait()
+        }
     }
 
+    /// The statement prepared on this connection (prepared first, in the same flight, if it was not) and run
+    /// with the values; as it is, bound, when it is not one to prepare.
     private func submit(_ sql: String, _ values: [SQLValue]) -> EventLoopFuture<PostgresQueryResult> {
+        guard let statement = statements.prepared(sql, values) else { return submitUnprepared(sql, values) }
+        if lent.prepared.insert(statement.name).inserted {
+            unanswered.append(query(PostgresQuery(unsafeSQL: statement.preparing)))
+        }
+        return query(PostgresQuery(unsafeSQL: StatementCache.executing(statement.name, values)))
+    }
+
+    private func submitUnprepared(_ sql: String, _ values: [SQLValue]) -> EventLoopFuture<PostgresQueryResult> {
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -107,60 +139,21 @@ final class PostgresTransaction: SQLTransaction {
     private func settle() throws {
         let sent = unanswered
         unanswered = []
-        for answer in sent { _ = try answer.wait() }
-    }
-}
-
-/// The `$N` text of each statement the rules have run, translated once.
-final class StatementCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var translated: [String: String] = [:]
-
-    func translated(_ sql: String) -> String {
-        if let known = lock.withLock({ translated[sql] }) { return known }
-        let text = Self.numbered(sql)
-        lock.withLock { translated[sql] = text }
-        return text
-    }
-
-    /// `?` becomes `$1`, `$2`, … in order; `?N` becomes `$N`, and a `?` after it the next past the highest, as
-    /// SQLite numbers them. Quoted text ('…', "…") and comments (`--` to the line's end) are left as they are.
-    static func numbered(_ sql: String) -> String {
-        var out = ""
-        out.reserveCapacity(sql.utf8.count + 16)
-        var next = 0
-        var quote: Character?
-        var characters = sql.makeIterator()
-        var pending: Character? = characters.next()
-        while let c = pending {
-            pending = characters.next()
-            if let open = quote {
-                out.append(c)
-                if open == "-" ? c == "\n" : c == open { quote = nil }
-            } else if c == "-" && pending == "-" {
-                quote = "-"  // a comment, to the end of its line
-                out.append(c)
-            } else if c == "'" || c == "\"" {
-                quote = c
-                out.append(c)
-            } else if c == "?" {
-                var digits = ""
-                while let d = pending, d.isASCII, d.isNumber {
-                    digits.append(d)
-                    pending = characters.next()
-                }
-                if digits.isEmpty {
-                    next += 1
-                    out += "$\(next)"
-                } else {
-                    next = max(next, Int(digits) ?? 0)
-                    out += "$" + digits
-                }
-            } else {
-                out.append(c)
-            }
+        do {
+            for answer in sent { _ = try answer.wait() }
+        } catch {
+            failed = true
+            throw error
         }
-        return out
+    }
+
+    private func awaited(_ answer: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
+        do {
+            return try answer.wait()
+        } catch {
+            failed = true
+            throw error
+        }
     }
 }
 

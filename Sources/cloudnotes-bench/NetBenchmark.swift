@@ -140,7 +140,9 @@ struct NetBenchmark: ParsableCommand {
                         edit += 1
                         try sync.store.save(post, by: sync.account.currentAccount()!.id, now: Date())
                         do { try sync.syncNow() } catch { failures.add() }
-                        tick += 1
+                        // A person edits on, whatever the sync took: a device that fell behind edits again at once
+                        // (its next sync carries the newest text) and the run still ends on time.
+                        tick = max(tick + 1, Date())
                     }
                 } catch {
                     failures.add()
@@ -151,6 +153,7 @@ struct NetBenchmark: ParsableCommand {
         }
         group.wait()
         let used = time.sinceStart()
+        let elapsed = Date().timeIntervalSince(deadline - seconds)
         let timings = exchanges.timings
         let saves = exchanges.timings { $0 == "records/modify" }
         let fetches = exchanges.timings { $0.hasPrefix("changes/") }
@@ -165,8 +168,10 @@ struct NetBenchmark: ParsableCommand {
             Figure(name: "load: request latency as clients saw it", median: timings.median, p95: timings.p95, p99: timings.p99, unit: "ms",
                    target: "p95 ≤ 100"),
             // Saves and fetches apart: saves wait for the writers' turn (docs/STORAGE.md), fetches only for threads.
-            Figure(name: "load: of which saves (records/modify)", median: saves.median, p95: saves.p95, p99: saves.p99, unit: "ms", target: "—"),
-            Figure(name: "load: of which fetches (changes/…)", median: fetches.median, p95: fetches.p95, p99: fetches.p99, unit: "ms",
+            Figure(name: "load: of which saves (records/modify, \(saves.samples.count))", median: saves.median, p95: saves.p95, p99: saves.p99, unit: "ms", target: "—"),
+            Figure(name: "load: saves the cloud took a second (\(count) offered)", value: Double(saves.samples.count) / elapsed,
+                   unit: "saves/s", target: "—"),
+            Figure(name: "load: of which fetches (changes/…, \(fetches.samples.count))", median: fetches.median, p95: fetches.p95, p99: fetches.p99, unit: "ms",
                    target: "—"),
             // The same requests as the servers timed them (their access logs): without the time the devices' own
             // process, which shares this machine, took to send them and to read the answers.

@@ -1,0 +1,61 @@
+import Cloud
+import CloudPostgres
+import Foundation
+import Testing
+import TestSupport
+
+/// On PostgreSQL the rules' statements are prepared once per connection and run with their values written in as
+/// literals (`StatementCache`): every value must arrive exactly, whatever it holds, and a statement a failure
+/// kept from being prepared must not be counted as prepared.
+@Suite(.enabled(if: TestStore.isPostgres, "the PostgreSQL run's (CLOUDNOTES_TEST_STORE=postgresql)"))
+struct PreparedStatementTests {
+    /// A storage of one connection for reads and one for writes, so each transaction meets what the one before
+    /// it prepared.
+    private func storage() throws -> PostgresStorage {
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("prepared").url))
+        return try PostgresStorage(try PostgresLocation(parsing: url), connections: 1, writeConnections: 1)
+    }
+
+    @Test func everyValueArrivesExactlyAndTheStatementIsPreparedOnce() throws {
+        let storage = try storage()
+        let values: [SQLValue] = [
+            .text("it's \\' a \"quote\" '); DROP TABLE records; -- $1 ?2 \n\t ☃ 🎉 Hà Nội"), .text(""), .text("'"),
+            .integer(.min), .integer(.max), .integer(0), .integer(-1),
+            .real(5e-324), .real(.greatestFiniteMagnitude), .real(-0.0), .real(0.1), .real(1.0 / 3), .real(-2.5e-10),
+            .blob(Data((0...255).map { UInt8($0) })), .blob(Data()),
+        ]
+        let select = "SELECT " + values.indices.map { "? AS v\($0)" }.joined(separator: ", ") + ", CAST(? AS bigint) IS NULL AS none"
+        let arrived = try storage.read { db in
+            try (0..<2).map { _ in
+                try db.all(select, values + [SQLValue.null]) { row in (0..<values.count).map { row.value($0) } + [row.value(values.count)] }
+            }
+        }
+        for rows in arrived {
+            let row = try #require(rows.first)
+            #expect(Array(row.prefix(values.count)) == values)
+            #expect(row.last == .integer(1), "NULL arrived as NULL")
+            #expect(row[9] == .real(-0.0) && { if case .real(let zero) = row[9] { zero.sign == .minus } else { false } }(),
+                    "negative zero keeps its sign")
+        }
+
+        // Asked on the same connection: prepared once, run twice.
+        let prepared = try storage.read { db in
+            try db.all("SELECT name, generic_plans + custom_plans FROM pg_prepared_statements WHERE strpos(statement, ?) > 0",
+                       ["AS none"]) { row in (row.text(0), row.int64(1)) }
+        }
+        #expect(prepared.count == 1 && prepared.first?.1 == 2, "\(prepared)")
+        #expect(prepared.first?.0.hasPrefix("cn") == true)
+    }
+
+    @Test func aStatementAFailureKeptFromBeingPreparedIsPreparedNextTime() throws {
+        let storage = try storage()
+        #expect(throws: (any Error).self) {
+            try storage.write { db in
+                try db.send("SELECT 1 / 0", [SQLValue]())  // fails, unawaited: what follows it in the flight is refused
+                _ = try db.int64("SELECT ? + 1 AS after_the_failure", [41])
+            }
+        }
+        let answer = try storage.write { db in try db.int64("SELECT ? + 1 AS after_the_failure", [41]) }
+        #expect(answer == 42)
+    }
+}
