@@ -72,10 +72,10 @@ final class Authenticator: @unchecked Sendable {
     }
 
     private func signedCaller(keyID: String, headers: [String: String], path: String, query: String?, body: Data) throws -> Account {
-        guard let device = try cloud.device(keyID: keyID) else { throw Refusal.unknownKey }
+        guard let (device, account) = try cloud.signer(keyID: keyID) else { throw Refusal.unknownKey }
         guard device.revokedAt == nil else { throw Refusal.revokedKey }
         try verify(keyID: keyID, publicKey: device.publicKey, headers: headers, path: path, query: query, body: body)
-        guard let account = try cloud.account(id: device.account) else { throw Refusal.unknownKey }
+        guard let account else { throw Refusal.unknownKey }
         return account
     }
 
