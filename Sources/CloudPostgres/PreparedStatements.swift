@@ -24,6 +24,9 @@ final class StatementCache: @unchecked Sendable {
         let preparing: String
     }
 
+    /// The most values a prepared statement takes.
+    static let maxValues = 16
+
     private let lock = NSLock()
     private var translated: [String: String] = [:]
     private var prepared: [String: Prepared] = [:]
@@ -36,11 +39,15 @@ final class StatementCache: @unchecked Sendable {
         return text
     }
 
-    /// The prepared form of `sql` for these values; nil for a statement that is run as it is: one `PREPARE`
-    /// does not take (anything but a query or a change of rows), or whose text holds U+0000, which a
-    /// statement's text cannot carry (bound, PostgreSQL refuses it with a clear error).
+    /// The prepared form of `sql` for these values; nil for a statement that is run as it is:
+    /// - one `PREPARE` does not take (anything but a query or a change of rows);
+    /// - one of more than `maxValues` values: a list (names `IN (…)`, a batch's rows) whose length varies, so
+    ///   each length is a statement of its own, used rarely. Sending 10,000 posts took 35% longer with those
+    ///   prepared too (BENCHMARKS.md, session 19);
+    /// - one whose text holds U+0000, which a statement's text cannot carry (bound, PostgreSQL refuses it with a
+    ///   clear error).
     func prepared(_ sql: String, _ values: [SQLValue]) -> Prepared? {
-        guard Self.isPreparable(sql), !values.contains(where: Self.holdsNull) else { return nil }
+        guard values.count <= Self.maxValues, Self.isPreparable(sql), !values.contains(where: Self.holdsNull) else { return nil }
         let types = values.map(Self.typeName)
         let key = types.joined(separator: ",") + "\n" + sql
         if let known = lock.withLock({ prepared[key] }) { return known }
