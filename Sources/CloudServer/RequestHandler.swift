@@ -100,66 +100,42 @@ final class RequestHandler: @unchecked Sendable {
             logger.notice("operator", metadata: ["path": "\(Self.logged(path))", "key": "\(keyID)", "status": "\(answer.status)"])
             return (reply(answer), "operator " + keyID)
         }
-        // Who calls, and the operation, in one turn on a work thread: each turn is two thread switches more.
-        let turn = await run(on: wirePath.onlyReads ? work : writes, { () -> Turn in
-            let authenticated: Authenticator.Caller
-            do {
-                authenticated = try self.authenticator.caller(headers: headers, path: path, query: query, body: body)
-            } catch {
-                return .refused(error)
-            }
-            let caller = authenticated.account
-            if let wait = self.limiter.wait(for: caller.id) { return .limited(caller, wait: wait) }
-            if wirePath.operation == "tokens/create" { return .tokenAsked(authenticated) }
-            return .answered(caller, self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity())
-        }, stopping: .stopping)
-        switch turn {
-        case .stopping:
-            return (reply(stopping()), nil)
-        case .refused(let error):
-            return (refusal(path, error).response, nil)
-        case .limited(let limited, let wait):
-            return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), limited.id)
-        case .tokenAsked(let authenticated):
+        let authenticated: Authenticator.Caller
+        switch await authenticate(path, { try self.authenticator.caller(headers: headers, path: path, query: query, body: body) }) {
+        case .success(let caller): authenticated = caller
+        case .failure(let refusal): return (refusal.response, nil)
+        }
+        let caller = authenticated.account
+        if let wait = limiter.wait(for: caller.id) {
+            return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), caller.id)
+        }
+        if wirePath.operation == "tokens/create" {
             let token = hub.makeToken(for: authenticated)
             // The URL the client reached this server by (a proxy's, say), else the one it listens on.
             let base = request.head.authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
-            return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), authenticated.account.id)
-        case .answered(let caller, let answer, let identity):
-            var response = reply(answer)
-            // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
-            // device need not ask for it in a request of its own before each fetch and send.
-            if let identity { response.headers[.cloudIdentity] = "\(identity.id) \(identity.sequence)" }
-            return (response, caller.id)
+            return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), caller.id)
         }
+        let (answer, identity) = await run(on: wirePath.onlyReads ? work : writes,
+                                           { (self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity()) },
+                                           stopping: (stopping(), nil))
+        var response = reply(answer)
+        // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
+        // device need not ask for it in a request of its own before each fetch and send.
+        if let identity { response.headers[.cloudIdentity] = "\(identity.id) \(identity.sequence)" }
+        return (response, caller.id)
     }
 
-    /// How a request's turn on a work thread ended.
-    private enum Turn: Sendable {
-        case stopping
-        case refused(any Error)
-        case limited(Account, wait: TimeInterval)
-        case tokenAsked(Authenticator.Caller)
-        case answered(Account, WireService.Answer, CloudIdentity?)
-    }
-
-    /// Who a request is from, as `check` finds it; else the answer that refuses it.
+    /// Who a request is from, as `check` finds it; else the answer that refuses it, alike whatever failed (the
+    /// log says what), but "try again later" for one dated before the server started.
     private func authenticate<Caller: Sendable>(_ path: String, _ check: @escaping @Sendable () throws -> Caller) async -> Result<Caller, Refused> {
         do {
             return .success(try await run(check))
+        } catch let later as Authenticator.DatedBeforeStart {
+            return .failure(Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid())))))
         } catch {
-            return .failure(refusal(path, error))
+            logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
+            return .failure(Refused(response: reply(service.failure(.authenticationFailed(uuid: uuid())))))
         }
-    }
-
-    /// The answer that refuses a request whose caller could not be told: alike whatever failed (the log says
-    /// what), but "try again later" for one dated before the server started.
-    private func refusal(_ path: String, _ error: any Error) -> Refused {
-        if let later = error as? Authenticator.DatedBeforeStart {
-            return Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid()))))
-        }
-        logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
-        return Refused(response: reply(service.failure(.authenticationFailed(uuid: uuid()))))
     }
 
     private struct Refused: Error {
