@@ -1,5 +1,6 @@
 import Cloud
 import NIOCore
+import NIOSSL
 import PostgresNIO
 
 /// What a failure of PostgreSQL's (or of reaching it) means to the cloud's client.
@@ -23,6 +24,11 @@ struct PostgresFailure: StorageFailure {
 
     var cloudError: CloudError {
         if let cloudError = error as? CloudError { return cloudError }
+        if let tls = Self.tlsFailure(error) {
+            // Not a database that is away for now: one this server must not trust until told to.
+            return .permissionFailure("the PostgreSQL server's TLS certificate could not be verified (\(tls)); "
+                                      + "for a private CA, add sslrootcert=FILE (its PEM file) to the URL")
+        }
         guard let psql = error as? PSQLError else {
             // The pool could not connect (refused, timed out, reset): the database is not there now.
             return .serviceUnavailable(retryAfter: 2)
@@ -40,5 +46,11 @@ struct PostgresFailure: StorageFailure {
         default:
             return .storage("PostgreSQL: \(reason)")
         }
+    }
+
+    /// The TLS failure behind `error`, if that is what it is.
+    private static func tlsFailure(_ error: any Error) -> (any Error)? {
+        let underlying = (error as? PSQLError)?.underlying ?? error
+        return underlying is NIOSSLError || underlying is BoringSSLError ? underlying : nil
     }
 }

@@ -5,9 +5,10 @@ import NIOSSL
 import PostgresNIO
 
 /// A PostgreSQL database named as libpq names one: `postgresql://USER[:PASSWORD]@HOST[:PORT]/DB`, with
-/// `?host=/DIR` for a Unix socket in `DIR` (the socket `DIR/.s.PGSQL.PORT`) and `?sslmode=disable|prefer|require`
-/// as libpq's (default: `disable` on loopback and a socket, else `prefer`; the server's certificate is checked
-/// with `require`). `postgres://` works too.
+/// `?host=/DIR` for a Unix socket in `DIR` (the socket `DIR/.s.PGSQL.PORT`), `?sslmode=disable|prefer|require`
+/// as libpq's (default: `disable` on loopback and a socket, else `prefer`; the server's certificate and name are
+/// checked with `require`, as libpq's `verify-full`), and `?sslrootcert=FILE`, the PEM file of the CA that signs
+/// the server's certificate (a private CA's; without it, the system's CAs). `postgres://` works too.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var user: String
     public var password: String?
@@ -18,9 +19,11 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var socketDirectory: String?
     /// disable, prefer or require.
     public var sslMode: String
+    /// The PEM file of the CAs trusted to sign the server's certificate; nil for the system's.
+    public var sslRootCertificate: String?
 
     public init(user: String, password: String? = nil, host: String = "127.0.0.1", port: Int = 5432, database: String,
-                socketDirectory: String? = nil, sslMode: String? = nil) {
+                socketDirectory: String? = nil, sslMode: String? = nil, sslRootCertificate: String? = nil) {
         self.user = user
         self.password = password
         self.host = host
@@ -28,6 +31,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.database = database
         self.socketDirectory = socketDirectory
         self.sslMode = sslMode ?? Self.defaultSSLMode(host: host, socket: socketDirectory)
+        self.sslRootCertificate = sslRootCertificate
     }
 
     private static func defaultSSLMode(host: String, socket: String?) -> String {
@@ -57,6 +61,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw .invalidArguments("sslmode is disable, prefer or require, not \(mode!.inlineQuoted)")
         }
         sslMode = mode ?? Self.defaultSSLMode(host: host, socket: socketDirectory)
+        sslRootCertificate = components.queryItems?.first(where: { $0.name == "sslrootcert" })?.value
+        if let file = sslRootCertificate, !FileManager.default.isReadableFile(atPath: file) {
+            throw .invalidArguments("sslrootcert \(file.inlineQuoted) is not a readable file")
+        }
     }
 
     /// The URL without its password, as logs and messages show it.
@@ -65,6 +73,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         var query: [String] = []
         if let socketDirectory { query.append("host=\(socketDirectory)") }
         if sslMode != Self.defaultSSLMode(host: host, socket: socketDirectory) { query.append("sslmode=\(sslMode)") }
+        if let sslRootCertificate { query.append("sslrootcert=\(sslRootCertificate)") }
         if !query.isEmpty { text += "?" + query.joined(separator: "&") }
         return text
     }
@@ -78,6 +87,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         } else {
             var tls = TLSConfiguration.makeClientConfiguration()
             if sslMode == "prefer" { tls.certificateVerification = .none }  // as libpq's prefer: encrypted, not verified
+            if let sslRootCertificate { tls.trustRoots = .file(sslRootCertificate) }
             let context = sslMode == "disable" ? nil : try NIOSSLContext(configuration: tls)
             configuration = .init(host: host, port: port, username: user, password: password, database: database,
                                   tls: context.map { sslMode == "require" ? .require($0) : .prefer($0) } ?? .disable)

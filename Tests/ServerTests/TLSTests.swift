@@ -8,26 +8,11 @@ import TestSupport
 /// HTTPS: the server's certificate is always verified. One no CA vouches for is refused in words (not retried
 /// as a network failure); once its CA is trusted (CLOUDNOTES_CA_FILE), devices sync.
 @Suite(.serialized) struct TLSTests {
-    /// A self-signed certificate for 127.0.0.1 (its own CA).
-    static func selfSigned(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {
-        let certificate = directory.path("cert.pem").path, key = directory.path("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
-        return (certificate, key)
-    }
-
     @Test func anUntrustedCertificateIsRefusedAndATrustedOneServes() throws {
         let directory = TemporaryDirectory("tls")
         let cloud = try TestStore.open(directory: directory.path("cloud"), faults: nil)
         let heather = try cloud.createAccount(name: "heather")
-        let tls = try Self.selfSigned(in: directory)
+        let tls = try SelfSignedCertificate.make(in: directory)
         let server = try TestServer(cloud: directory.path("cloud"), tls: tls)
         #expect(server.url.scheme == "https")
         let key = P256.Signing.PrivateKey()

@@ -38,16 +38,30 @@ public final class PostgresCluster: @unchecked Sendable {
     /// `postgresql://` URL of the cluster's `postgres` database over TCP.
     public var url: String { "postgresql://postgres@127.0.0.1:\(port)/postgres" }
 
-    public init() throws {
+    /// The server's certificate and key (PEM files) when it takes TLS connections.
+    private let tls: (certificate: String, key: String)?
+
+    /// - Parameter tls: a certificate and key (PEM files) for the server to take TLS connections with; copied
+    ///   into the cluster's directory, the key readable by the cluster's owner alone, as PostgreSQL demands.
+    public init(tls: (certificate: String, key: String)? = nil) throws {
         if let missing = Self.missing { throw PostgresClusterError(missing) }
         owner = getuid() == 0 ? "postgres" : nil
         port = try Self.freePort()
+        let given = tls
+        let directory = directory
+        self.tls = tls.map { _ in (directory.path("server.crt").path, directory.path("server.key").path) }
         if let owner {  // the directory is root's; the cluster's must be the postgres account's
             chmod(directory.url.path, 0o755)
             try run("/bin/chown", [owner, directory.url.path], asOwner: false)
         }
         try run(Self.binaries.appendingPathComponent("initdb").path,
                 ["-D", data.path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
+        if let given, let copies = self.tls {
+            try FileManager.default.copyItem(atPath: given.certificate, toPath: copies.certificate)
+            try FileManager.default.copyItem(atPath: given.key, toPath: copies.key)
+            chmod(copies.key, 0o600)
+            if let owner { try run("/bin/chown", [owner, copies.certificate, copies.key], asOwner: false) }
+        }
         try start()
     }
 
@@ -61,7 +75,8 @@ public final class PostgresCluster: @unchecked Sendable {
     private func pgctl(_ action: String) -> [String] {
         ["-D", data.path, "-l", directory.path("server.log").path, "-w", "-t", "60", "-m", "immediate",
          // Every test of a process shares the cluster, each server holding up to eleven connections.
-         "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.url.path) -c fsync=off -c max_connections=400", action]
+         "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.url.path) -c fsync=off -c max_connections=400"
+            + (tls.map { " -c ssl=on -c ssl_cert_file=\($0.certificate) -c ssl_key_file=\($0.key)" } ?? ""), action]
     }
 
     /// A shell command that crashes the server and starts it again (for a process outside the test's, such as
