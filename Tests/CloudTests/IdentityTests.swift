@@ -3,8 +3,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A cloud knows which cloud it is and notices when its file goes back in
-/// history, so devices never mistake its loss for deletions.
+/// A cloud knows which cloud it is and notices when its store goes back in
+/// history (an older copy of the file, an older dump of the database put
+/// back), so devices never mistake its loss for deletions.
 @Suite struct IdentityTests {
     @Test func aCloudKeepsItsIdentityAcrossConnections() throws {
         let test = try TestCloud()
@@ -13,13 +14,13 @@ import TestSupport
         #expect(!first.id.isEmpty)
     }
 
-    @Test(.disabled(if: TestStore.isPostgres, "tampers with the SQLite file; a database's restore is its operator's (pg_restore)")) func anOlderCopyPutBackGetsANewIdentityAndNeverHandsOutAChangeNumberTwice() throws {
+    @Test func anOlderCopyPutBackGetsANewIdentityAndNeverHandsOutAChangeNumberTwice() throws {
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")
         let zone = try db.save(zone: ZoneID(name: "Notes"))
         try db.save(Record.make("p1", in: zone, ["v": "1"]))
         let before = try test.cloud.identity()
-        let tampering = CloudTampering(directory: test.directory.url)
+        let tampering = StoreTampering(directory: test.directory.url)
         let backup = try tampering.snapshot()
         let later = try db.save(Record.make("p2", in: zone, ["v": "2"]))
         let highest = try test.cloud.identity().sequence
@@ -33,23 +34,23 @@ import TestSupport
         #expect(try test.cloud.identity().id == after.id, "once is enough")
     }
 
-    @Test(.disabled(if: TestStore.isPostgres, "tampers with the SQLite file; a database's restore is its operator's (pg_restore)")) func aConnectionOpenedAfterTheFileWasEmptiedSeesANewCloud() throws {
+    @Test func aConnectionOpenedAfterTheFileWasEmptiedSeesANewCloud() throws {
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")
         let zone = try db.save(zone: ZoneID(name: "Notes"))
         try db.save(Record.make("p1", in: zone))
         let before = try test.cloud.identity()
-        try CloudTampering(directory: test.directory.url).empty()
+        try StoreTampering(directory: test.directory.url).empty()
         let fresh = try test.reopen()
         let after = try fresh.identity()
         #expect(after.id != before.id && after.sequence >= before.sequence)
         #expect(try fresh.accounts().isEmpty)
     }
 
-    @Test(.disabled(if: TestStore.isPostgres, "tampers with the SQLite file; a database's restore is its operator's (pg_restore)")) func anAccountComesBackUnderItsOwnID() throws {
+    @Test func anAccountComesBackUnderItsOwnID() throws {
         let test = try TestCloud()
         let heather = try test.cloud.createAccount(name: "heather")
-        try CloudTampering(directory: test.directory.url).empty()
+        try StoreTampering(directory: test.directory.url).empty()
         let fresh = try test.reopen()
         #expect(try fresh.restoreAccount(heather) == heather)
         #expect(try fresh.account(named: "heather").id == heather.id)

@@ -61,6 +61,24 @@ public enum TestStore {
         return Data(try cluster.dump(database: String(url.split(separator: "/").last!)).utf8)
     }
 
+    /// Puts back the rows `dump` wrote of the database at `url`, in place of every row it holds now, in one
+    /// transaction (the tables stay, so the cloud's connections go on).
+    public static func putBack(_ rows: Data, into url: String) throws {
+        let tables = try psql("SELECT string_agg(quote_ident(tablename), ', ') FROM pg_tables WHERE schemaname = 'public'", in: url)
+        // The dump's own psql commands (`\restrict`, which guards a dump against its data) are for a psql reading
+        // a file; its SQL is all that is sent here. Triggers off: rows come table by table, not in foreign-key order.
+        let statements = String(decoding: rows, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("\\") }.joined(separator: "\n")
+        try psql("BEGIN; TRUNCATE \(tables) CASCADE; SET session_replication_role = replica;\n" + statements + "\nCOMMIT;", in: url)
+    }
+
+    /// Runs SQL on the database at `url` through `psql`; what it printed.
+    @discardableResult
+    public static func psql(_ sql: String, in url: String) throws -> String {
+        let cluster = try lock.withLock { try runningClusterLocked() }
+        return try cluster.psql(sql, database: String(url.split(separator: "/").last!))
+    }
+
     private static func runningClusterLocked() throws -> PostgresCluster {
         if let cluster { return cluster }
         let started = try PostgresCluster()
