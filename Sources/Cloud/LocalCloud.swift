@@ -145,14 +145,20 @@ public final class LocalCloud: PushSource, Sendable {
     private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> (result: T, commit: Committed) {
         var committing: (() throws -> Committed)?
         let mark = highWater.read()
+        let signed = SignedRequest.unrecorded
         let result = try storage.write { db in
+            let isNew = try signed.map { try SignedRequestTable.record(db, $0, now: clock.now()) }
             // A file put back to an older state gets a new identity before anything is written over it.
             let sequence = try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
             var request = Request(db: db, now: clock.now(), sequence: sequence)
             let result = try body(&request)
+            if let isNew, try !isNew() {
+                throw CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")
+            }
             committing = try request.finish()
             return result
         }
+        signed?.recorded = true
         let committed = try wrapStorage { try committing!() }
         if committed.sequence > (mark ?? 0) { highWater.raise(to: committed.sequence) }
         if !committed.previous.isEmpty { storage.post(Set(committed.previous.keys), sequence: committed.sequence) }

@@ -2,8 +2,9 @@ import Cloud
 import Logging
 import PostgresNIO
 
-/// The cloud's tables in PostgreSQL: the SQLite file's (`Cloud`'s `Schema`, 9 steps) as one first step, in the
-/// same columns, so the rules' SQL runs on both. Steps are applied at start, each once, under an advisory lock
+/// The cloud's tables in PostgreSQL: the SQLite file's (`Cloud`'s `Schema`, 9 steps) as one first step, then
+/// each later step of the file's as one of its own (v10: `signed_requests`), in the same columns, so the rules'
+/// SQL runs on both. Steps are applied at start, each once, under an advisory lock
 /// (servers starting together do not race), and `schema_version` says how far a database has come.
 ///
 /// - INTEGER is BIGINT, REAL is DOUBLE PRECISION (saved times come back exactly), BLOB is BYTEA.
@@ -151,6 +152,12 @@ enum PostgresSchema {
         CREATE TABLE operator_requests(
             signature TEXT COLLATE "C" PRIMARY KEY,
             until DOUBLE PRECISION NOT NULL);
+        """,
+        """
+        CREATE TABLE signed_requests(
+            signature TEXT COLLATE "C" PRIMARY KEY,
+            until DOUBLE PRECISION NOT NULL);
+        CREATE INDEX signed_requests_until ON signed_requests(until);
         """,
     ]
 

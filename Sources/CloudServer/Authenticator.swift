@@ -40,6 +40,9 @@ final class Authenticator: @unchecked Sendable {
     struct Caller {
         let account: Account
         let credential: Credential
+        /// The request as its signature names it (nil for a web token's): what its writes record, so no other
+        /// server of the cloud answers it again.
+        var signed: SignedRequest?
     }
 
     enum Credential: Hashable {
@@ -50,7 +53,8 @@ final class Authenticator: @unchecked Sendable {
     /// The caller of a request.
     func caller(headers: [String: String], path: String, query: String?, body: Data) throws -> Caller {
         if let keyID = headers[RequestSignature.keyIDHeader.lowercased()] {
-            return Caller(account: try signedCaller(keyID: keyID, headers: headers, path: path, query: query, body: body), credential: .key(keyID))
+            let (account, signed) = try signedCaller(keyID: keyID, headers: headers, path: path, query: query, body: body)
+            return Caller(account: account, credential: .key(keyID), signed: signed)
         }
         let parameters = Self.parameters(query)
         if let api = parameters["ckAPIToken"], let auth = parameters["ckWebAuthToken"] {
@@ -71,12 +75,13 @@ final class Authenticator: @unchecked Sendable {
         }
     }
 
-    private func signedCaller(keyID: String, headers: [String: String], path: String, query: String?, body: Data) throws -> Account {
+    private func signedCaller(keyID: String, headers: [String: String], path: String, query: String?,
+                              body: Data) throws -> (Account, SignedRequest) {
         guard let (device, account) = try cloud.signer(keyID: keyID) else { throw Refusal.unknownKey }
         guard device.revokedAt == nil else { throw Refusal.revokedKey }
-        try verify(keyID: keyID, publicKey: device.publicKey, headers: headers, path: path, query: query, body: body)
+        let seen = try verify(keyID: keyID, publicKey: device.publicKey, headers: headers, path: path, query: query, body: body)
         guard let account else { throw Refusal.unknownKey }
-        return account
+        return (account, SignedRequest(signature: seen.request, until: seen.until))
     }
 
     /// The operator's key a request is signed with (a device's key or a web token is no operator's).

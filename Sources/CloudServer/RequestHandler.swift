@@ -116,13 +116,19 @@ final class RequestHandler: @unchecked Sendable {
             return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), caller.id)
         }
         let (answer, identity) = await run(on: wirePath.onlyReads ? work : writes,
-                                           { (self.service.handle(wirePath, body: body, caller: caller), try? self.cloud.identity()) },
+                                           { (self.answer(wirePath, body: body, as: authenticated), try? self.cloud.identity()) },
                                            stopping: (stopping(), nil))
         var response = reply(answer)
         // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
         // device need not ask for it in a request of its own before each fetch and send.
         if let identity { response.headers[.cloudIdentity] = "\(identity.id) \(identity.sequence)" }
         return (response, caller.id)
+    }
+
+    /// The operation's answer, its writes recording the request's signature where it has one.
+    private func answer(_ path: WirePath, body: Data, as caller: Authenticator.Caller) -> WireService.Answer {
+        guard let signed = caller.signed else { return service.handle(path, body: body, caller: caller.account) }
+        return signed.answering { service.handle(path, body: body, caller: caller.account) }
     }
 
     /// Who a request is from, as `check` finds it; else the answer that refuses it, alike whatever failed (the

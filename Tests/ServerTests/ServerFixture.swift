@@ -39,9 +39,9 @@ final class ServerFixture: @unchecked Sendable {
         try RequestSignature.headers(keyID: keyID, key: key ?? self.key, date: date, body: body, path: path)
     }
 
-    /// One raw POST: status and decoded error code (if any).
-    func post(_ path: String, query: String? = nil, body: Data, headers: [String: String] = [:]) throws -> (status: Int, code: String?) {
-        var request = try HTTPClient.Request(url: server.url.absoluteString + path + (query.map { "?" + $0 } ?? ""), method: .POST,
+    /// One raw POST (to the fixture's server unless `to` names another): status and decoded error code (if any).
+    func post(_ path: String, query: String? = nil, body: Data, headers: [String: String] = [:], to other: URL? = nil) throws -> (status: Int, code: String?) {
+        var request = try HTTPClient.Request(url: (other ?? server.url).absoluteString + path + (query.map { "?" + $0 } ?? ""), method: .POST,
                                              body: .bytes(body))
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try http.execute(request: request, deadline: .now() + .seconds(10)).wait()

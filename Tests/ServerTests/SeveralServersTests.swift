@@ -52,6 +52,23 @@ import TestSupport
         #expect(try f.cloud.database(.private, as: f.heather).record(saved.id).string("title") == "after the first server stopped")
     }
 
+    /// A write captured on its way to one server and sent to another of the same cloud is refused there, and
+    /// brings back nothing: the zone the owner deleted since stays deleted.
+    @Test func aWriteReplayedToAnotherServerIsRefused() throws {
+        let f = try ServerFixture()
+        let second = try TestServer(cloud: f.directory.url)
+        let path = f.path(.private, "zones/modify")
+        let create = try f.createZone("Notes")
+        let headers = try f.signed(create, path: path)
+        #expect(try f.post(path, body: create, headers: headers).status == 200)
+        try f.cloud.database(.private, as: f.heather).delete(zone: ZoneID(name: "Notes"))
+
+        #expect(try f.post(path, body: create, headers: headers, to: second.url) == (401, "AUTHENTICATION_FAILED"))
+        #expect(try f.zones().isEmpty)
+        // A request signed anew goes through either server.
+        #expect(try f.post(path, body: create, headers: try f.signed(create, path: path), to: second.url).status == 200)
+    }
+
     private func retryingOnce<T>(ifNetwork body: () throws -> T) throws -> T {
         do {
             return try body()

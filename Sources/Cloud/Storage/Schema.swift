@@ -176,6 +176,14 @@ enum Schema {
             signature TEXT PRIMARY KEY,
             until REAL NOT NULL) WITHOUT ROWID;
         """,
+        // v10: the signed requests the servers answered with a write, so a request captured on its way to one
+        // server is refused by every other (see `SignedRequest`).
+        """
+        CREATE TABLE signed_requests(
+            signature TEXT PRIMARY KEY,
+            until REAL NOT NULL) WITHOUT ROWID;
+        CREATE INDEX signed_requests_until ON signed_requests(until);
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

@@ -42,6 +42,7 @@ public enum StorageCopy {
         ("operator_keys", ["key_id", "public_key", "name", "created_at", "revoked_at"]),
         ("operator_codes", ["code_hash", "expires_at"]),
         ("operator_requests", ["signature", "until"]),
+        ("signed_requests", ["signature", "until"]),
     ]
 
     /// Tables whose `id` the store hands out: the target's counters move past the copied IDs.
