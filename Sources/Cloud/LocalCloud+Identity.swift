@@ -23,40 +23,47 @@ extension LocalCloud {
         let mark = highWater.read()
         let current = try storage.lookUp { db in try Self.readIdentity(db) }  // one statement
         if let id = current.id, !id.isEmpty, current.sequence >= mark ?? 0 { return CloudIdentity(id: id, sequence: current.sequence) }
-        return try storage.write { db in
-            try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
-            let recovered = try Self.readIdentity(db)
-            return CloudIdentity(id: recovered.id ?? "", sequence: recovered.sequence)
-        }
+        return try storage.write { db in try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock) }
+    }
+
+    /// The cloud's identity for the answer to `request`: as its last transaction saw it, unless the store went
+    /// back since the high-water mark (or nothing was seen), when `identity()` finds it, and gives the cloud a
+    /// new one if it must.
+    public func identity(answering request: ServedRequest) throws(CloudError) -> CloudIdentity {
+        if let seen = request.identitySeen, !seen.id.isEmpty, seen.sequence >= highWater.read() ?? 0 { return seen }
+        return try identity()
     }
 
     /// Gives a cloud file without an identity one, and a file whose history
     /// went back (its sequence below the high-water mark: emptied, or an older
     /// copy put in its place) a new one, moving its sequence up to the mark so
     /// no change number is ever handed out twice. Runs inside a write.
-    /// Returns the sequence the cloud is at afterwards.
+    /// Returns the identity and sequence the cloud has afterwards.
     @discardableResult
-    static func recoverIfRestored(_ db: any SQLTransaction, highWater: Int64?, random: any RandomSource, clock: any CloudClock) throws -> Int64 {
+    static func recoverIfRestored(_ db: any SQLTransaction, highWater: Int64?, random: any RandomSource,
+                                  clock: any CloudClock) throws -> CloudIdentity {
         let (known, sequence) = try readIdentity(db)
         let wentBack = highWater.map { sequence < $0 } ?? false
-        guard known == nil || wentBack else { return sequence }
+        if let known, !wentBack { return CloudIdentity(id: known, sequence: sequence) }
+        let id = "c" + random.hex(bytes: 12)
         try db.execute("""
             INSERT INTO identity(id, cloud, created_at) VALUES (1, ?, ?)
             ON CONFLICT(id) DO UPDATE SET cloud = excluded.cloud, created_at = excluded.created_at
             """,
-                       ["c" + random.hex(bytes: 12), clock.now().timeIntervalSince1970])
+                       [id, clock.now().timeIntervalSince1970])
         if wentBack, let highWater {
             try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [highWater])
-            return highWater
+            return CloudIdentity(id: id, sequence: highWater)
         }
-        return sequence
+        return CloudIdentity(id: id, sequence: sequence)
     }
 
-    /// The cloud's ID (nil before it has one) and its sequence, in one statement.
+    /// The cloud's ID and its sequence, in one statement.
+    static let identityQuery = "SELECT (SELECT cloud FROM identity WHERE id = 1), (SELECT value FROM sequence WHERE id = 1)"
+
+    /// The cloud's ID (nil before it has one) and its sequence.
     static func readIdentity(_ db: any SQLTransaction) throws -> (id: String?, sequence: Int64) {
-        try db.first("SELECT (SELECT cloud FROM identity WHERE id = 1), (SELECT value FROM sequence WHERE id = 1)") { row in
-            (row.optionalText(0), row.optionalInt64(1) ?? 0)
-        } ?? (nil, 0)
+        try db.first(identityQuery) { row in (row.optionalText(0), row.optionalInt64(1) ?? 0) } ?? (nil, 0)
     }
 
     /// Registers an account again under the user record ID it had, in a cloud

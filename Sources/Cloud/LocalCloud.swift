@@ -139,18 +139,29 @@ public final class LocalCloud: PushSource, Sendable {
     /// Runs one read-only client request through the fault switch.
     func performRead<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         if let fault = faults.current.draw(random) { throw fault }
-        return try storage.read(body)
+        guard let served = ServedRequest.current else { return try storage.read(body) }
+        return try storage.read { db in
+            let identity = try db.ask(Self.identityQuery, [])
+            let result = try body(db)
+            if let row = try identity.rows().first, let id = row.optionalText(0) {
+                served.saw(CloudIdentity(id: id, sequence: row.optionalInt64(1) ?? 0))
+            }
+            return result
+        }
     }
 
     private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> (result: T, commit: Committed) {
         var committing: (() throws -> Committed)?
         let mark = highWater.read()
-        let signed = SignedRequest.unrecorded
+        let served = ServedRequest.current
+        let signature = served?.unrecordedSignature
+        var cloudID = ""
         let result = try storage.write { db in
-            let isNew = try signed.map { try SignedRequestTable.record(db, $0, now: clock.now()) }
+            let isNew = try signature.map { try SignedRequestTable.record(db, $0, now: clock.now()) }
             // A file put back to an older state gets a new identity before anything is written over it.
-            let sequence = try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
-            var request = Request(db: db, now: clock.now(), sequence: sequence)
+            let identity = try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
+            cloudID = identity.id
+            var request = Request(db: db, now: clock.now(), sequence: identity.sequence)
             let result = try body(&request)
             if let isNew, try !isNew() {
                 throw CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")
@@ -158,8 +169,9 @@ public final class LocalCloud: PushSource, Sendable {
             committing = try request.finish()
             return result
         }
-        signed?.recorded = true
+        if signature != nil { served?.signatureRecorded() }
         let committed = try wrapStorage { try committing!() }
+        served?.saw(CloudIdentity(id: cloudID, sequence: committed.sequence))
         if committed.sequence > (mark ?? 0) { highWater.raise(to: committed.sequence) }
         if !committed.previous.isEmpty { storage.post(Set(committed.previous.keys), sequence: committed.sequence) }
         return (result, committed)

@@ -42,7 +42,7 @@ final class Authenticator: @unchecked Sendable {
         let credential: Credential
         /// The request as its signature names it (nil for a web token's): what its writes record, so no other
         /// server of the cloud answers it again.
-        var signed: SignedRequest?
+        var signature: ServedRequest.Signature?
     }
 
     enum Credential: Hashable {
@@ -53,8 +53,8 @@ final class Authenticator: @unchecked Sendable {
     /// The caller of a request.
     func caller(headers: [String: String], path: String, query: String?, body: Data) throws -> Caller {
         if let keyID = headers[RequestSignature.keyIDHeader.lowercased()] {
-            let (account, signed) = try signedCaller(keyID: keyID, headers: headers, path: path, query: query, body: body)
-            return Caller(account: account, credential: .key(keyID), signed: signed)
+            let (account, signature) = try signedCaller(keyID: keyID, headers: headers, path: path, query: query, body: body)
+            return Caller(account: account, credential: .key(keyID), signature: signature)
         }
         let parameters = Self.parameters(query)
         if let api = parameters["ckAPIToken"], let auth = parameters["ckWebAuthToken"] {
@@ -76,12 +76,12 @@ final class Authenticator: @unchecked Sendable {
     }
 
     private func signedCaller(keyID: String, headers: [String: String], path: String, query: String?,
-                              body: Data) throws -> (Account, SignedRequest) {
+                              body: Data) throws -> (Account, ServedRequest.Signature) {
         guard let (device, account) = try cloud.signer(keyID: keyID) else { throw Refusal.unknownKey }
         guard device.revokedAt == nil else { throw Refusal.revokedKey }
         let seen = try verify(keyID: keyID, publicKey: device.publicKey, headers: headers, path: path, query: query, body: body)
         guard let account else { throw Refusal.unknownKey }
-        return (account, SignedRequest(signature: seen.request, until: seen.until))
+        return (account, ServedRequest.Signature(id: seen.request, until: seen.until))
     }
 
     /// The operator's key a request is signed with (a device's key or a web token is no operator's).

@@ -116,7 +116,7 @@ final class RequestHandler: @unchecked Sendable {
             return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), caller.id)
         }
         let (answer, identity) = await run(on: wirePath.onlyReads ? work : writes,
-                                           { (self.answer(wirePath, body: body, as: authenticated), try? self.cloud.identity()) },
+                                           { self.answer(wirePath, body: body, as: authenticated) },
                                            stopping: (stopping(), nil))
         var response = reply(answer)
         // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
@@ -125,10 +125,12 @@ final class RequestHandler: @unchecked Sendable {
         return (response, caller.id)
     }
 
-    /// The operation's answer, its writes recording the request's signature where it has one.
-    private func answer(_ path: WirePath, body: Data, as caller: Authenticator.Caller) -> WireService.Answer {
-        guard let signed = caller.signed else { return service.handle(path, body: body, caller: caller.account) }
-        return signed.answering { service.handle(path, body: body, caller: caller.account) }
+    /// The operation's answer, its writes recording the request's signature where it has one, and the cloud's
+    /// identity as its transactions saw it.
+    private func answer(_ path: WirePath, body: Data, as caller: Authenticator.Caller) -> (WireService.Answer, CloudIdentity?) {
+        let served = ServedRequest(signature: caller.signature)
+        let answer = served.answering { service.handle(path, body: body, caller: caller.account) }
+        return (answer, try? cloud.identity(answering: served))
     }
 
     /// Who a request is from, as `check` finds it; else the answer that refuses it, alike whatever failed (the

@@ -177,7 +177,7 @@ enum Schema {
             until REAL NOT NULL) WITHOUT ROWID;
         """,
         // v10: the signed requests the servers answered with a write, so a request captured on its way to one
-        // server is refused by every other (see `SignedRequest`).
+        // server is refused by every other (see `ServedRequest`).
         """
         CREATE TABLE signed_requests(
             signature TEXT PRIMARY KEY,
