@@ -15,7 +15,8 @@ struct CloudOptions: ParsableArguments {
     var directory: String?
 
     @Option(name: .customLong("store"), help: ArgumentHelp(
-        "Keep the cloud's state in this PostgreSQL database, not the directory's SQLite file (else $CLOUDNOTES_STORE).",
+        "Keep the cloud's state in this PostgreSQL database, not the directory's SQLite file (else $CLOUDNOTES_STORE). "
+            + "TLS: ?sslmode=require checks the server's certificate, &sslrootcert=CA.pem trusts a private CA.",
         valueName: "postgresql://USER@HOST[:PORT]/DB"))
     var storeURL: String?
 
