@@ -83,9 +83,21 @@ final class StatementCache: @unchecked Sendable {
         case .real(let v):
             out += v.isNaN ? "'NaN'" : v.isInfinite ? (v < 0 ? "'-Infinity'" : "'Infinity'") : "'\(v)'"
         case .text(let v):
-            out += "'"
-            out += v.contains("'") ? v.replacingOccurrences(of: "'", with: "''") : v
-            out += "'"
+            // By bytes, not characters: a quote followed by a combining mark is one Character that is not "'",
+            // but its quote byte still ends the literal.
+            guard v.utf8.contains(UInt8(ascii: "'")) else {
+                out += "'" + v + "'"
+                return
+            }
+            var quoted = [UInt8]()
+            quoted.reserveCapacity(v.utf8.count + 8)
+            quoted.append(UInt8(ascii: "'"))
+            for byte in v.utf8 {
+                quoted.append(byte)
+                if byte == UInt8(ascii: "'") { quoted.append(byte) }
+            }
+            quoted.append(UInt8(ascii: "'"))
+            out += String(decoding: quoted, as: UTF8.self)
         case .blob(let v):
             let digits = Array("0123456789abcdef".utf8)
             var hex = [UInt8]()

@@ -19,7 +19,8 @@ struct PreparedStatementTests {
     @Test func everyValueArrivesExactlyAndTheStatementIsPreparedOnce() throws {
         let storage = try storage()
         let values: [SQLValue] = [
-            .text("it's \\' a \"quote\" '); DROP TABLE records; -- $1 ?2 \n\t ☃ 🎉 Hà Nội"), .text(""), .text("'"),
+            .text("it's \\' a \"quote\" '); DROP TABLE records; -- $1 ?2 \n\t ☃ 🎉 Hà Nội"), .text(""),
+            .text("'\u{301}); DROP TABLE records; --"),  // a quote and a combining mark: one Character, two scalars
             .integer(.min), .integer(.max), .integer(0), .integer(-1),
             .real(5e-324), .real(.greatestFiniteMagnitude), .real(-0.0), .real(0.1), .real(1.0 / 3), .real(-2.5e-10),
             .blob(Data((0...255).map { UInt8($0) })), .blob(Data()),
