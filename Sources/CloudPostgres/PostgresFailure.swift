@@ -48,9 +48,21 @@ struct PostgresFailure: StorageFailure {
         }
     }
 
-    /// The TLS failure behind `error`, if that is what it is.
+    /// The failure to verify the server's certificate or name behind `error`, if that is what it is. Other TLS
+    /// failures (a connection cut mid-handshake, an unclean shutdown when the database stops) are the database
+    /// being away, as over plain TCP.
     private static func tlsFailure(_ error: any Error) -> (any Error)? {
         let underlying = (error as? PSQLError)?.underlying ?? error
-        return underlying is NIOSSLError || underlying is BoringSSLError ? underlying : nil
+        if let extra = underlying as? NIOSSLExtraError,
+           extra == .failedToValidateHostname || extra == .serverHostnameImpossibleToMatch { return extra }
+        guard let tls = underlying as? NIOSSLError else { return nil }
+        switch tls {
+        case .noCertificateToValidate, .unableToValidateCertificate, .cannotMatchULabel:
+            return tls
+        case .handshakeFailed(let reason) where "\(reason)".lowercased().contains("certificate"):
+            return tls
+        default:
+            return nil
+        }
     }
 }

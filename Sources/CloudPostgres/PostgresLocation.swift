@@ -8,7 +8,8 @@ import PostgresNIO
 /// `?host=/DIR` for a Unix socket in `DIR` (the socket `DIR/.s.PGSQL.PORT`), `?sslmode=disable|prefer|require`
 /// as libpq's (default: `disable` on loopback and a socket, else `prefer`; the server's certificate and name are
 /// checked with `require`, as libpq's `verify-full`), and `?sslrootcert=FILE`, the PEM file of the CA that signs
-/// the server's certificate (a private CA's; without it, the system's CAs). `postgres://` works too.
+/// the server's certificate (a private CA's; without it, the system's CAs; with it and no `sslmode`, `require`).
+/// `postgres://` works too.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var user: String
     public var password: String?
@@ -60,8 +61,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         guard mode.map({ ["disable", "prefer", "require"].contains($0) }) ?? true else {
             throw .invalidArguments("sslmode is disable, prefer or require, not \(mode!.inlineQuoted)")
         }
-        sslMode = mode ?? Self.defaultSSLMode(host: host, socket: socketDirectory)
         sslRootCertificate = components.queryItems?.first(where: { $0.name == "sslrootcert" })?.value
+        // A CA named is a CA to check against: unless told otherwise, require it.
+        sslMode = mode ?? (sslRootCertificate != nil ? "require" : Self.defaultSSLMode(host: host, socket: socketDirectory))
         if let file = sslRootCertificate, !FileManager.default.isReadableFile(atPath: file) {
             throw .invalidArguments("sslrootcert \(file.inlineQuoted) is not a readable file")
         }

@@ -75,9 +75,11 @@ final class PostgresTransaction: SQLTransaction {
     /// Ends a transaction that wrote nothing without waiting: the connection's next user's statements queue
     /// behind the `COMMIT`, and a failure of it changes nothing (the connection's next statement fails too).
     /// Statements whose answers were never looked at are waited for (rarely: reads look at theirs), so that
-    /// one that failed, and a `PREPARE` it stopped, are known before the connection is lent again.
+    /// one that failed, and a `PREPARE` it stopped, are known before the connection is lent again; after a
+    /// failure it rolls back instead.
     func end() {
-        if !unanswered.isEmpty, (try? settle()) == nil { return rollBack() }
+        // A failure the body looked past (`try?`) may have stopped a `PREPARE` sent after it.
+        if failed || (!unanswered.isEmpty && (try? settle()) == nil) { return rollBack() }
         guard begun else { return }
         _ = query(PostgresQuery(unsafeSQL: "COMMIT"))
     }

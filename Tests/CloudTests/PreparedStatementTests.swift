@@ -67,4 +67,15 @@ struct PreparedStatementTests {
         let answer = try storage.write { db in try db.int64("SELECT ? + 1 AS after_the_failure", [41]) }
         #expect(answer == 42)
     }
+
+    /// A read whose body looked past a failure (`try?`) ends with the statements that failure stopped from being
+    /// prepared forgotten too.
+    @Test func aFailureAReadLookedPastStillForgetsWhatItStopped() throws {
+        let storage = try storage()
+        try storage.read { db in
+            _ = try? db.int64("SELECT 1 / 0 AS fails", [SQLValue]())
+            _ = try? db.int64("SELECT ? + 2 AS looked_past", [1])
+        }
+        #expect(try storage.read { db in try db.int64("SELECT ? + 2 AS looked_past", [1]) } == 3)
+    }
 }

@@ -1,0 +1,29 @@
+import Cloud
+import Foundation
+import Testing
+import TestSupport
+
+/// A signed request's writes are answered once by the whole cloud (`ServedRequest`): its signature is recorded
+/// with its first write, and kept well past its time, since another server's clock may run behind this one's.
+@Suite struct SignedRequestTests {
+    @Test func aSignatureIsRecordedOnceAndKeptPastItsTimeForSlowerClocks() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let signature = ServedRequest.Signature(id: "key:r1", until: test.clock.now().addingTimeInterval(301))
+        let first = ServedRequest(signature: signature)
+        try first.answering {
+            _ = try db.save(zone: ZoneID(name: "Notes"))
+            _ = try db.save(zone: ZoneID(name: "Drafts"))  // a request that writes twice records itself once
+        }
+
+        // Past the signature's time by this clock; a server whose clock is five minutes behind still takes it.
+        test.clock.advance(by: 301 + 300)
+        try ServedRequest(signature: .init(id: "key:r2", until: test.clock.now().addingTimeInterval(301))).answering {
+            _ = try db.save(zone: ZoneID(name: "Other"))  // another request's write, which drops what is past its time
+        }
+        #expect(throws: CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")) {
+            try ServedRequest(signature: signature).answering { _ = try db.save(zone: ZoneID(name: "Replayed")) }
+        }
+        #expect(try !db.allZones().map(\.name).contains("Replayed"))
+    }
+}
