@@ -60,7 +60,7 @@ extension LocalCloud {
     public func accounts(knownTo caller: Account) throws(CloudError) -> [Account] {
         try storage.read { db in
             try db.all("""
-                SELECT * FROM accounts WHERE id = ?1
+                SELECT \(Self.accountColumns) FROM accounts WHERE id = ?1
                    OR id IN (SELECT other.account FROM participants mine JOIN participants other ON other.share = mine.share
                              WHERE mine.account = ?1 AND other.account IS NOT NULL)
                    OR id IN (SELECT d.owner FROM participants mine JOIN shares s ON s.id = mine.share
@@ -74,17 +74,21 @@ extension LocalCloud {
 
     public func accounts() throws(CloudError) -> [Account] {
         try storage.read { db in
-            try db.all("SELECT * FROM accounts ORDER BY lower(name)") { Self.account(from: $0) }
+            try db.all("SELECT \(Self.accountColumns) FROM accounts ORDER BY lower(name)") { Self.account(from: $0) }
         }
     }
 
     /// The account whose `column` is `value`; names and emails ignore case (ASCII's, in both stores).
     static func fetchAccount(_ db: any SQLTransaction, column: String, value: String) throws -> Account? {
         let match = column == "id" ? "id = ?" : "lower(\(column)) = lower(\(db.dialect.name("?")))"
-        return try db.first("SELECT * FROM accounts WHERE \(match)", [value]) { account(from: $0) }
+        return try db.first("SELECT \(accountColumns) FROM accounts WHERE \(match)", [value]) { account(from: $0) }
     }
 
-    private static func account(from row: any SQLRow) -> Account {
-        Account(id: row.text("id"), name: row.text("name"), email: row.text("email"), createdAt: row.date("created_at") ?? .distantPast)
+    /// The columns `account(from:)` reads, by position (so a row asked ahead, `SQLTransaction.ask`, reads too).
+    static let accountColumns = "id, name, email, created_at"
+
+    static func account(from row: any SQLRow) -> Account {
+        Account(id: row.text(0), name: row.text(1), email: row.text(2),
+                createdAt: row.double(3).map(Date.init(timeIntervalSince1970:)) ?? .distantPast)
     }
 }

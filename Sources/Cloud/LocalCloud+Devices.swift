@@ -111,13 +111,10 @@ extension LocalCloud {
     /// signed request's caller in one round trip to a store across a network, not two.
     public func signer(keyID: String) throws(CloudError) -> (device: DeviceKey, account: Account?)? {
         try storage.lookUp { db -> (device: DeviceKey, account: Account?)? in
-            let account = try db.ask("SELECT id, name, email, created_at FROM accounts WHERE id = (SELECT account FROM devices WHERE key_id = ?)",
+            let account = try db.ask("SELECT \(Self.accountColumns) FROM accounts WHERE id = (SELECT account FROM devices WHERE key_id = ?)",
                                      [.text(keyID)])
             guard let device = try db.first("SELECT * FROM devices WHERE key_id = ?", [keyID], { Self.device(from: $0) }) else { return nil }
-            let found = try account.rows().first.map { row in
-                Account(id: row.text(0), name: row.text(1), email: row.text(2),
-                        createdAt: row.double(3).map(Date.init(timeIntervalSince1970:)) ?? .distantPast)
-            }
+            let found = try account.rows().first.map(Self.account(from:))
             return (device, found?.id == device.account ? found : nil)
         }
     }
