@@ -74,7 +74,8 @@ extension LocalCloud {
     public func restoreAccount(_ account: Account) throws(CloudError) -> Account {
         try Account.validate(name: account.name)
         try Account.validate(email: account.email)
-        return try storage.write { db in
+        // A write like any other: answered once, by one server of the cloud.
+        return try writeRecordingSignature { db in
             if let existing = try Self.fetchAccount(db, column: "id", value: account.id) { return existing }
             for (column, value) in [("name", account.name), ("email", account.email)] where try Self.fetchAccount(db, column: column, value: value) != nil {
                 throw CloudError.invalidArguments("another account now has the \(column) \(value)")

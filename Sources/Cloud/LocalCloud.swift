@@ -154,27 +154,47 @@ public final class LocalCloud: PushSource, Sendable {
         var committing: (() throws -> Committed)?
         let mark = highWater.read()
         let served = ServedRequest.current
-        let signature = served?.unrecordedSignature
         var cloudID = ""
-        let result = try storage.write { db in
-            let isNew = try signature.map { try SignedRequestTable.record(db, $0, now: clock.now()) }
+        let result = try writeRecordingSignature { db in
             // A file put back to an older state gets a new identity before anything is written over it.
             let identity = try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock)
             cloudID = identity.id
             var request = Request(db: db, now: clock.now(), sequence: identity.sequence)
             let result = try body(&request)
-            if let isNew, try !isNew() {
-                throw CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")
-            }
             committing = try request.finish()
             return result
         }
-        if signature != nil { served?.signatureRecorded() }
         let committed = try wrapStorage { try committing!() }
         served?.saw(CloudIdentity(id: cloudID, sequence: committed.sequence))
         if committed.sequence > (mark ?? 0) { highWater.raise(to: committed.sequence) }
         if !committed.previous.isEmpty { storage.post(Set(committed.previous.keys), sequence: committed.sequence) }
         return (result, committed)
+    }
+}
+
+extension LocalCloud {
+    /// `storage.write`, recording in the same transaction the signature of the request being served on this
+    /// thread (if it has one not yet recorded): a signature any server of the cloud recorded before is a
+    /// replay, refused, and the transaction rolled back.
+    func writeRecordingSignature<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        let served = ServedRequest.current
+        let signature = served?.unrecordedSignature
+        let result = try storage.write { db in
+            let isNew = try signature.map { try SignedRequestTable.record(db, $0, now: clock.now()) }
+            let result = try body(db)
+            if let isNew, try !isNew() {
+                throw CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")
+            }
+            return result
+        }
+        if signature != nil { served?.signatureRecorded() }
+        return result
+    }
+
+    /// Records the signature of the request being served on this thread, for one that writes nothing but hands
+    /// out what a replay must not get again (a notification token); refuses a replay.
+    public func recordServedSignature() throws(CloudError) {
+        try writeRecordingSignature { _ in }
     }
 }
 

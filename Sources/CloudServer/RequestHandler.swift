@@ -110,6 +110,14 @@ final class RequestHandler: @unchecked Sendable {
             return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), caller.id)
         }
         if wirePath.operation == "tokens/create" {
+            // Recorded as a write's signature is: replayed to another server, it must not hand out a token that
+            // hears this account's changes.
+            let served = ServedRequest(signature: authenticated.signature)
+            do {
+                try await run(on: writes) { try served.answering { try self.cloud.recordServedSignature() } }
+            } catch {
+                return (reply(service.failure(WireError(error as? CloudError ?? .serviceUnavailable(retryAfter: 1), uuid: uuid()))), caller.id)
+            }
             let token = hub.makeToken(for: authenticated)
             // The URL the client reached this server by (a proxy's, say), else the one it listens on.
             let base = request.head.authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
@@ -192,8 +200,8 @@ final class RequestHandler: @unchecked Sendable {
         return json(["pushes": notices])
     }
 
-    private func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await work.runIfActive(body)
+    private func run<T: Sendable>(on pool: NIOThreadPool? = nil, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await (pool ?? work).runIfActive(body)
     }
 
     /// A call that cannot fail but for the pool being shut down (the server is stopping): then `stopping`.

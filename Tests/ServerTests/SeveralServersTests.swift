@@ -1,4 +1,5 @@
 import Cloud
+import CloudWire
 @testable import CloudClient
 import Crypto
 import Foundation
@@ -67,6 +68,32 @@ import TestSupport
         #expect(try f.zones().isEmpty)
         // A request signed anew goes through either server.
         #expect(try f.post(path, body: create, headers: try f.signed(create, path: path), to: second.url).status == 200)
+    }
+
+    /// A notification token hears the account's changes: a replayed `tokens/create` must not hand out another.
+    @Test func aTokenRequestReplayedToAnotherServerIsRefused() throws {
+        let f = try ServerFixture()
+        let second = try TestServer(cloud: f.directory.url)
+        let path = WirePath(container: LocalCloud.defaultContainer, scope: nil, operation: "tokens/create").path
+        let body = Data(#"{"apnsEnvironment":"production"}"#.utf8)
+        let headers = try f.signed(body, path: path)
+        #expect(try f.post(path, body: body, headers: headers).status == 200)
+
+        #expect(try f.post(path, body: body, headers: headers, to: second.url) == (401, "AUTHENTICATION_FAILED"))
+        #expect(try f.post(path, body: body, headers: try f.signed(body, path: path), to: second.url).status == 200)
+    }
+
+    /// `users/restore` writes (an account a lost cloud forgot): answered once, by one server, as every write.
+    @Test func aRestoreReplayedToAnotherServerIsRefused() throws {
+        let f = try ServerFixture()
+        let second = try TestServer(cloud: f.directory.url)
+        let path = f.path(.private, "users/restore")
+        let body = Data("{}".utf8)
+        let headers = try f.signed(body, path: path)
+        #expect(try f.post(path, body: body, headers: headers).status == 200)
+
+        #expect(try f.post(path, body: body, headers: headers, to: second.url) == (401, "AUTHENTICATION_FAILED"))
+        #expect(try f.post(path, body: body, headers: try f.signed(body, path: path), to: second.url).status == 200)
     }
 
     private func retryingOnce<T>(ifNetwork body: () throws -> T) throws -> T {
