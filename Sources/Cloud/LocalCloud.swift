@@ -31,6 +31,8 @@ public final class LocalCloud: PushSource, Sendable {
     let random: any RandomSource
     let faults: FaultSwitch
     let highWater: HighWaterMark
+    /// When this process's writes last dropped the signatures of requests past their time.
+    let signaturePruning = SignedRequestTable.Pruning()
 
     /// Opens (creating if needed) the cloud kept in `directory`.
     ///
@@ -180,7 +182,7 @@ extension LocalCloud {
         let served = ServedRequest.current
         let signature = served?.unrecordedSignature
         let result = try storage.write { db in
-            let isNew = try signature.map { try SignedRequestTable.record(db, $0, now: clock.now()) }
+            let isNew = try signature.map { try SignedRequestTable.record(db, $0, now: clock.now(), pruning: signaturePruning) }
             let result = try body(db)
             if let isNew, try !isNew() {
                 throw CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")

@@ -25,5 +25,14 @@ import TestSupport
             try ServedRequest(signature: signature).answering { _ = try db.save(zone: ZoneID(name: "Replayed")) }
         }
         #expect(try !db.allZones().map(\.name).contains("Replayed"))
+
+        // Ten minutes past its time the record goes, at a write a minute or more after the last that dropped
+        // some: the table does not grow for ever. (A server refuses a request that old by its date first.)
+        test.clock.advance(by: 301)
+        try ServedRequest(signature: .init(id: "key:r3", until: test.clock.now().addingTimeInterval(301))).answering {
+            _ = try db.save(zone: ZoneID(name: "Later"))
+        }
+        try ServedRequest(signature: signature).answering { _ = try db.save(zone: ZoneID(name: "Replayed")) }
+        #expect(try db.allZones().map(\.name).contains("Replayed"))
     }
 }
