@@ -85,10 +85,17 @@ extension LocalCloud {
     }
 
     /// The columns `account(from:)` reads, by position (so a row asked ahead, `SQLTransaction.ask`, reads too).
-    static let accountColumns = "id, name, email, created_at"
+    static let accountColumns = accountColumnNames.joined(separator: ", ")
+    static let accountColumnNames = ["id", "name", "email", "created_at"]
 
-    static func account(from row: any SQLRow) -> Account {
-        Account(id: row.text(0), name: row.text(1), email: row.text(2),
-                createdAt: row.double(3).map(Date.init(timeIntervalSince1970:)) ?? .distantPast)
+    /// `accountColumns` of the table that `alias` names in a join.
+    static func accountColumns(of alias: String) -> String {
+        accountColumnNames.map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
+    /// An account from `accountColumns`, read by position from column `first` on.
+    static func account(from row: any SQLRow, at first: Int = 0) -> Account {
+        Account(id: row.text(first), name: row.text(first + 1), email: row.text(first + 2),
+                createdAt: row.double(first + 3).map(Date.init(timeIntervalSince1970:)) ?? .distantPast)
     }
 }

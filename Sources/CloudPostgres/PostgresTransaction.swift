@@ -6,11 +6,13 @@ import PostgresNIO
 /// One pooled connection's transaction, as the cloud's rules use it. The rules write `?` (and SQLite's `?N`);
 /// PostgreSQL takes `$N`, so each statement's text is translated once and kept.
 ///
-/// Every wait for an answer is a round trip and two thread switches, so statements go out ahead of their
-/// answers where the rules allow: the transaction's opening (`BEGIN`, a writer's lock) goes with its first
-/// statement, a statement `send` is given is not waited for, and a read's `COMMIT` is not either. PostgreSQL
-/// answers in order, so when a statement's answer is awaited, the ones sent before it have theirs: the first
-/// failure among them is the one thrown (the rest were refused because of it).
+/// Every wait of this thread for an answer is two thread switches, so it waits only where the rules read an
+/// answer: the transaction's opening (`BEGIN`, a writer's lock) is handed over with its first statement, a
+/// statement `send` is given is not waited for, and a read's `COMMIT` is not either. On the wire each
+/// statement is still a round trip of its own: postgres-nio queues a connection's statements and sends each
+/// when the one before is answered (no pipelining), so what is saved here is this thread's waking, not
+/// PostgreSQL's. Answers come in order, so when a statement's answer is awaited, the ones handed over before
+/// it have theirs: the first failure among them is the one thrown (the rest were refused because of it).
 final class PostgresTransaction: SQLTransaction {
     let connection: PostgresConnection
     /// The connection as its pool lent it, with the statements prepared on it.
