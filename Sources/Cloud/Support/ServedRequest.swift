@@ -4,14 +4,14 @@ import Foundation
 /// transactions for it must know of it, and what they tell of the cloud.
 ///
 /// - **Its signature**, which every server of the cloud must answer at most once: the request's first write
-///   records it in the cloud (`signed_requests`), inside that write's own transaction, with no wait of its own (its
-///   answer is read with the write's first), and a write for a signature any server already recorded is refused as a replay. Each
-///   server also keeps the signatures it saw in memory; this is what a request captured on its way to one
-///   server and sent to another meets. A request that only reads is not recorded (a replay of it changes
-///   nothing), nor is one whose write failed.
-/// - **The cloud's identity as the request's last transaction saw it**, for the answer's header: asked with the
-///   transaction's first statement (no wait of its own) (or, for a write, known from its commit), not in a
-///   lookup of its own after the answer.
+///   records it in the cloud (`signed_requests`), inside that write's own transaction, with no wait of its own
+///   (its answer is read with the write's first), and a write for a signature any server already recorded is
+///   refused as a replay. Each server also keeps the signatures it saw in memory; this is what a request
+///   captured on its way to one server and sent to another meets. A request that only reads is not recorded
+///   (a replay of it changes nothing), nor is one whose write failed.
+/// - **The cloud's identity as the request's last transaction saw it**, for the answer's header: asked with
+///   the transaction's first statement, with no wait of its own (for a write, known from its commit), not in
+///   a lookup of its own after the answer.
 public final class ServedRequest: @unchecked Sendable {
     /// A request's signature as the servers record it.
     public struct Signature: Sendable {
