@@ -152,6 +152,19 @@ public final class LocalCloud: PushSource, Sendable {
         }
     }
 
+    /// `performRead` for a read of changes, whose body is also given its snapshot's sequence (the "now" its
+    /// token is checked against and moves to): read in the statement that asks the cloud's identity for the
+    /// answer, so one statement and one round trip, not two.
+    func performRead<T>(atSequence body: (any SQLTransaction, _ now: Int64) throws -> T) throws(CloudError) -> T {
+        if let fault = faults.current.draw(random) { throw fault }
+        return try storage.read { db in
+            let (id, now) = try Self.readIdentity(db)
+            let result = try body(db, now)
+            if let id { ServedRequest.current?.saw(CloudIdentity(id: id, sequence: now)) }
+            return result
+        }
+    }
+
     private func commit<T>(_ body: (inout Request) throws -> T) throws(CloudError) -> (result: T, commit: Committed) {
         var committing: (() throws -> Committed)?
         let mark = highWater.read()
@@ -230,11 +243,6 @@ struct Request {
         self.now = Date(timeIntervalSince1970: now.timeIntervalSince1970)
         self.sequence = sequence
         startSequence = sequence
-    }
-
-    /// The last change sequence number handed out, as the file holds it (a read's "now").
-    static func currentSequence(_ db: any SQLTransaction) throws -> Int64 {
-        try db.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
     }
 
     /// A new change sequence number; every changed item gets its own.

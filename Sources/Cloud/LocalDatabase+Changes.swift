@@ -11,8 +11,7 @@ extension LocalDatabase {
     public func databaseChanges(since token: ChangeToken?, limit: Int? = nil) throws(CloudError) -> DatabaseChanges {
         guard scope != .public else { throw .invalidArguments("the public database keeps no database change history") }
         let limit = batchLimit(limit)
-        return try cloud.performRead { db in
-            let now = try Request.currentSequence(db)
+        return try cloud.performRead { db, now in
             try token?.check(before: now)
             var entries: [(id: ZoneID, seq: Int64, deletion: ZoneDeletionReason?)]
             if scope == .shared {
@@ -56,8 +55,7 @@ extension LocalDatabase {
                             known: [String: String] = [:]) throws(CloudError) -> ZoneChanges {
         let zoneID = try normalize(zone)
         let limit = batchLimit(limit)
-        return try cloud.performRead { db in
-            let now = try Request.currentSequence(db)
+        return try cloud.performRead { db, now in
             try token?.check(before: now)
             guard let access = try access(db, zoneID) else {
                 return ZoneChanges(token: ChangeToken(now), moreComing: false)
