@@ -19,7 +19,9 @@ extension LocalDatabase {
         let (result, committed) = try cloud.performCommitting { request in
             var result = ModifyResult()
             for zone in zones {
-                try request.db.send("SAVEPOINT zone")
+                // Only an atomic zone is rolled back alone; for any other the savepoint would be two statements
+                // more under the writers' lock for nothing.
+                if atomically { try request.db.send("SAVEPOINT zone") }
                 let topicsBefore = request.topics
                 var zoneResult = ModifyResult()
                 let saves = saving.indices.filter { saving[$0].id.zone == zone }
@@ -63,7 +65,7 @@ extension LocalDatabase {
                     zoneResult.deleteResults = zoneResult.deleteResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
                 }
                 // Not waited for: a failure the zone's statements hid until now fails the request whole.
-                try request.db.send("RELEASE zone")
+                if atomically { try request.db.send("RELEASE zone") }
                 result.merge(zoneResult)
             }
             return result
