@@ -4,8 +4,9 @@ import PostgresNIO
 
 /// The cloud's tables in PostgreSQL: the SQLite file's (`Cloud`'s `Schema`, 9 steps) as one first step, then
 /// each later step of the file's as one of its own (v10: `signed_requests`), in the same columns, so the rules'
-/// SQL runs on both. Steps are applied at start, each once, under an advisory lock
-/// (servers starting together do not race), and `schema_version` says how far a database has come.
+/// SQL runs on both; then PostgreSQL's own steps (v11: `cloudnotes_run`). Steps are applied at start, each
+/// once, under an advisory lock (servers starting together do not race), and `schema_version` says how far a
+/// database has come.
 ///
 /// - INTEGER is BIGINT, REAL is DOUBLE PRECISION (saved times come back exactly), BLOB is BYTEA.
 /// - Text compares and sorts by bytes (`COLLATE "C"`), as SQLite's does.
@@ -159,7 +160,31 @@ enum PostgresSchema {
             until DOUBLE PRECISION NOT NULL);
         CREATE INDEX signed_requests_until ON signed_requests(until);
         """,
+        // PostgreSQL's own (the file has no use for it): statements run in order, in the caller's transaction
+        // and with its rights, so that several go in one round trip (`PostgresTransaction.send`).
+        """
+        CREATE FUNCTION cloudnotes_run(statements TEXT[]) RETURNS VOID LANGUAGE plpgsql AS $$
+        DECLARE
+            statement TEXT;
+        BEGIN
+            FOREACH statement IN ARRAY statements LOOP
+                EXECUTE statement;
+            END LOOP;
+        END $$;
+        """,
     ]
+
+    /// A step's statements: split at each `;` but those inside `$$`s (a function's body).
+    static func statements(of step: String) -> [String] {
+        var found: [String] = []
+        for (i, part) in step.components(separatedBy: "$$").enumerated() {
+            // Even parts are outside the dollar quotes: their `;`s end statements.
+            var pieces = i % 2 == 0 ? part.components(separatedBy: ";") : [part]
+            if i > 0, !found.isEmpty { found[found.count - 1] += "$$" + pieces.removeFirst() }
+            found += pieces
+        }
+        return found.filter { !$0.allSatisfy(\.isWhitespace) }
+    }
 
     /// An arbitrary key for `pg_advisory_xact_lock`: the cloud's schema steps, one server at a time.
     private static let lockKey = 0x636c_6f75_646e_6f74  // "cloudnot"
@@ -177,9 +202,9 @@ enum PostgresSchema {
             guard version <= Int64(steps.count) else {
                 throw CloudError.storage("the database's cloud schema (\(version)) is newer than this program's (\(steps.count))")
             }
-            // One statement a query (the extended protocol takes no more); no step has a `;` inside a statement.
+            // One statement a query (the extended protocol takes no more).
             for step in steps[Int(version)...] {
-                for statement in step.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) { try run(String(statement)) }
+                for statement in statements(of: step) { try run(statement) }
             }
             try run("""
                 INSERT INTO schema_version VALUES (1, \(steps.count)) ON CONFLICT (id) DO UPDATE SET version = excluded.version

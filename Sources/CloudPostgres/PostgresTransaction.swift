@@ -8,11 +8,15 @@ import PostgresNIO
 ///
 /// Every wait of this thread for an answer is two thread switches, so it waits only where the rules read an
 /// answer: the transaction's opening (`BEGIN`, a writer's lock) is handed over with its first statement, a
-/// statement `send` is given is not waited for, and a read's `COMMIT` is not either. On the wire each
-/// statement is still a round trip of its own: postgres-nio queues a connection's statements and sends each
-/// when the one before is answered (no pipelining), so what is saved here is this thread's waking, not
-/// PostgreSQL's. Answers come in order, so when a statement's answer is awaited, the ones handed over before
-/// it have theirs: the first failure among them is the one thrown (the rest were refused because of it).
+/// statement `send` is given is not waited for, and a read's `COMMIT` is not either. Answers come in order,
+/// so when a statement's answer is awaited, the ones handed over before it have theirs: the first failure
+/// among them is the one thrown (the rest were refused because of it).
+///
+/// On the wire each statement is a round trip of its own: postgres-nio sends a connection's next statement
+/// only when the one before is answered (no pipelining). So statements `send` is given in a row (a save's
+/// version kept, its row, the zone touched, the sequence moved) go as one: `cloudnotes_run`, a function of
+/// the schema's, runs their `EXECUTE`s (and `PREPARE`s) in order inside the transaction. They are sent
+/// before the next statement that is not one of them, or the commit.
 final class PostgresTransaction: SQLTransaction {
     let connection: PostgresConnection
     /// The connection as its pool lent it, with the statements prepared on it.
@@ -28,6 +32,10 @@ final class PostgresTransaction: SQLTransaction {
     private var unanswered: [EventLoopFuture<PostgresQueryResult>] = []
     /// Whether a statement of this transaction failed: a `PREPARE` sent after it may not have been done.
     private var failed = false
+    /// Statements given to `send`, prepared, not sent yet: sent together (`sendBatch`).
+    private var batch: [String] = []
+    /// The statements a `PREPARE` in `batch` makes (counted as prepared on the connection already).
+    private var batchPrepares: [String] = []
 
     init(_ lent: PostgresPool.Lent, opening: [String]?, statements: StatementCache, logger: Logger) {
         self.lent = lent
@@ -48,7 +56,24 @@ final class PostgresTransaction: SQLTransaction {
     }
 
     func send(_ sql: String, _ values: [SQLValue]) throws {
-        unanswered.append(submit(sql, values))
+        guard let statement = statements.prepared(sql, values) else { return unanswered.append(submit(sql, values)) }
+        if lent.prepared.insert(statement.name).inserted {
+            batch.append(statement.preparing)
+            batchPrepares.append(statement.name)
+        }
+        batch.append(StatementCache.executing(statement.name, values))
+    }
+
+    /// Sends the statements `send` gathered: one alone as it is, more in one call of `cloudnotes_run`.
+    private func sendBatch() {
+        guard !batch.isEmpty else { return }
+        let statements = batch
+        batch = []
+        batchPrepares = []
+        if statements.count == 1 { return unanswered.append(query(PostgresQuery(unsafeSQL: statements[0]))) }
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(statements)
+        unanswered.append(query(PostgresQuery(unsafeSQL: "SELECT cloudnotes_run($1)", binds: binds)))
     }
 
     /// Sent like `send`; its rows are read when asked for (after the commit, which waited for every answer,
@@ -65,6 +90,7 @@ final class PostgresTransaction: SQLTransaction {
     /// Commits what was sent, waiting for every answer. PostgreSQL answers the `COMMIT` of a transaction a
     /// failed statement aborted with `ROLLBACK`, not an error: that is one here.
     func commit() throws {
+        sendBatch()
         guard begun else { return }
         let tag = query(PostgresQuery(unsafeSQL: "COMMIT"))
         try settle()
@@ -80,6 +106,7 @@ final class PostgresTransaction: SQLTransaction {
     /// one that failed, and a `PREPARE` it stopped, are known before the connection is lent again; after a
     /// failure it rolls back instead.
     func end() {
+        sendBatch()
         // A failure the body looked past (`try?`) may have stopped a `PREPARE` sent after it.
         if failed || (!unanswered.isEmpty && (try? settle()) == nil) { return rollBack() }
         guard begun else { return }
@@ -92,6 +119,10 @@ final class PostgresTransaction: SQLTransaction {
     /// being prepared does not exist: after a failure the connection forgets all it prepared, and so does
     /// the record of it.
     func rollBack() {
+        // Never sent: what they would have prepared was not.
+        lent.prepared.subtract(batchPrepares)
+        batch = []
+        batchPrepares = []
         let sent = unanswered
         unanswered = []
         do {
@@ -110,6 +141,7 @@ final class PostgresTransaction: SQLTransaction {
     /// The statement prepared on this connection (prepared first, in the same flight, if it was not) and run
     /// with the values; as it is, bound, when it is not one to prepare.
     private func submit(_ sql: String, _ values: [SQLValue]) -> EventLoopFuture<PostgresQueryResult> {
+        sendBatch()  // sent before, answered before
         guard let statement = statements.prepared(sql, values) else { return submitUnprepared(sql, values) }
         if lent.prepared.insert(statement.name).inserted {
             unanswered.append(query(PostgresQuery(unsafeSQL: statement.preparing)))

@@ -68,6 +68,49 @@ struct PreparedStatementTests {
         #expect(answer == 42)
     }
 
+    /// Statements sent in a row go to PostgreSQL in one call (`cloudnotes_run`), run there in the order sent.
+    @Test func statementsSentInARowRunInOrderInOneCall() throws {
+        let storage = try storage()
+        try storage.write { db in try db.execute("CREATE TABLE scratch(a BIGINT PRIMARY KEY, b TEXT)") }
+        let (rows, calls) = try storage.write { db in
+            try db.execute("SET LOCAL track_functions = 'pl'")
+            try db.send("INSERT INTO scratch VALUES (?, ?)", [.integer(1), .text("first")])
+            try db.send("UPDATE scratch SET b = ? WHERE a = ?", [.text("it's second"), .integer(1)])
+            try db.send("INSERT INTO scratch VALUES (?, ?)", [.integer(2), .text("gone")])
+            try db.send("DELETE FROM scratch WHERE a = ?", [.integer(2)])
+            let rows = try db.all("SELECT a, b FROM scratch ORDER BY a", [SQLValue]()) { row in "\(row.int64(0)) \(row.text(1))" }
+            let calls = try db.int64("SELECT calls FROM pg_stat_xact_user_functions WHERE funcname = 'cloudnotes_run'")
+            return (rows, calls)
+        }
+        #expect(rows == ["1 it's second"])
+        #expect(calls == 1)
+
+        // A failure among them fails the transaction whole: nothing sent before it in the call stays.
+        #expect(throws: (any Error).self) {
+            try storage.write { db in
+                try db.send("INSERT INTO scratch VALUES (?, ?)", [.integer(3), .text("rolled back")])
+                try db.send("INSERT INTO scratch VALUES (?, ?)", [.integer(1), .text("a key already there")])
+            }
+        }
+        #expect(try storage.read { db in try db.int64("SELECT count(*) FROM scratch") } == 1)
+    }
+
+    /// A transaction that fails before its gathered statements are sent never prepares what they would have:
+    /// the next use of those statements prepares them.
+    @Test func statementsNeverSentLeaveNothingCountedAsPrepared() throws {
+        let storage = try storage()
+        try storage.write { db in try db.execute("CREATE TABLE scratch(a BIGINT PRIMARY KEY)") }
+        let stop = CloudError.invalidArguments("the rules refuse this request")
+        #expect(throws: stop) {
+            try storage.write { db in
+                try db.send("INSERT INTO scratch VALUES (?)", [.integer(1)])
+                throw stop
+            }
+        }
+        try storage.write { db in try db.send("INSERT INTO scratch VALUES (?)", [.integer(2)]) }
+        #expect(try storage.read { db in try db.all("SELECT a FROM scratch", [SQLValue]()) { $0.int64(0) } } == [2])
+    }
+
     /// A read whose body looked past a failure (`try?`) ends with the statements that failure stopped from being
     /// prepared forgotten too.
     @Test func aFailureAReadLookedPastStillForgetsWhatItStopped() throws {
