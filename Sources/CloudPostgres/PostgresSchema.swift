@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// The cloud's tables in PostgreSQL: the SQLite file's (`Cloud`'s `Schema`, 9 steps) as one first step, then
 /// each later step of the file's as one of its own (v10: `signed_requests`), in the same columns, so the rules'
-/// SQL runs on both; then PostgreSQL's own steps (v11: `cloudnotes_run`). Steps are applied at start, each
+/// SQL runs on both; then PostgreSQL's own steps (v11: `cloudnotes_run`), then the file's later ones (v12: the file's v11). Steps are applied at start, each
 /// once, under an advisory lock (servers starting together do not race), and `schema_version` says how far a
 /// database has come.
 ///
@@ -172,6 +172,7 @@ enum PostgresSchema {
             END LOOP;
         END $$;
         """,
+        "ALTER TABLE push_topics ADD COLUMN previous BIGINT;",
     ]
 
     /// A step's statements: split at each `;` but those inside `$$`s (a function's body).

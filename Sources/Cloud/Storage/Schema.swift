@@ -184,6 +184,11 @@ enum Schema {
             until REAL NOT NULL) WITHOUT ROWID;
         CREATE INDEX signed_requests_until ON signed_requests(until);
         """,
+        // v11: the commit a topic was at before the last moved it, set by the statement that moves it, which
+        // returns it: a topic is read and moved in one statement.
+        """
+        ALTER TABLE push_topics ADD COLUMN previous INTEGER;
+        """,
     ]
 
     static func migrate(_ db: Database) throws {

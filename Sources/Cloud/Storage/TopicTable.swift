@@ -5,20 +5,20 @@ enum TopicTable {
     /// each was at before. A topic never posted to (or posted to before the table existed) is taken to have changed
     /// just before this request (`unknown`), so nobody takes its push for one they have seen.
     ///
-    /// The topics' previous commits are asked for in one query whose answer is read after the commit: a writer
-    /// holds the cloud's sequence for its whole transaction, and on PostgreSQL this spares it a round trip.
+    /// One statement moves the topics and returns where each was (`previous`, set as it moves), its answer read
+    /// after the commit: a writer holds the cloud's sequence for its whole transaction, and on PostgreSQL each
+    /// statement is a round trip.
     static func advance(_ db: any SQLTransaction, _ topics: Set<PushTopic>, to sequence: Int64,
                         unknown: Int64) throws -> () throws -> [PushTopic: Int64] {
         let names = topics.map(\.fileName)
-        let list = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        let before = try db.ask("SELECT name, seq FROM push_topics WHERE name IN (\(list))", names.map(SQLValue.text))
-        for name in names {
-            try db.send("INSERT INTO push_topics(name, seq) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET seq = excluded.seq",
-                        [name, sequence])
-        }
+        let rows = Array(repeating: "(?, ?)", count: names.count).joined(separator: ", ")
+        let moved = try db.ask("""
+            INSERT INTO push_topics(name, seq) VALUES \(rows)
+            ON CONFLICT(name) DO UPDATE SET previous = push_topics.seq, seq = excluded.seq RETURNING name, previous
+            """, names.flatMap { [SQLValue.text($0), .integer(sequence)] })
         return {
             var known: [String: Int64] = [:]
-            for row in try before.rows() { known[row.text(0)] = row.int64(1) }
+            for row in try moved.rows() where !row.isNull(1) { known[row.text(0)] = row.int64(1) }
             return Dictionary(uniqueKeysWithValues: topics.map { ($0, known[$0.fileName] ?? unknown) })
         }
     }
