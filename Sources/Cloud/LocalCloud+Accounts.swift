@@ -84,7 +84,7 @@ extension LocalCloud {
         return try db.first("SELECT \(accountColumns) FROM accounts WHERE \(match)", [value]) { account(from: $0) }
     }
 
-    /// The columns `account(from:)` reads, by position (so a row asked ahead, `SQLTransaction.ask`, reads too).
+    /// The columns `account(from:at:)` reads, by position (so a row asked ahead, `SQLTransaction.ask`, reads too).
     static let accountColumns = accountColumnNames.joined(separator: ", ")
     static let accountColumnNames = ["id", "name", "email", "created_at"]
 

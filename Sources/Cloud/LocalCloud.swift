@@ -209,6 +209,7 @@ extension LocalCloud {
     /// Records the signature of the request being served on this thread, for one that writes nothing but hands
     /// out what a replay must not get again (a notification token); refuses a replay.
     public func recordServedSignature() throws(CloudError) {
+        guard ServedRequest.current?.unrecordedSignature != nil else { return }  // a web token's: nothing to record
         try writeRecordingSignature { _ in }
     }
 }

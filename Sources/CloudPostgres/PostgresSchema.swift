@@ -2,11 +2,10 @@ import Cloud
 import Logging
 import PostgresNIO
 
-/// The cloud's tables in PostgreSQL: the SQLite file's (`Cloud`'s `Schema`, 9 steps) as one first step, then
-/// each later step of the file's as one of its own (v10: `signed_requests`), in the same columns, so the rules'
-/// SQL runs on both; then PostgreSQL's own steps (v11: `cloudnotes_run`), then the file's later ones (v12: the file's v11). Steps are applied at start, each
-/// once, under an advisory lock (servers starting together do not race), and `schema_version` says how far a
-/// database has come.
+/// The cloud's tables in PostgreSQL, in steps (`schema_version` counts them): 1, the SQLite file's first 9
+/// (`Cloud`'s `Schema`); 2, the file's v10 (`signed_requests`); 3, PostgreSQL's own `cloudnotes_run`; 4, the
+/// file's v11 (`push_topics.previous`). The tables have the file's columns, so the rules' SQL runs on both.
+/// Steps are applied at start, each once, under an advisory lock (servers starting together do not race).
 ///
 /// - INTEGER is BIGINT, REAL is DOUBLE PRECISION (saved times come back exactly), BLOB is BYTEA.
 /// - Text compares and sorts by bytes (`COLLATE "C"`), as SQLite's does.

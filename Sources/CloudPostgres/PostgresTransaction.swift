@@ -57,11 +57,17 @@ final class PostgresTransaction: SQLTransaction {
 
     func send(_ sql: String, _ values: [SQLValue]) throws {
         guard let statement = statements.prepared(sql, values) else { return unanswered.append(submit(sql, values)) }
+        batch.append(gathering(statement, values))
+    }
+
+    /// The `EXECUTE` of a prepared statement, its `PREPARE` gathered into `batch` first when this connection has
+    /// not made it (counted as made from now on; `rollBack` forgets it if the batch is never sent).
+    private func gathering(_ statement: StatementCache.Prepared, _ values: [SQLValue]) -> String {
         if lent.prepared.insert(statement.name).inserted {
             batch.append(statement.preparing)
             batchPrepares.append(statement.name)
         }
-        batch.append(StatementCache.executing(statement.name, values))
+        return StatementCache.executing(statement.name, values)
     }
 
     /// Sends the statements `send` gathered: one alone as it is, more in one call of `cloudnotes_run`.
@@ -106,9 +112,10 @@ final class PostgresTransaction: SQLTransaction {
     /// one that failed, and a `PREPARE` it stopped, are known before the connection is lent again; after a
     /// failure it rolls back instead.
     func end() {
-        sendBatch()
         // A failure the body looked past (`try?`) may have stopped a `PREPARE` sent after it.
-        if failed || (!unanswered.isEmpty && (try? settle()) == nil) { return rollBack() }
+        if failed { return rollBack() }
+        sendBatch()
+        if !unanswered.isEmpty && (try? settle()) == nil { return rollBack() }
         guard begun else { return }
         _ = query(PostgresQuery(unsafeSQL: "COMMIT"))
     }
@@ -138,15 +145,17 @@ final class PostgresTransaction: SQLTransaction {
         }
     }
 
-    /// The statement prepared on this connection (prepared first, in the same flight, if it was not) and run
-    /// with the values; as it is, bound, when it is not one to prepare.
+    /// The statement prepared on this connection and run with the values (its `PREPARE`, if the connection
+    /// has not made it, going with the statements gathered before it); as it is, bound, when it is not one to
+    /// prepare. What was gathered is sent first, so answered first.
     private func submit(_ sql: String, _ values: [SQLValue]) -> EventLoopFuture<PostgresQueryResult> {
-        sendBatch()  // sent before, answered before
-        guard let statement = statements.prepared(sql, values) else { return submitUnprepared(sql, values) }
-        if lent.prepared.insert(statement.name).inserted {
-            unanswered.append(query(PostgresQuery(unsafeSQL: statement.preparing)))
+        guard let statement = statements.prepared(sql, values) else {
+            sendBatch()
+            return submitUnprepared(sql, values)
         }
-        return query(PostgresQuery(unsafeSQL: StatementCache.executing(statement.name, values)))
+        let executing = gathering(statement, values)
+        sendBatch()
+        return query(PostgresQuery(unsafeSQL: executing))
     }
 
     private func submitUnprepared(_ sql: String, _ values: [SQLValue]) -> EventLoopFuture<PostgresQueryResult> {

@@ -69,6 +69,7 @@ struct PreparedStatementTests {
     }
 
     /// Statements sent in a row go to PostgreSQL in one call (`cloudnotes_run`), run there in the order sent.
+    /// (Counted with `track_functions`, which the test cluster's superuser may set.)
     @Test func statementsSentInARowRunInOrderInOneCall() throws {
         let storage = try storage()
         try storage.write { db in try db.execute("CREATE TABLE scratch(a BIGINT PRIMARY KEY, b TEXT)") }
@@ -93,6 +94,16 @@ struct PreparedStatementTests {
             }
         }
         #expect(try storage.read { db in try db.int64("SELECT count(*) FROM scratch") } == 1)
+
+        // Text that would end a literal early arrives exactly through a call too (inside one, `EXECUTE` would run
+        // a second statement that broke out, where the protocol refused it).
+        let hostile = ["it's '); DELETE FROM scratch; --", "'\u{301}); DELETE FROM scratch; --", "\\'; SELECT 1; --", "$$; $1 ?2"]
+        try storage.write { db in
+            for (i, text) in hostile.enumerated() { try db.send("INSERT INTO scratch VALUES (?, ?)", [.integer(Int64(10 + i)), .text(text)]) }
+        }
+        let arrived = try storage.read { db in try db.all("SELECT b FROM scratch WHERE a >= 10 ORDER BY a", [SQLValue]()) { $0.text(0) } }
+        #expect(arrived == hostile)
+        #expect(try storage.read { db in try db.int64("SELECT count(*) FROM scratch") } == 1 + Int64(hostile.count))
     }
 
     /// A transaction that fails before its gathered statements are sent never prepares what they would have:

@@ -35,4 +35,28 @@ import TestSupport
         try ServedRequest(signature: signature).answering { _ = try db.save(zone: ZoneID(name: "Replayed")) }
         #expect(try db.allZones().map(\.name).contains("Replayed"))
     }
+
+    /// Each server drops them at most once a minute, not in every write: within the minute after a write that
+    /// dropped some, one past its time is still there.
+    @Test func signaturesPastTheirTimeAreDroppedAtMostOnceAMinute() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        func write(_ zone: String, as signature: ServedRequest.Signature? = nil) throws {
+            let signature = signature ?? .init(id: "key:\(zone)", until: test.clock.now().addingTimeInterval(301))
+            try ServedRequest(signature: signature).answering { _ = try db.save(zone: ZoneID(name: zone)) }
+        }
+        let replay = CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")
+        try write("First")  // drops what is past its time (nothing yet)
+        let old = ServedRequest.Signature(id: "key:old", until: test.clock.now().addingTimeInterval(-601))  // past it, and the ten minutes kept
+        try write("Old", as: old)
+
+        test.clock.advance(by: 59)
+        try write("WithinTheMinute")
+        #expect(throws: replay) { try write("Replayed", as: old) }
+
+        test.clock.advance(by: 1)
+        try write("AMinuteOn")  // drops `old`, long past its time
+        try write("ReplayedLater", as: old)  // (a server refuses a request that old by its date first)
+        #expect(try db.allZones().map(\.name).contains("ReplayedLater"))
+    }
 }

@@ -12,8 +12,9 @@ public protocol SQLTransaction: AnyObject {
     func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int
 
     /// Runs a statement whose outcome the caller does not read (no rows, no count). A store across a network
-    /// sends it without waiting for its answer: a failure is then thrown by the next statement waited for, or by
-    /// the commit, and the transaction fails as a whole as it would have. SQLite runs it at once.
+    /// sends it without waiting for its answer (PostgreSQL's, with the statements sent in a row after it, in
+    /// one call): a failure is then thrown by a statement sent after it and waited for, or by the commit, and
+    /// the transaction fails as a whole as it would have. SQLite runs it at once.
     func send(_ sql: String, _ values: [SQLValue]) throws
 
     /// Sends a query whose rows are read later (`SQLAnswer.rows`), further on in the transaction or after it

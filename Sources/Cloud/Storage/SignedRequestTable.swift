@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Queries on `signed_requests`: the signatures of the requests the cloud's servers answered with a write.
+/// Queries on `signed_requests`: the signatures of the requests the cloud's servers answered with a write, or
+/// with a notification token (`tokens/create`).
 enum SignedRequestTable {
     /// How far apart the clocks of a cloud's servers may be, in seconds, for a replay to still be refused.
     static let clockDifference: TimeInterval = 600

@@ -35,6 +35,7 @@ public enum StorageCopy {
         ("participants", ["id", "share", "account", "role", "permission", "status", "one_time_id", "one_time_hash", "seq", "changed_by",
                           "joined_seq"]),
         ("access_requests", ["share", "account", "status", "requested_at"]),
+        // Not `previous`: it is read only from the statement that sets it (`TopicTable.advance`).
         ("push_topics", ["name", "seq"]),
         ("devices", ["key_id", "account", "public_key", "name", "created_at", "revoked_at"]),
         ("enrolments", ["code_hash", "account", "expires_at"]),

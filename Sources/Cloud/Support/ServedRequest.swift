@@ -8,7 +8,8 @@ import Foundation
 ///   (its answer is read with the write's first), and a write for a signature any server already recorded is
 ///   refused as a replay. Each server also keeps the signatures it saw in memory; this is what a request
 ///   captured on its way to one server and sent to another meets. A request that only reads is not recorded
-///   (a replay of it changes nothing), nor is one whose write failed.
+///   (a replay of it changes nothing; `tokens/create`, which hands out what a replay must not get again, is:
+///   `LocalCloud.recordServedSignature`), nor is one whose write failed.
 /// - **The cloud's identity as the request's last transaction saw it**, for the answer's header: asked with
 ///   the transaction's first statement, with no wait of its own (for a write, known from its commit), not in
 ///   a lookup of its own after the answer.
