@@ -63,7 +63,12 @@ extension LocalCloud {
 
     /// The cloud's ID (nil before it has one) and its sequence.
     static func readIdentity(_ db: any SQLTransaction) throws -> (id: String?, sequence: Int64) {
-        try db.first(identityQuery) { row in (row.optionalText(0), row.optionalInt64(1) ?? 0) } ?? (nil, 0)
+        try db.first(identityQuery, [SQLValue](), identity(from:)) ?? (nil, 0)
+    }
+
+    /// A row of `identityQuery`.
+    static func identity(from row: any SQLRow) -> (id: String?, sequence: Int64) {
+        (row.optionalText(0), row.optionalInt64(1) ?? 0)
     }
 
     /// Registers an account again under the user record ID it had, in a cloud

@@ -145,8 +145,8 @@ public final class LocalCloud: PushSource, Sendable {
         return try storage.read { db in
             let identity = try db.ask(Self.identityQuery, [])
             let result = try body(db)
-            if let row = try identity.rows().first, let id = row.optionalText(0) {
-                served.saw(CloudIdentity(id: id, sequence: row.optionalInt64(1) ?? 0))
+            if let row = try identity.rows().first, case let (id?, sequence) = Self.identity(from: row) {
+                served.saw(CloudIdentity(id: id, sequence: sequence))
             }
             return result
         }
