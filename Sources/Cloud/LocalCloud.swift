@@ -194,8 +194,11 @@ extension LocalCloud {
     func writeRecordingSignature<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         let served = ServedRequest.current
         let signature = served?.unrecordedSignature
-        let result = try storage.write { db in
-            let isNew = try signature.map { try SignedRequestTable.record(db, $0, now: clock.now(), pruning: signaturePruning) }
+        var isNew: (() throws -> Bool)?
+        let result = try storage.write(unlocked: { db in
+            // Before the lock: a replay's copy waits on this row, and the lock is held a round trip less.
+            isNew = try signature.map { try SignedRequestTable.record(db, $0, now: clock.now(), pruning: signaturePruning) }
+        }) { db in
             let result = try body(db)
             if let isNew, try !isNew() {
                 throw CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")

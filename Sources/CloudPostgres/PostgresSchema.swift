@@ -4,7 +4,8 @@ import PostgresNIO
 
 /// The cloud's tables in PostgreSQL, in steps (`schema_version` counts them): 1, the SQLite file's first 9
 /// (`Cloud`'s `Schema`); 2, the file's v10 (`signed_requests`); 3, PostgreSQL's own `cloudnotes_run`; 4, the
-/// file's v11 (`push_topics.previous`). The tables have the file's columns, so the rules' SQL runs on both.
+/// file's v11 (`push_topics.previous`); 5, PostgreSQL's own `cloudnotes_lock_writers`. The tables have the
+/// file's columns, so the rules' SQL runs on both.
 /// Steps are applied at start, each once, under an advisory lock (servers starting together do not race).
 ///
 /// - INTEGER is BIGINT, REAL is DOUBLE PRECISION (saved times come back exactly), BLOB is BYTEA.
@@ -172,6 +173,16 @@ enum PostgresSchema {
         END $$;
         """,
         "ALTER TABLE push_topics ADD COLUMN previous BIGINT;",
+        // PostgreSQL's own: the writers' lock, then the cloud's identity and sequence read after it (a statement
+        // of a function has a snapshot of its own, so it sees what the writer before committed while this one
+        // waited), in one round trip (`PostgresStorage.write`).
+        """
+        CREATE FUNCTION cloudnotes_lock_writers() RETURNS TABLE(cloud_id TEXT, current_sequence BIGINT) LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM 1 FROM sequence WHERE id = 1 FOR UPDATE;
+            RETURN QUERY SELECT (SELECT i.cloud FROM identity i WHERE i.id = 1), (SELECT s.value FROM sequence s WHERE s.id = 1);
+        END $$;
+        """,
     ]
 
     /// A step's statements: split at each `;` but those inside `$$`s (a function's body).

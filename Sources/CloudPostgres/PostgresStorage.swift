@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// The cloud's state in a PostgreSQL database, which several `cloudnotes cloud serve` processes share.
 ///
-/// - Writers are serialized through the `sequence` row: a write begins with `SELECT … FOR UPDATE` on it, so
+/// - Writers are serialized through the `sequence` row: a write's rules run after `SELECT … FOR UPDATE` on it, so
 ///   commits happen in sequence order across every server, as `BEGIN IMMEDIATE` makes them in the SQLite file,
 ///   and the change-tag compare-and-swap and the `seq > token` feeds stay right with nothing more.
 /// - Reads run at `REPEATABLE READ`: one snapshot for the whole read.
@@ -51,8 +51,24 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
     }
 
     public func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
-        try transaction(["BEGIN", "SELECT value FROM sequence WHERE id = 1 FOR UPDATE"], writes: true, in: writers, body)
+        try write(unlocked: { _ in }, body)
     }
+
+    /// The writers' lock is the sequence row's, taken by a query that also reads what a write's rules read
+    /// first (the cloud's identity and sequence, `LocalCloud.identityQuery`'s columns): one round trip for both.
+    public func write<T>(unlocked: (any SQLTransaction) throws -> Void,
+                         _ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        try transaction(["BEGIN"], writes: true, in: writers) { db in
+            try unlocked(db)
+            try db.lockWriters(with: Self.lockingIdentityQuery)
+            return try body(db)
+        }
+    }
+
+    /// The sequence row's lock, then `LocalCloud.identityQuery`'s columns read after it (schema step 5). Not one
+    /// `SELECT … FOR UPDATE` of both: its snapshot is taken before the wait, and would show an identity the
+    /// writer before changed as it was.
+    static let lockingIdentityQuery = "SELECT cloud_id, current_sequence FROM cloudnotes_lock_writers()"
 
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         try transaction(["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], writes: false, in: pool, body)
@@ -65,7 +81,7 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
 
     /// - Parameter opening: what begins the transaction, sent with its first statement; nil for none at all.
     private func transaction<T>(_ opening: [String]?, writes: Bool, in pool: PostgresPool,
-                                _ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+                                _ body: (PostgresTransaction) throws -> T) throws(CloudError) -> T {
         do {
             return try pool.lending { connection in
                 let transaction = PostgresTransaction(connection, opening: opening, statements: statements, logger: logger)

@@ -7,10 +7,10 @@ import PostgresNIO
 /// PostgreSQL takes `$N`, so each statement's text is translated once and kept.
 ///
 /// Every wait of this thread for an answer is two thread switches, so it waits only where the rules read an
-/// answer: the transaction's opening (`BEGIN`, a writer's lock) is handed over with its first statement, a
-/// statement `send` is given is not waited for, and a read's `COMMIT` is not either. Answers come in order,
-/// so when a statement's answer is awaited, the ones handed over before it have theirs: the first failure
-/// among them is the one thrown (the rest were refused because of it).
+/// answer: the transaction's opening (`BEGIN`) is handed over with its first statement, a writer's lock is
+/// asked like `ask`, a statement `send` is given is not waited for, and a read's `COMMIT` is not either.
+/// Answers come in order, so when a statement's answer is awaited, the ones handed over before it have
+/// theirs: the first failure among them is the one thrown (the rest were refused because of it).
 ///
 /// On the wire each statement is a round trip of its own: postgres-nio sends a connection's next statement
 /// only when the one before is answered (no pipelining). So statements `send` is given in a row (a save's
@@ -46,6 +46,14 @@ final class PostgresTransaction: SQLTransaction {
     }
 
     var dialect: SQLDialect { .postgres }
+
+    private(set) var identityUnderLock: SQLAnswer?
+
+    /// Takes the writers' lock with `query`, which reads the cloud's identity and sequence (kept as
+    /// `identityUnderLock`). Sent like `ask`: the thread waits when the rules read the identity.
+    func lockWriters(with query: String) throws {
+        identityUnderLock = try ask(query, [])
+    }
 
     func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int {
         let answer = submit(sql, values)

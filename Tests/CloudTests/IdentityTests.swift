@@ -1,5 +1,6 @@
-import Cloud
+@testable import Cloud
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -12,6 +13,38 @@ import TestSupport
         let first = try test.cloud.identity()
         #expect(try test.reopen().identity().id == first.id)
         #expect(!first.id.isEmpty)
+    }
+
+    /// A write that waited for the writers' lock reads the identity and sequence the writer before it left, not
+    /// what they were when it began to wait (on PostgreSQL the lock and the read are one round trip).
+    @Test func aWriteThatWaitedForTheLockSeesTheIdentityTheWriterBeforeItLeft() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        _ = try db.save(zone: ZoneID(name: "Notes"))
+        let holder = try test.reopen()
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? holder.storage.write { db in
+                held.signal()
+                release.wait()
+                try db.execute("UPDATE identity SET cloud = 'cReplaced' WHERE id = 1")
+                try db.execute("UPDATE sequence SET value = value + 1000 WHERE id = 1")
+            }
+        }.start()
+        held.wait()
+        let request = ServedRequest(signature: nil)
+        let saved = Mutex<Record?>(nil)
+        Thread {
+            let record = try? request.answering { try db.save(Record.make("p1", in: ZoneID(name: "Notes"), ["v": "1"])) }
+            saved.withLock { $0 = record }
+            done.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.5)  // the save waits for the lock
+        release.signal()
+        done.wait()
+        #expect(saved.withLock { $0 } != nil)
+        #expect(request.identitySeen?.id == "cReplaced")
+        #expect((request.identitySeen?.sequence ?? 0) > 1000, "numbered past what the writer before moved the sequence to")
     }
 
     @Test func anOlderCopyPutBackGetsANewIdentityAndNeverHandsOutAChangeNumberTwice() throws {

@@ -1,5 +1,6 @@
-import Cloud
+@testable import Cloud
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -58,5 +59,50 @@ import TestSupport
         try write("AMinuteOn")  // drops `old`, long past its time
         try write("ReplayedLater", as: old)  // (a server refuses a request that old by its date first)
         #expect(try db.allZones().map(\.name).contains("ReplayedLater"))
+    }
+
+    /// On PostgreSQL a write records its signature before it takes the writers' lock, which it then holds over
+    /// a round trip less: a write waiting for the lock already holds its signature's row (a replay of it would
+    /// wait on that row, then be refused). The file's store is locked from its `BEGIN`, so there is no before.
+    @Test(.enabled(if: TestStore.isPostgres, "the PostgreSQL run's (CLOUDNOTES_TEST_STORE=postgresql)"))
+    func aWriteRecordsItsSignatureBeforeItWaitsForTheWritersLock() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let holder = try test.reopen()
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? holder.storage.write { db in
+                held.signal()
+                release.wait()
+            }
+        }.start()
+        held.wait()
+        let saved = Mutex(false)
+        Thread {
+            let signature = ServedRequest.Signature(id: "key:waiting", until: test.clock.now().addingTimeInterval(301))
+            let ok = (try? ServedRequest(signature: signature).answering { _ = try db.save(zone: ZoneID(name: "Waited")) }) != nil
+            saved.withLock { $0 = ok }
+            done.signal()
+        }.start()
+
+        // A backend that has written to signed_requests and waits for a lock (the sequence row's).
+        func waitingWithItsSignature() throws -> Int64 {
+            try holder.storage.lookUp { db in
+                try db.int64("""
+                    SELECT count(*) FROM pg_locks s JOIN pg_locks w ON w.pid = s.pid
+                    WHERE s.relation = 'signed_requests'::regclass AND s.mode = 'RowExclusiveLock' AND s.granted AND NOT w.granted
+                    """) ?? 0
+            }
+        }
+        var seen: Int64 = 0
+        for _ in 0..<100 where seen == 0 {
+            seen = try waitingWithItsSignature()
+            if seen == 0 { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        release.signal()
+        done.wait()
+        #expect(seen == 1, "the waiting write had recorded its signature")
+        #expect(saved.withLock { $0 }, "and went through once the lock was let go")
+        #expect(try db.allZones().map(\.name).contains("Waited"))
     }
 }

@@ -21,6 +21,12 @@ public protocol SQLTransaction: AnyObject {
     /// commits. A store across a network sends it with the statements after it, waiting for no answer of its own
     /// until the rows are read; as with `send`, a failure fails the transaction. SQLite runs it at once.
     func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer
+
+    /// In a write whose store takes the writers' lock with a query of the cloud's identity and sequence
+    /// (`LocalCloud.identityQuery`'s columns; PostgreSQL's `FOR UPDATE` of the sequence row), that query's
+    /// answer, as the write began: the rules need not ask again. Nil when the lock reads nothing (SQLite's
+    /// `BEGIN IMMEDIATE`) or outside a write.
+    var identityUnderLock: SQLAnswer? { get }
 }
 
 /// The rows of a query sent with `ask`: read them later in the transaction (the statements sent after it go out
@@ -168,6 +174,8 @@ extension SQLRow {
 }
 
 extension SQLTransaction {
+    public var identityUnderLock: SQLAnswer? { nil }
+
     public func send(_ sql: String, _ values: [SQLValue]) throws {
         try run(sql, values) { _ in }
     }
