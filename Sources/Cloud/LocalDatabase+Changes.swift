@@ -19,11 +19,11 @@ extension LocalDatabase {
                     .filter { token == nil ? $0.isLive : $0.seq > token!.sequence }
                     .map { ($0.id, $0.seq, $0.isLive ? nil : $0.zone.deletionReason ?? .deleted) }
             } else {
-                guard let database = try databaseID(db, owner: caller.id, create: false) else {
+                guard let database = try database(db, owner: caller.id) else {
                     return DatabaseChanges(token: ChangeToken(now), moreComing: false)
                 }
-                try token?.check(after: try ZoneTable.purgedThrough(db, database: database))
-                entries = try ZoneTable.changed(db, database: database, after: token?.sequence, limit: limit + 1)
+                try token?.check(after: database.purgedThrough)
+                entries = try ZoneTable.changed(db, database: database.id, after: token?.sequence, limit: limit + 1)
                     .map { (ZoneID(name: $0.name, owner: caller.id), $0.seq, $0.deletionReason) }
             }
             let moreComing = entries.count > limit

@@ -57,6 +57,11 @@ struct LocalDatabase: Sendable {
         try ZoneTable.databaseID(db, container: cloud.container, scope: Self.storedScope(owner: owner), owner: owner, create: create)
     }
 
+    /// `owner`'s database, with the sequence its history was purged through; nil when it has none yet.
+    func database(_ db: any SQLTransaction, owner: String) throws -> (id: Int64, purgedThrough: Int64)? {
+        try ZoneTable.database(db, container: cloud.container, scope: Self.storedScope(owner: owner), owner: owner)
+    }
+
     /// The caller's access to a live zone for a read; nil for a default zone
     /// never written to (nothing is in it).
     func access(_ db: any SQLTransaction, _ zoneID: ZoneID) throws -> ZoneAccess? {

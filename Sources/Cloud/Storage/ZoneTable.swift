@@ -46,8 +46,12 @@ enum ZoneTable {
         return try db.int64("INSERT INTO databases(container, scope, owner) VALUES (?, ?, ?) RETURNING id", key)
     }
 
-    static func purgedThrough(_ db: any SQLTransaction, database: Int64) throws -> Int64 {
-        try db.int64("SELECT purged_through FROM databases WHERE id = ?", [database]) ?? 0
+    /// A database's ID and the sequence its change history was purged through, in one statement; nil when it
+    /// does not exist.
+    static func database(_ db: any SQLTransaction, container: String, scope: DatabaseScope,
+                         owner: String) throws -> (id: Int64, purgedThrough: Int64)? {
+        try db.first("SELECT id, purged_through FROM databases WHERE container = ? AND scope = ? AND owner = ?",
+                     [container, scope.rawValue, owner]) { ($0.int64(0), $0.int64(1)) }
     }
 
     /// A zone by its database's key and its name (nil: no such database, or no such zone in it), and whether it
