@@ -30,7 +30,7 @@ extension LocalDatabase {
                 if !saves.isEmpty {
                     let zoneID = Result { () throws(CloudError) in try normalize(zone) }
                     // What the saves replace, asked in one go (no two saves of a request name the same record) and
-                    // before the zone is looked up: the two answers come in one round trip.
+                    // before the zone is looked up: the thread waits once for both answers.
                     let asked = zoneID.flatMap { zoneID in
                         Result { () throws(CloudError) in
                             let owner = storedOwner(of: zoneID)

@@ -46,7 +46,7 @@ enum RecordTable {
     }
 
     /// `find` for a zone named by its database's key rather than its row, asked without waiting
-    /// (`SQLTransaction.ask`): sent before the zone itself is looked up, both answers come in one round trip.
+    /// (`SQLTransaction.ask`): sent before the zone itself is looked up, the thread waits once for both answers.
     /// The returned closure reads them.
     static func ask(_ db: any SQLTransaction, container: String, scope: DatabaseScope, owner: String, names: [String],
                     zoneID: ZoneID) throws -> () throws -> [String: StoredRecord] {
