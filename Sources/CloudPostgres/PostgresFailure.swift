@@ -40,6 +40,12 @@ struct PostgresFailure: StorageFailure {
             if ["40001", "40P01", "55P03", "57014", "25P03", "57P01", "57P02", "57P03", "53300"].contains(state) {
                 return .serviceUnavailable(retryAfter: 1)
             }
+            // A prepared statement whose columns a newer server's schema step changed ("cached plan must not
+            // change result type"): the failure makes the connection prepare its statements afresh, so a retry
+            // is answered. Known by the function that raises it, not by its message, which may be translated.
+            if state == "0A000", psql.serverInfo?[.routine] == "RevalidateCachedQuery" {
+                return .serviceUnavailable(retryAfter: 1)
+            }
             return .storage("PostgreSQL: \(reason) (\(state))")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
             return .serviceUnavailable(retryAfter: 2)

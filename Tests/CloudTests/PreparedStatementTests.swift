@@ -132,4 +132,20 @@ struct PreparedStatementTests {
         }
         #expect(try storage.read { db in try db.int64("SELECT ? + 2 AS looked_past", [1]) } == 3)
     }
+
+    /// A schema step of a newer server that changes the columns a prepared `SELECT *` returns makes PostgreSQL
+    /// refuse the statement on the connections that prepared it: the client is told to try again (not a storage
+    /// failure), and the connection prepares it afresh, so the next request is answered.
+    @Test func aStatementWhoseColumnsAnotherServerChangedIsTriedAgain() throws {
+        let storage = try storage()
+        try storage.write { db in
+            try db.execute("CREATE TABLE scratch(a BIGINT PRIMARY KEY)")
+            try db.execute("INSERT INTO scratch VALUES (?)", [1])
+        }
+        func columns() throws -> Int? { try storage.read { db in try db.first("SELECT * FROM scratch WHERE a = ?", [1]) { $0.columnCount } } }
+        #expect(try columns() == 1)
+        try storage.write { db in try db.execute("ALTER TABLE scratch ADD COLUMN b TEXT") }
+        #expect(throws: CloudError.serviceUnavailable(retryAfter: 1)) { try columns() }
+        #expect(try columns() == 2)
+    }
 }
