@@ -1,4 +1,4 @@
-@testable import Cloud
+import Cloud
 import Foundation
 import Synchronization
 import Testing
@@ -21,17 +21,11 @@ import TestSupport
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")
         _ = try db.save(zone: ZoneID(name: "Notes"))
-        let holder = try test.reopen()
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? holder.storage.write { db in
-                held.signal()
-                release.wait()
-                try db.execute("UPDATE identity SET cloud = 'cReplaced' WHERE id = 1")
-                try db.execute("UPDATE sequence SET value = value + 1000 WHERE id = 1")
-            }
-        }.start()
-        held.wait()
+        let holder = WritersLockHolder(try test.reopen()) { db in
+            try db.execute("UPDATE identity SET cloud = 'cReplaced' WHERE id = 1")
+            try db.execute("UPDATE sequence SET value = value + 1000 WHERE id = 1")
+        }
+        let done = DispatchSemaphore(value: 0)
         let request = ServedRequest(signature: nil)
         let saved = Mutex<Record?>(nil)
         Thread {
@@ -40,7 +34,7 @@ import TestSupport
             done.signal()
         }.start()
         Thread.sleep(forTimeInterval: 0.5)  // the save waits for the lock
-        release.signal()
+        holder.release()
         done.wait()
         #expect(saved.withLock { $0 } != nil)
         #expect(request.identitySeen?.id == "cReplaced")

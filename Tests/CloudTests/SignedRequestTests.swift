@@ -68,15 +68,9 @@ import TestSupport
     func aWriteRecordsItsSignatureBeforeItWaitsForTheWritersLock() throws {
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")
-        let holder = try test.reopen()
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? holder.storage.write { db in
-                held.signal()
-                release.wait()
-            }
-        }.start()
-        held.wait()
+        let other = try test.reopen()
+        let holder = WritersLockHolder(other)
+        let done = DispatchSemaphore(value: 0)
         let saved = Mutex(false)
         Thread {
             let signature = ServedRequest.Signature(id: "key:waiting", until: test.clock.now().addingTimeInterval(301))
@@ -87,7 +81,7 @@ import TestSupport
 
         // A backend that has written to signed_requests and waits for a lock (the sequence row's).
         func waitingWithItsSignature() throws -> Int64 {
-            try holder.storage.lookUp { db in
+            try other.storage.lookUp { db in
                 try db.int64("""
                     SELECT count(*) FROM pg_locks s JOIN pg_locks w ON w.pid = s.pid
                     WHERE s.relation = 'signed_requests'::regclass AND s.mode = 'RowExclusiveLock' AND s.granted AND NOT w.granted
@@ -99,7 +93,7 @@ import TestSupport
             seen = try waitingWithItsSignature()
             if seen == 0 { Thread.sleep(forTimeInterval: 0.05) }
         }
-        release.signal()
+        holder.release()
         done.wait()
         #expect(seen == 1, "the waiting write had recorded its signature")
         #expect(saved.withLock { $0 }, "and went through once the lock was let go")

@@ -1,4 +1,4 @@
-@testable import Cloud
+import Cloud
 import Foundation
 import Synchronization
 import Testing
@@ -11,18 +11,9 @@ import TestSupport
 struct WorkThreadsTests {
     @Test func aFetchIsAnsweredWhileManySavesWaitForTheWritersLock() throws {
         let f = try ServerFixture()
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         // Another process's writer holding the cloud's writers' lock (the sequence row).
-        let holder = try TestStore.open(directory: f.directory.url, faults: nil)
-        Thread {
-            _ = try? holder.storage.write { db in
-                try db.execute("UPDATE sequence SET value = value WHERE id = 1")
-                held.signal()
-                release.wait()
-            }
-        }.start()
-        held.wait()
-        defer { release.signal() }
+        let holder = WritersLockHolder(try TestStore.open(directory: f.directory.url, faults: nil))
+        defer { holder.release() }
 
         // More saves than a server has threads in all (16 for reads, 8 for writes), each waiting for the lock;
         // through several clients, as each keeps at most 8 connections to a server.
@@ -46,7 +37,7 @@ struct WorkThreadsTests {
         #expect(Date().timeIntervalSince(started) < 5, "answered while the saves wait")
         #expect(saved.withLock { $0.isEmpty }, "the saves were still waiting")
 
-        release.signal()
+        holder.release()
         saves.wait()
         #expect(saved.withLock { $0.filter { $0 }.count } == 30, "every save went through once the lock was let go")
     }
