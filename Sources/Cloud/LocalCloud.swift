@@ -197,9 +197,11 @@ extension LocalCloud {
         var isNew: (() throws -> Bool)?
         let result = try storage.write(unlocked: { db in
             // Before the lock: a replay's copy waits on this row, and the lock is held a round trip less.
-            isNew = try signature.map { try SignedRequestTable.record(db, $0, now: clock.now(), pruning: signaturePruning) }
+            isNew = try signature.map { try SignedRequestTable.record(db, $0) }
         }) { db in
             let result = try body(db)
+            // After the body, which reads the identity the lock read first; sent with the commit.
+            if signature != nil { try SignedRequestTable.prune(db, now: clock.now(), pruning: signaturePruning) }
             if let isNew, try !isNew() {
                 throw CloudError.notAuthenticated("this signed request was already answered by a server of this cloud (a replay)")
             }

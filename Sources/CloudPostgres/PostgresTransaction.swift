@@ -47,15 +47,18 @@ final class PostgresTransaction: SQLTransaction {
 
     var dialect: SQLDialect { .postgres }
 
+    /// Only until the next statement: what that changes, the answer would not show.
     private(set) var identityUnderLock: SQLAnswer?
 
     /// Takes the writers' lock with `query`, which reads the cloud's identity and sequence (kept as
     /// `identityUnderLock`). Sent like `ask`: the thread waits when the rules read the identity.
     func lockWriters(with query: String) throws {
-        identityUnderLock = try ask(query, [])
+        let answer = try ask(query, [])
+        identityUnderLock = answer
     }
 
     func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int {
+        identityUnderLock = nil
         let answer = submit(sql, values)
         try settle()
         let result = try awaited(answer)
@@ -64,6 +67,7 @@ final class PostgresTransaction: SQLTransaction {
     }
 
     func send(_ sql: String, _ values: [SQLValue]) throws {
+        identityUnderLock = nil
         guard let statement = statements.prepared(sql, values) else { return unanswered.append(submit(sql, values)) }
         batch.append(gathering(statement, values))
     }
@@ -93,6 +97,7 @@ final class PostgresTransaction: SQLTransaction {
     /// Sent like `send`; its rows are read when asked for (after the commit, which waited for every answer,
     /// they are there).
     func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer {
+        identityUnderLock = nil
         let answer = submit(sql, values)
         unanswered.append(answer)
         return SQLAnswer { [self] in

@@ -33,7 +33,8 @@ import TestSupport
             saved.withLock { $0 = record }
             done.signal()
         }.start()
-        Thread.sleep(forTimeInterval: 0.5)  // the save waits for the lock
+        defer { holder.release() }
+        try holder.awaitWaitingWriter()
         holder.release()
         done.wait()
         #expect(saved.withLock { $0 } != nil)

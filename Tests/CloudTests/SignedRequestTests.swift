@@ -70,6 +70,7 @@ import TestSupport
         let db = try test.privateDatabase("heather")
         let other = try test.reopen()
         let holder = WritersLockHolder(other)
+        defer { holder.release() }
         let done = DispatchSemaphore(value: 0)
         let saved = Mutex(false)
         Thread {

@@ -24,8 +24,9 @@ public protocol SQLTransaction: AnyObject {
 
     /// In a write whose store takes the writers' lock with a query of the cloud's identity and sequence
     /// (`LocalCloud.identityQuery`'s columns; PostgreSQL's `FOR UPDATE` of the sequence row), that query's
-    /// answer, as the write began: the rules need not ask again. Nil when the lock reads nothing (SQLite's
-    /// `BEGIN IMMEDIATE`) or outside a write.
+    /// answer, as the write began: the rules need not ask again. Nil once another statement ran (what it
+    /// changed the answer would not show), when the lock reads nothing (SQLite's `BEGIN IMMEDIATE`), or outside
+    /// a write.
     var identityUnderLock: SQLAnswer? { get }
 }
 
