@@ -100,37 +100,63 @@ final class RequestHandler: @unchecked Sendable {
             logger.notice("operator", metadata: ["path": "\(Self.logged(path))", "key": "\(keyID)", "status": "\(answer.status)"])
             return (reply(answer), "operator " + keyID)
         }
-        let authenticated: Authenticator.Caller
-        switch await authenticate(path, { try self.authenticator.caller(headers: headers, path: path, query: query, body: body) }) {
-        case .success(let caller): authenticated = caller
-        case .failure(let refusal): return (refusal.response, nil)
-        }
-        let caller = authenticated.account
-        if let wait = limiter.wait(for: caller.id) {
-            return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), caller.id)
-        }
-        if wirePath.operation == "tokens/create" {
-            // Recorded as a write's signature is: replayed to another server, it must not hand out a token that
-            // hears this account's changes.
-            let served = ServedRequest(signature: authenticated.signature)
+        // Who calls, the rate limit and the operation in one turn on a work thread: each turn is two thread
+        // switches there and back, on every request.
+        let outcome = await run(on: wirePath.onlyReads ? work : writes, { () -> Outcome in
+            let authenticated: Authenticator.Caller
             do {
-                try await run(on: writes) { try served.answering { try self.cloud.recordServedSignature() } }
+                authenticated = try self.authenticator.caller(headers: headers, path: path, query: query, body: body)
             } catch {
-                return (reply(service.failure(WireError(error as? CloudError ?? .serviceUnavailable(retryAfter: 1), uuid: uuid()))), caller.id)
+                return .refused(error)
             }
-            let token = hub.makeToken(for: authenticated)
-            // The URL the client reached this server by (a proxy's, say), else the one it listens on.
-            let base = request.head.authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
-            return (json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token]), caller.id)
+            if let wait = self.limiter.wait(for: authenticated.account.id) { return .limited(authenticated, wait: wait) }
+            guard wirePath.operation != "tokens/create" else { return .authenticated(authenticated) }
+            let (answer, identity) = self.answer(wirePath, body: body, as: authenticated)
+            return .answered(authenticated, answer, identity)
+        }, stopping: .stopped)
+        switch outcome {
+        case .stopped:
+            return (reply(stopping()), nil)
+        case .refused(let error):
+            return (refusal(path, error).response, nil)
+        case .limited(let caller, let wait):
+            return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), caller.account.id)
+        case .authenticated(let caller):
+            return (await notificationToken(for: caller, reached: request.head.authority), caller.account.id)
+        case .answered(let caller, let answer, let identity):
+            var response = reply(answer)
+            // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
+            // device need not ask for it in a request of its own before each fetch and send.
+            if let identity { response.headers[.cloudIdentity] = "\(identity.id) \(identity.sequence)" }
+            return (response, caller.account.id)
         }
-        let (answer, identity) = await run(on: wirePath.onlyReads ? work : writes,
-                                           { self.answer(wirePath, body: body, as: authenticated) },
-                                           stopping: (stopping(), nil))
-        var response = reply(answer)
-        // Which cloud answered (checked against the file's high-water mark, as the identity operation does): a
-        // device need not ask for it in a request of its own before each fetch and send.
-        if let identity { response.headers[.cloudIdentity] = "\(identity.id) \(identity.sequence)" }
-        return (response, caller.id)
+    }
+
+    /// `tokens/create`: a notification token for the caller's long polls, its request's signature recorded as a
+    /// write's is (replayed to another server, it must not hand out a token that hears this account's changes).
+    /// - Parameter authority: the host the client reached this server by (a proxy's, say), for the token's URL.
+    private func notificationToken(for caller: Authenticator.Caller, reached authority: String?) async -> Response {
+        let served = ServedRequest(signature: caller.signature)
+        do {
+            try await run(on: writes) { try served.answering { try self.cloud.recordServedSignature() } }
+        } catch {
+            return reply(service.failure(WireError(error as? CloudError ?? .serviceUnavailable(retryAfter: 1), uuid: uuid())))
+        }
+        let token = hub.makeToken(for: caller)
+        let base = authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
+        return json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token])
+    }
+
+    /// How a signed caller's request went on its work thread.
+    private enum Outcome: Sendable {
+        /// The server is too far into stopping to run it.
+        case stopped
+        /// Not authenticated.
+        case refused(any Error)
+        case limited(Authenticator.Caller, wait: TimeInterval)
+        /// Authenticated, for a call answered here (`tokens/create`).
+        case authenticated(Authenticator.Caller)
+        case answered(Authenticator.Caller, WireService.Answer, CloudIdentity?)
     }
 
     /// The operation's answer, its writes recording the request's signature where it has one, and the cloud's
@@ -146,12 +172,19 @@ final class RequestHandler: @unchecked Sendable {
     private func authenticate<Caller: Sendable>(_ path: String, _ check: @escaping @Sendable () throws -> Caller) async -> Result<Caller, Refused> {
         do {
             return .success(try await run(check))
-        } catch let later as Authenticator.DatedBeforeStart {
-            return .failure(Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid())))))
         } catch {
-            logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
-            return .failure(Refused(response: reply(service.failure(.authenticationFailed(uuid: uuid())))))
+            return .failure(refusal(path, error))
         }
+    }
+
+    /// The answer to a caller who could not be authenticated: dated before this server started, try later;
+    /// otherwise refused (why stays in the log).
+    private func refusal(_ path: String, _ error: any Error) -> Refused {
+        if let later = error as? Authenticator.DatedBeforeStart {
+            return Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid()))))
+        }
+        logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
+        return Refused(response: reply(service.failure(.authenticationFailed(uuid: uuid()))))
     }
 
     private struct Refused: Error {
