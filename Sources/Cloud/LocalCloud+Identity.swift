@@ -22,7 +22,7 @@ extension LocalCloud {
         if let fault = faults.current.draw(random) { throw fault }
         let mark = highWater.read()
         let current = try storage.lookUp { db in try Self.readIdentity(db) }  // one statement
-        if let id = current.id, !id.isEmpty, current.sequence >= mark ?? 0 { return CloudIdentity(id: id, sequence: current.sequence) }
+        if let id = current.id, !id.isEmpty, current.sequence >= mark?.bound(for: id) ?? 0 { return CloudIdentity(id: id, sequence: current.sequence) }
         return try storage.write { db in try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock) }
     }
 
@@ -30,19 +30,20 @@ extension LocalCloud {
     /// back since the high-water mark (or nothing was seen), when `identity()` finds it, and gives the cloud a
     /// new one if it must.
     public func identity(answering request: ServedRequest) throws(CloudError) -> CloudIdentity {
-        if let seen = request.identitySeen, !seen.id.isEmpty, seen.sequence >= highWater.read() ?? 0 { return seen }
+        if let seen = request.identitySeen, !seen.id.isEmpty, seen.sequence >= highWater.read()?.bound(for: seen.id) ?? 0 { return seen }
         return try identity()
     }
 
     /// Gives a cloud file without an identity one, and a file whose history
-    /// went back (its sequence below the high-water mark: emptied, or an older
-    /// copy put in its place) a new one, moving its sequence up to the mark so
+    /// went back (its sequence below its high-water mark: emptied, or an older
+    /// copy put in its place; another cloud's mark says nothing of it) a new one, moving its sequence up to the mark so
     /// no change number is ever handed out twice. Runs inside a write.
     /// Returns the identity and sequence the cloud has afterwards.
     @discardableResult
-    static func recoverIfRestored(_ db: any SQLTransaction, highWater: Int64?, random: any RandomSource,
+    static func recoverIfRestored(_ db: any SQLTransaction, highWater mark: HighWaterMark.Mark?, random: any RandomSource,
                                   clock: any CloudClock) throws -> CloudIdentity {
         let (known, sequence) = try readIdentity(db)
+        let highWater = mark?.bound(for: known)
         let wentBack = highWater.map { sequence < $0 } ?? false
         if let known, !wentBack { return CloudIdentity(id: known, sequence: sequence) }
         let id = "c" + random.hex(bytes: 12)

@@ -181,7 +181,9 @@ public final class LocalCloud: PushSource, Sendable {
         }
         let committed = try wrapStorage { try committing!() }
         served?.saw(CloudIdentity(id: cloudID, sequence: committed.sequence))
-        if committed.sequence > (mark ?? 0) { highWater.raise(to: committed.sequence) }
+        if mark.map({ $0.cloud != cloudID || committed.sequence > $0.sequence }) ?? true {
+            highWater.raise(to: committed.sequence, of: cloudID)
+        }
         if !committed.previous.isEmpty { storage.post(Set(committed.previous.keys), sequence: committed.sequence) }
         return (result, committed)
     }

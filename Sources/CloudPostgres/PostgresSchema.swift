@@ -213,6 +213,7 @@ enum PostgresSchema {
             guard version <= Int64(steps.count) else {
                 throw CloudError.storage("the database's cloud schema (\(version)) is newer than this program's (\(steps.count))")
             }
+            guard version >= 0 else { throw CloudError.storage("the database's cloud schema version (\(version)) is not one this program made") }
             // One statement a query (the extended protocol takes no more).
             for step in steps[Int(version)...] {
                 for statement in statements(of: step) { try run(statement) }

@@ -178,10 +178,18 @@ final class RequestHandler: @unchecked Sendable {
     }
 
     /// The answer to a caller who could not be authenticated: dated before this server started, try later;
-    /// otherwise refused (why stays in the log).
+    /// the cloud's store failing to answer who the key is (a `CloudError`: the database down, say), try later
+    /// too, for the caller is not at fault and a device told "signed out" would stop syncing; otherwise refused
+    /// (why stays in the log).
     private func refusal(_ path: String, _ error: any Error) -> Refused {
         if let later = error as? Authenticator.DatedBeforeStart {
             return Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid()))))
+        }
+        if let failure = error as? CloudError, !failure.refusesTheCaller {
+            logger.error("not authenticated: the store failed", metadata: ["path": "\(Self.logged(path))", "why": "\(failure)"])
+            var retryAfter: TimeInterval = 1
+            if case .serviceUnavailable(let wait) = failure { retryAfter = wait }
+            return Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: retryAfter), uuid: uuid()))))
         }
         logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
         return Refused(response: reply(service.failure(.authenticationFailed(uuid: uuid()))))
@@ -266,4 +274,14 @@ final class RequestHandler: @unchecked Sendable {
 
 extension HTTPField.Name {
     static let cloudIdentity = HTTPField.Name(CloudIdentityHeader.name)!
+}
+
+private extension CloudError {
+    /// Whether it says no to who called (not the store failing to say who they are).
+    var refusesTheCaller: Bool {
+        switch self {
+        case .notAuthenticated, .permissionFailure: true
+        default: false
+        }
+    }
 }

@@ -62,6 +62,28 @@ import TestSupport
         #expect(try test.cloud.identity().id == after.id, "once is enough")
     }
 
+    /// A directory that held another cloud's high-water mark (a console command given one cloud's directory and
+    /// another's store, say) says nothing of this cloud's history: it keeps its identity, reads and writes alike,
+    /// and the mark becomes its own.
+    @Test func anotherCloudsHighWaterMarkLeavesThisCloudsIdentityAlone() throws {
+        let busy = try TestCloud(seed: 1), quiet = try TestCloud(seed: 3)  // two clouds, two IDs
+        let db = try busy.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        for i in 0..<5 { try db.save(Record.make("p\(i)", in: zone)) }
+        try quiet.privateDatabase("mary").save(zone: ZoneID(name: "Notes"))
+        let before = try quiet.cloud.identity()
+        #expect(try busy.cloud.identity().sequence > before.sequence)
+        let mark = { (test: TestCloud) in test.directory.url.appendingPathComponent("high-water") }
+        try FileManager.default.removeItem(at: mark(quiet))
+        try FileManager.default.copyItem(at: mark(busy), to: mark(quiet))
+
+        let reopened = try quiet.reopen()
+        #expect(try reopened.identity() == before, "opened and read")
+        try reopened.database(.private, as: try reopened.accountCreatingIfNeeded(name: "mary")).save(zone: ZoneID(name: "More"))
+        #expect(try reopened.identity().id == before.id, "written")
+        #expect(try String(contentsOf: mark(quiet), encoding: .utf8).contains(before.id), "the mark is this cloud's now")
+    }
+
     @Test func aConnectionOpenedAfterTheFileWasEmptiedSeesANewCloud() throws {
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")

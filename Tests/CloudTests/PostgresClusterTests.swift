@@ -1,3 +1,5 @@
+import Cloud
+import CloudPostgres
 import Foundation
 import Testing
 import TestSupport
@@ -14,5 +16,24 @@ struct PostgresClusterTests {
         #expect(try cluster.psql("SELECT sum(x) FROM t") == "3")
         #expect(try cluster.psql("SHOW listen_addresses") == "127.0.0.1")
         #expect(try cluster.psql("SELECT current_setting('server_version_num')::int / 10000") == "15")
+    }
+}
+
+/// A database whose cloud schema this program did not make (a newer server's, or a version tampered with) is
+/// refused with one clear error, whatever the number, and nothing in it changes.
+@Suite(.enabled(if: PostgresCluster.runs, "PostgreSQL is not installed here: scripts/setup installs it"))
+struct PostgresSchemaVersionTests {
+    @Test(arguments: [99, -5]) func aSchemaVersionThisProgramDidNotMakeIsRefused(version: Int) throws {
+        let cluster = try PostgresCluster()
+        try cluster.psql("CREATE DATABASE cloud")
+        let url = "postgresql://postgres@127.0.0.1:\(cluster.port)/cloud"
+        _ = try PostgresStorage(url: url)  // made at this program's version
+        try cluster.psql("UPDATE schema_version SET version = \(version)", database: "cloud")
+        // The rows, without the random key pg_dump guards each dump with (`\restrict`).
+        let rows = { try cluster.dump(database: "cloud").split(separator: "\n").filter { !$0.contains("restrict ") } }
+        let before = try rows()
+        let refusal = #expect(throws: CloudError.self, "opened a database at schema version \(version)") { _ = try PostgresStorage(url: url) }
+        #expect(refusal.map { "\($0)" }?.contains("(\(version))") == true, "\(String(describing: refusal))")
+        #expect(try rows() == before)
     }
 }
