@@ -94,6 +94,24 @@ import TestSupport
         #expect((saved?["fields"] as? [String: Any])?.count == 8_000)
     }
 
+    /// A reader that stops early (`| head`) ends the command quietly and successfully, not in a crash.
+    @Test func aReaderThatGoesAwayEndsTheCommandQuietly() throws {
+        let output = Pipe(), errors = Pipe()
+        try output.fileHandleForReading.close()  // the reader gone before the first line is written
+        let process = Process()
+        process.executableURL = CloudNotesBinary.url
+        process.arguments = ["cloud", "dump", "--cloud", Self.cli.cloudPath]
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(Self.cli.data.merging(try TestStore.environment(for: URL(fileURLWithPath: Self.cli.cloudPath))) { $1 }) { $1 }
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(process.terminationStatus): \(said)")
+        #expect(said.isEmpty, "\(said)")
+    }
+
     @Test func aCloudPathThatIsNotADirectoryIsRefused() throws {
         let dir = TemporaryDirectory()
         let file = dir.path("file")

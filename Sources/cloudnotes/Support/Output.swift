@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import Glibc
 import FrontEnd  // (the terminal width of text: CJK and emoji take two columns)
 
 /// Writing to the terminal: results on stdout, one-line errors on stderr.
@@ -44,8 +45,22 @@ enum Output {
             || (0x2066...0x2069).contains(scalar.value)
     }
 
+    /// Writes all of `text` to stdout. A reader that went away (`| head`) wanted no more: the command ends
+    /// there, quietly and successfully; any other failure (a full disk under `> file`) is one line and a failure.
     private static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            guard written < 0 else {
+                bytes = bytes.dropFirst(written)
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EPIPE: exit(0)
+            case let code: fail("could not write the output: \(String(cString: strerror(code)))")
+            }
+        }
     }
 
     /// One JSON document on stdout, keys sorted so output is stable.
