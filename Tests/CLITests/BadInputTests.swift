@@ -1,4 +1,5 @@
 import Foundation
+import Notes
 import Testing
 import TestSupport
 
@@ -110,6 +111,21 @@ import TestSupport
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(process.terminationStatus): \(said)")
         #expect(said.isEmpty, "\(said)")
+    }
+
+    /// Another program's SQLite file where a cloud's should be (here a device's store) is not a cloud to copy:
+    /// refused in one line, and not a byte of it changes (opening it as a cloud wrote the cloud's tables in).
+    @Test func anotherProgramsFileIsNotACloudToMigrate() throws {
+        let dir = TemporaryDirectory()
+        _ = try DeviceStore(directory: dir.path("device"))
+        let source = dir.path("source")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        let file = source.appendingPathComponent("cloud.sqlite")
+        try FileManager.default.copyItem(at: dir.path("device").appendingPathComponent("private.sqlite"), to: file)
+        let before = try Data(contentsOf: file)
+        let result = try CloudNotesBinary.run(["cloud", "migrate", "--from", source.path, "--to", "postgresql://postgres@127.0.0.1:9/never"])
+        #expect(result.isOneLineRefusal && result.stderr.contains("is not a cloud's file"), "\(result.stderr)")
+        #expect(try Data(contentsOf: file) == before)
     }
 
     @Test func aCloudPathThatIsNotADirectoryIsRefused() throws {

@@ -25,6 +25,7 @@ final class SQLiteStorage: CloudStorage {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
         }
+        try Self.refuseAnotherProgramsFile(at: path)
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
             chmod(path, 0o600)
@@ -37,6 +38,25 @@ final class SQLiteStorage: CloudStorage {
         } catch {
             throw Self.translate(error)
         }
+    }
+
+    /// Refuses a SQLite file that holds tables but not the cloud's (its version, `Schema`, and its first step's
+    /// table), read without writing:
+    /// another program's file, which opening it as the cloud's would change (its journal mode, its permissions,
+    /// the cloud's tables written in). A new or emptied file, with no tables, is the cloud's to fill.
+    private static func refuseAnotherProgramsFile(at path: String) throws(CloudError) {
+        guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > 0 else { return }
+        var config = Configuration()
+        config.readonly = true
+        // Unreadable so (a hot journal a crash left, which only a writer rolls back; not SQLite at all): the
+        // cloud's own opening says what it is.
+        let anotherPrograms = try? DatabaseQueue(path: path, configuration: config).read { db in
+            let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            // The cloud's first step made `sequence` and set the version, in one transaction.
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            return !tables.isEmpty && (version == 0 || !tables.contains("sequence"))
+        }
+        if anotherPrograms == true { throw .invalidArguments("\(path) is not a cloud's file: it holds another program's tables") }
     }
 
     /// Runs `body` in one immediate transaction: all of it commits, or none.
