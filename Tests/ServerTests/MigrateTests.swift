@@ -89,6 +89,13 @@ import TestSupport
         #expect(before[0] == before[1] && before[2] == before[3], "each account's devices agree before the move")
         #expect(before[0].count > 5)
 
+        let file = try LocalCloud(directory: people.cloudDirectory, environment: [:])
+        let identity = try file.identity()
+        // The last commit pushed to each database: a device drops a push of the commit it made itself by it.
+        let topics = Set(people.accounts.flatMap { [PushTopic.database(.private, of: $0.id), .database(.shared, of: $0.id)] })
+        let pushed = try file.lastPushes(to: topics)
+        #expect(pushed.values.filter { $0 > 0 }.count >= 3, "heather's and mary's private databases and mary's shared one were pushed to")
+
         let cluster = try PostgresCluster()
         try cluster.psql("CREATE DATABASE moved")
         let url = "postgresql://postgres@127.0.0.1:\(cluster.port)/moved"
@@ -96,16 +103,22 @@ import TestSupport
         #expect(moved.status == 0, "\(moved.stderr)")
         #expect(moved.stdout.contains("copied cloud "))
         let again = try CloudNotesBinary.run(["cloud", "migrate", "--from", people.cloudDirectory.path, "--to", url])
-        #expect(again.isOneLineRefusal && again.stderr.contains("already holds a cloud"))
+        #expect(again.isOneLineRefusal && again.stderr.contains("moved to postgresql://"), "\(again.stderr)")
 
         let postgres = try LocalCloud(directory: people.cloudDirectory, storage: PostgresStorage(url: url), environment: [:])
-        let file = try LocalCloud(directory: people.cloudDirectory, environment: [:])
-        #expect(try postgres.identity() == file.identity(), "the same cloud, at the same change")
-        // The last commit pushed to each database: a device drops a push of the commit it made itself by it.
-        let topics = Set(people.accounts.flatMap { [PushTopic.database(.private, of: $0.id), .database(.shared, of: $0.id)] })
-        let pushed = try file.lastPushes(to: topics)
-        #expect(pushed.values.filter { $0 > 0 }.count >= 3, "heather's and mary's private databases and mary's shared one were pushed to")
+        #expect(try postgres.identity() == identity, "the same cloud, at the same change")
         #expect(try postgres.lastPushes(to: topics) == pushed)
+
+        // A device still on the file (as through a server of it nobody stopped) types on: the file refuses its
+        // edit, saying where the cloud went, and the device keeps it for the new store.
+        let heather = people.accounts[0], late = people.syncs[0]
+        let notebook = try late.store.ensureDefaultNotebook(owner: heather.id)
+        try late.store.save(Post(id: "late", zone: notebook.zone, title: "Late", content: "typed as the cloud moved"), by: heather.id, now: Date())
+        let refused = #expect(throws: CloudError.self) { try late.syncNow() }
+        #expect(refused.map { "\($0)" }?.contains("moved to postgresql://") == true, "\(String(describing: refused))")
+        #expect(try late.store.pendingCount() > 0, "kept")
+        let reopened = #expect(throws: CloudError.self) { _ = try LocalCloud(directory: people.cloudDirectory, environment: [:]) }
+        #expect(reopened.map { "\($0)" }?.contains("moved to postgresql://") == true, "\(String(describing: reopened))")
         try people.open(postgres)
         let heard = people.log.lines.count
         try people.work(steps: 40, tag: "after")
@@ -118,6 +131,7 @@ import TestSupport
         #expect(!since.contains { $0.contains("fromScratch=true") }, "no device fetched everything again")
         #expect(!since.contains { $0.contains("changeTokenExpired") || $0.contains("different cloud") })
         #expect(after[0].keys.contains { $0.hasPrefix("after-") } || after[2].keys.contains { $0.hasPrefix("after-") })
+        #expect(after[1]["late"]?.hasPrefix("Late|typed as the cloud moved") == true, "what was typed as the cloud moved reached the new store")
         #expect(try postgres.integrityCheck() == "ok")
     }
 }

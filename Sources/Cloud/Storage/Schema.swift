@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The cloud file's schema, as an ordered list of migrations.
@@ -191,12 +192,35 @@ enum Schema {
         """,
     ]
 
+    /// The version of a file whose cloud moved to another store (`retire`): above any step's.
+    static let movedVersion = 1_000_000
+
+    /// Brings the file's schema up to date at the start of every write; refuses a file whose cloud moved.
     static func migrate(_ db: Database) throws {
         let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        if version == movedVersion { throw try moved(db) }
         guard version < migrations.count else { return }
         for step in migrations[version...] {
             try db.execute(sql: step)
         }
         try db.execute(sql: "PRAGMA user_version = \(migrations.count)")
+    }
+
+    /// Marks the file's cloud as moved to `destination` (`cloudnotes cloud migrate`), in the transaction that
+    /// copied it: from then on every write to the file, by any process, is refused with where the cloud went,
+    /// so a server or device still on the file keeps its changes for the new store rather than writing them
+    /// where nobody will read them. Reads go on seeing the cloud as it was when it moved.
+    static func retire(_ db: any SQLTransaction, movedTo destination: String, at time: Date) throws {
+        try db.execute("CREATE TABLE moved_to(destination TEXT NOT NULL, moved_at REAL NOT NULL)")
+        try db.execute("INSERT INTO moved_to VALUES (?, ?)", [destination, time.timeIntervalSince1970])
+        try db.execute("PRAGMA user_version = \(movedVersion)")
+    }
+
+    private static func moved(_ db: Database) throws -> CloudError {
+        let row = try Row.fetchOne(db, sql: "SELECT destination, moved_at FROM moved_to")
+        let destination: String = row?["destination"] ?? "another store"
+        let when = (row?["moved_at"] as Double?).map { " on \(Date(timeIntervalSince1970: $0).formatted(.iso8601))" } ?? ""
+        return .storage("this cloud moved to \(destination)\(when) (cloudnotes cloud migrate), and its file takes no more changes: "
+                        + "serve it with cloudnotes cloud serve --store \(destination), and point devices at that server")
     }
 }

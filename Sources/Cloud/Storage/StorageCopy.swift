@@ -49,31 +49,42 @@ public enum StorageCopy {
     /// Tables whose `id` the store hands out: the target's counters move past the copied IDs.
     static let counted = ["databases", "zones", "shares", "participants"]
 
-    public static func copy(from source: any CloudStorage, to target: any CloudStorage) throws(CloudError) -> StorageCopyReport {
-        try source.read { from in
-            try target.write { to in
-                let sequence = try from.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
-                let held = try to.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
-                let accounts = try to.int64("SELECT count(*) FROM accounts") ?? 0
-                let identity = try to.int64("SELECT count(*) FROM identity") ?? 0
-                guard held == 0, accounts == 0, identity == 0 else {
-                    throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
-                }
-                guard let cloud = try from.string("SELECT cloud FROM identity WHERE id = 1"), !cloud.isEmpty else {
-                    throw CloudError.invalidArguments("\(source.location) has no identity yet: open it as a cloud first")
-                }
-                var rows: [(String, Int)] = []
-                for table in tables { rows.append((table.name, try copy(table.name, columns: table.columns, from: from, to: to))) }
-                try to.execute("UPDATE sequence SET value = ? WHERE id = 1", [sequence])
-                if to.dialect == .postgres {
-                    for table in counted {
-                        try to.execute("""
-                            SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM \(table)), false)
-                            """)
-                    }
-                }
-                return StorageCopyReport(rows: rows, sequence: sequence, identity: cloud)
+    /// Copies the cloud in `source` into `target`. `retiredAt`: the source is a cloud's file that is to take no
+    /// more changes (`Schema.retire`, marked at that time, in the transaction that read it: nothing written to
+    /// it after the copy can be lost); nil leaves it as it was.
+    public static func copy(from source: any CloudStorage, to target: any CloudStorage, retiredAt: Date? = nil) throws(CloudError) -> StorageCopyReport {
+        guard let retiredAt else { return try source.read { from in try copy(from, source: source.location, to: target) } }
+        return try source.write { from in
+            guard from.dialect == .sqlite else { throw CloudError.invalidArguments("only a cloud's file is retired when it moves") }
+            let report = try copy(from, source: source.location, to: target)
+            try Schema.retire(from, movedTo: target.location, at: retiredAt)
+            return report
+        }
+    }
+
+    private static func copy(_ from: any SQLTransaction, source: String, to target: any CloudStorage) throws -> StorageCopyReport {
+        try target.write { to in
+            let sequence = try from.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
+            let held = try to.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
+            let accounts = try to.int64("SELECT count(*) FROM accounts") ?? 0
+            let identity = try to.int64("SELECT count(*) FROM identity") ?? 0
+            guard held == 0, accounts == 0, identity == 0 else {
+                throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
             }
+            guard let cloud = try from.string("SELECT cloud FROM identity WHERE id = 1"), !cloud.isEmpty else {
+                throw CloudError.invalidArguments("\(source) has no identity yet: open it as a cloud first")
+            }
+            var rows: [(String, Int)] = []
+            for table in tables { rows.append((table.name, try copy(table.name, columns: table.columns, from: from, to: to))) }
+            try to.execute("UPDATE sequence SET value = ? WHERE id = 1", [sequence])
+            if to.dialect == .postgres {
+                for table in counted {
+                    try to.execute("""
+                        SELECT setval(pg_get_serial_sequence('\(table)', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM \(table)), false)
+                        """)
+                }
+            }
+            return StorageCopyReport(rows: rows, sequence: sequence, identity: cloud)
         }
     }
 

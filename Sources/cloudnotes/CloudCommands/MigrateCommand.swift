@@ -8,10 +8,11 @@ struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy a cloud directory's state into an empty PostgreSQL database, every change token still good.",
         discussion: """
-            Stop the servers of the directory first: the copy is the file as it was when it began. Every record, \
-            tombstone, share, token hash, device key and the change sequence move as they are, with the cloud's \
-            identity, so devices go on syncing from where they were. Then serve with \
-            cloudnotes cloud serve --cloud DIR --store URL. The database must hold no cloud yet.
+            Every record, tombstone, share, token hash, device key and the change sequence move as they are, \
+            with the cloud's identity, so devices go on syncing from where they were. Then serve with \
+            cloudnotes cloud serve --cloud DIR --store URL. The database must hold no cloud yet. The file takes \
+            no change after the copy: a server or device still on it is refused, saying where the cloud went, and \
+            keeps what it had to send for the new store (stop the file's servers first all the same).
             """)
 
     @Option(help: ArgumentHelp("The cloud directory to copy.", valueName: "DIR")) var from: String
@@ -26,7 +27,7 @@ struct Migrate: ParsableCommand {
         // new one (its change numbers moved past what devices saw), before either is copied.
         _ = try LocalCloud(directory: directory)
         let target = try PostgresStorage(url: to)
-        let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory), to: target)
-        Output.line("copied \(report) into \(target.location)")
+        let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory), to: target, retiredAt: Date())
+        Output.line("copied \(report) into \(target.location); the file takes no more changes")
     }
 }
