@@ -204,12 +204,25 @@ enum PostgresSchema {
     /// (for `cloud check`); without it the check says so.
     static func migrate(_ connection: PostgresConnection, logger: Logger) throws {
         func run(_ sql: String) throws { _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait() }
+        func ask<T: PostgresDecodable>(_ connection: PostgresConnection, _ type: T.Type, _ sql: String) throws -> T? {
+            try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows.first.map { try $0.decode(T.self) }
+        }
+        // Up to date (every open but the first of each version): no lock to wait for, nothing to create.
+        if try ask(connection, Bool.self, "SELECT to_regclass('schema_version') IS NOT NULL") == true,
+           try ask(connection, Int64.self, "SELECT version FROM schema_version") == Int64(steps.count) {
+            try? run("CREATE EXTENSION IF NOT EXISTS amcheck")
+            return
+        }
         try run("BEGIN")
         do {
             try run("SELECT pg_advisory_xact_lock(\(lockKey))")
+            // Another program's database (tables, none of them the cloud's) does not take the cloud's tables.
+            guard try ask(connection, Int64.self, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_version'") == 1
+                    || ask(connection, Int64.self, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == 0 else {
+                throw CloudError.invalidArguments("the database holds another program's tables, not a cloud's: give the cloud a database of its own")
+            }
             try run("CREATE TABLE IF NOT EXISTS schema_version(id BIGINT PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)")
-            let rows = try connection.query(PostgresQuery(unsafeSQL: "SELECT version FROM schema_version"), logger: logger).wait()
-            let version = try rows.rows.first.map { try $0.decode(Int64.self) } ?? 0
+            let version = try ask(connection, Int64.self, "SELECT version FROM schema_version") ?? 0
             guard version <= Int64(steps.count) else {
                 throw CloudError.storage("the database's cloud schema (\(version)) is newer than this program's (\(steps.count))")
             }

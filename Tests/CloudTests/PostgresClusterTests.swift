@@ -36,4 +36,14 @@ struct PostgresSchemaVersionTests {
         #expect(refusal.map { "\($0)" }?.contains("(\(version))") == true, "\(String(describing: refusal))")
         #expect(try rows() == before)
     }
+
+    /// Another program's database is not one to put a cloud in: refused, and it keeps only its own tables.
+    @Test func anotherProgramsDatabaseIsRefusedAndLeftAlone() throws {
+        let cluster = try PostgresCluster()
+        try cluster.psql("CREATE DATABASE shop")
+        try cluster.psql("CREATE TABLE customers(id int PRIMARY KEY, name text)", database: "shop")
+        let refusal = #expect(throws: CloudError.self) { _ = try PostgresStorage(url: "postgresql://postgres@127.0.0.1:\(cluster.port)/shop") }
+        #expect(refusal.map { "\($0)" }?.contains("another program's tables") == true, "\(String(describing: refusal))")
+        #expect(try cluster.psql("SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'", database: "shop") == "customers")
+    }
 }
