@@ -31,9 +31,9 @@ public struct CloudServer: Sendable {
         public var enrolmentRate: Double = 5
         public var enrolmentBurst: Double = 100
         /// Threads the cloud's calls run on, each blocking while its storage answers (SQLite's lock,
-        /// PostgreSQL's round trips): requests past these wait their turn. Reads (and every request's
-        /// authentication) have `workThreads`; the operations that write have `writeThreads` of their own, so
-        /// saves waiting for the writers' lock never hold the threads fetches need.
+        /// PostgreSQL's round trips): requests past these wait their turn. Reads have `workThreads`; the
+        /// operations that write have `writeThreads` of their own, so saves waiting for the writers' lock never
+        /// hold the threads fetches need. A request is authenticated and limited on its operation's threads.
         public var workThreads = 16
         public var writeThreads = 8
 

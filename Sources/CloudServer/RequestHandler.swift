@@ -110,7 +110,7 @@ final class RequestHandler: @unchecked Sendable {
                 return .refused(error)
             }
             if let wait = self.limiter.wait(for: authenticated.account.id) { return .limited(authenticated, wait: wait) }
-            guard wirePath.operation != "tokens/create" else { return .authenticated(authenticated) }
+            guard wirePath.operation != "tokens/create" else { return .wantsToken(authenticated) }
             let (answer, identity) = self.answer(wirePath, body: body, as: authenticated)
             return .answered(authenticated, answer, identity)
         }, stopping: .stopped)
@@ -121,7 +121,7 @@ final class RequestHandler: @unchecked Sendable {
             return (refusal(path, error).response, nil)
         case .limited(let caller, let wait):
             return (reply(service.failure(WireError(.requestRateLimited(retryAfter: wait), uuid: uuid()))), caller.account.id)
-        case .authenticated(let caller):
+        case .wantsToken(let caller):
             return (await notificationToken(for: caller, reached: request.head.authority), caller.account.id)
         case .answered(let caller, let answer, let identity):
             var response = reply(answer)
@@ -153,9 +153,11 @@ final class RequestHandler: @unchecked Sendable {
         case stopped
         /// Not authenticated.
         case refused(any Error)
+        /// Past the caller's account's limit: refused, to try after `wait` seconds.
         case limited(Authenticator.Caller, wait: TimeInterval)
-        /// Authenticated, for a call answered here (`tokens/create`).
-        case authenticated(Authenticator.Caller)
+        /// Authenticated, asking for a notification token (`tokens/create`: `notificationToken`).
+        case wantsToken(Authenticator.Caller)
+        /// Answered, with the cloud's identity as the answer's transactions saw it.
         case answered(Authenticator.Caller, WireService.Answer, CloudIdentity?)
     }
 
