@@ -82,12 +82,17 @@ final class PushHub: Service, @unchecked Sendable {
     /// Forgets a token whose credential no longer works.
     func forget(_ id: String) { lock.withLock { tokens[id] = nil } }
 
+    /// The last commit pushed to each of the token's topics, as the store knows them (other servers' included):
+    /// a storage read, for a work thread.
+    func lastPushes(to token: Token) -> [PushTopic: Int64] {
+        (try? cloud.lastPushes(to: token.topics)) ?? [:]
+    }
+
     /// Answers with the pushes to the token's topics after the commit its client last heard of on each (a cursor
-    /// per topic: commits to different topics reach the hub in any order): at once when some are known, else at
-    /// the next one, else (empty, a keep-alive) after `timeout`.
-    func poll(_ token: Token, since: [String: Int64], timeout: TimeInterval) async -> [Push] {
+    /// per topic: commits to different topics reach the hub in any order): at once when some are known (`known`:
+    /// `lastPushes`, read just before), else at the next one, else (empty, a keep-alive) after `timeout`.
+    func poll(_ token: Token, since: [String: Int64], known: [PushTopic: Int64], timeout: TimeInterval) async -> [Push] {
         let since = Dictionary(uniqueKeysWithValues: token.topics.map { topic in (topic, since[Self.database(of: topic)] ?? 0) })
-        let known = (try? cloud.lastPushes(to: token.topics)) ?? [:]
         let id = UUID()
         return await withCheckedContinuation { continuation in
             let once = Once(continuation)

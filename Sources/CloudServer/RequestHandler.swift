@@ -229,8 +229,11 @@ final class RequestHandler: @unchecked Sendable {
     /// A long poll on a notification URL: the pushes after the cursors `since.private` and `since.shared` (query
     /// parameters, the last commit the client heard of on each), or an empty keep-alive.
     private func poll(_ request: Request, token: String) async -> Response {
-        // A token works while what made it does: a device revoked since hears nothing more.
-        guard let subscription = hub.token(token), await run({ self.authenticator.isLive(subscription.credential) }, stopping: false) else {
+        // A token works while what made it does: a device revoked since hears nothing more. Checked, and the last
+        // pushes read, in one turn on a work thread: both wait for the store, which Swift's shared threads must not.
+        guard let subscription = hub.token(token),
+              let known = await run({ self.authenticator.isLive(subscription.credential) ? self.hub.lastPushes(to: subscription) : nil },
+                                    stopping: nil) else {
             hub.forget(token)
             return reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "NOT_FOUND", reason: "no such notification token (create another)")))
         }
@@ -238,7 +241,7 @@ final class RequestHandler: @unchecked Sendable {
         for (name, value) in Authenticator.parameters(request.uri.query) where name.hasPrefix("since.") {
             since[String(name.dropFirst("since.".count))] = Int64(value)
         }
-        let pushes = await hub.poll(subscription, since: since, timeout: configuration.pollTimeout)
+        let pushes = await hub.poll(subscription, since: since, known: known, timeout: configuration.pollTimeout)
         let notices = pushes.map { push in ["database": PushHub.database(of: push.topic), "sequence": "\(push.sequence)"] }
         return json(["pushes": notices])
     }
