@@ -39,6 +39,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         socket != nil || ["127.0.0.1", "::1", "localhost"].contains(host) ? "disable" : "prefer"
     }
 
+    /// The query parameters a store's URL takes.
+    static let parameters = ["host", "sslmode", "sslrootcert"]
+
     /// Whether `text` names a PostgreSQL database rather than a directory.
     public static func isURL(_ text: String) -> Bool {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
@@ -55,13 +58,23 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         password = components.password.map { $0.removingPercentEncoding ?? $0 }
         host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         port = components.port ?? 5432
+        guard (1...65535).contains(port) else { throw .invalidArguments("\(port) is not a port (1 to 65535) in \(text.inlineQuoted)") }
         self.database = database
-        socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
-        let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value
-        guard mode.map({ ["disable", "prefer", "require"].contains($0) }) ?? true else {
-            throw .invalidArguments("sslmode is disable, prefer or require, not \(mode!.inlineQuoted)")
+        // A parameter misspelt, or given twice, would be quietly left out or overridden (a TLS mode, say).
+        let items = components.queryItems ?? []
+        for item in items {
+            guard Self.parameters.contains(item.name) else {
+                throw .invalidArguments("\(item.name.inlineQuoted) is not a parameter of the store's URL (\(Self.parameters.joined(separator: ", ")))")
+            }
+            guard items.filter({ $0.name == item.name }).count == 1 else { throw .invalidArguments("\(item.name) is given twice in the store's URL") }
         }
-        sslRootCertificate = components.queryItems?.first(where: { $0.name == "sslrootcert" })?.value
+        socketDirectory = items.first(where: { $0.name == "host" })?.value
+        // libpq's verify-full is what require does here.
+        let mode = items.first(where: { $0.name == "sslmode" })?.value.map { $0 == "verify-full" ? "require" : $0 }
+        guard mode.map({ ["disable", "prefer", "require"].contains($0) }) ?? true else {
+            throw .invalidArguments("sslmode is disable, prefer or require (or verify-full), not \(mode!.inlineQuoted)")
+        }
+        sslRootCertificate = items.first(where: { $0.name == "sslrootcert" })?.value
         // A CA named is a CA to check against: unless told otherwise, require it.
         sslMode = mode ?? (sslRootCertificate != nil ? "require" : Self.defaultSSLMode(host: host, socket: socketDirectory))
         if let file = sslRootCertificate, !FileManager.default.isReadableFile(atPath: file) {

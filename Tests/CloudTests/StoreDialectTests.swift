@@ -31,7 +31,11 @@ import TestSupport
         #expect(try PostgresLocation(parsing: strict.description) == strict, "the description names it again")
         let socket = try PostgresLocation(parsing: "postgresql://notes@localhost/cloud?host=/tmp/pg")
         #expect(socket.socketDirectory == "/tmp/pg" && socket.sslMode == "disable")
-        for bad in ["mysql://x/y", "postgresql://db.example.org/cloud", "postgresql://notes@db.example.org/", "postgresql://n@h/c?sslmode=maybe"] {
+        #expect(try PostgresLocation(parsing: "postgresql://n@h/c?sslmode=verify-full").sslMode == "require", "libpq's name for it")
+        // A misspelt parameter, or one given twice, would otherwise be left out quietly (a TLS mode, say).
+        for bad in ["mysql://x/y", "postgresql://db.example.org/cloud", "postgresql://notes@db.example.org/", "postgresql://n@h/c?sslmode=maybe",
+                    "postgresql://n@h/c?sslmod=require", "postgresql://n@h/c?sslmode=disable&sslmode=require", "postgresql://n@h:99999/c",
+                    "postgresql://n@h:0/c"] {
             #expect(throws: CloudError.self, "\(bad)") { try PostgresLocation(parsing: bad) }
         }
     }
