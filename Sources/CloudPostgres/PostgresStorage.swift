@@ -38,6 +38,11 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
         listener = PostgresPushListener(pool: pool, logger: logger)
         do {
             try pool.with { connection in try PostgresSchema.migrate(connection, logger: logger) }
+        } catch let refusal as CloudError {
+            // The schema's own refusals (another program's database, a version it did not make), said once.
+            if case .storage(let why) = refusal { throw .storage("cannot use the cloud's database \(location): \(why)") }
+            if case .invalidArguments(let why) = refusal { throw .invalidArguments("\(location): \(why)") }
+            throw refusal
         } catch {
             let failure = PostgresFailure(error)
             // Not there now (refused, starting up): a server waits for it, a console command says so.

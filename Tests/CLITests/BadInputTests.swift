@@ -128,6 +128,20 @@ import TestSupport
         #expect(try Data(contentsOf: file) == before)
     }
 
+    /// A store that cannot be used is named in the one line that says so, as it was given (the option or the
+    /// variable); a store given for a server's cloud, which the server keeps itself, is refused, not ignored.
+    @Test func aStoreThatCannotBeUsedIsNamedAsItWasGiven() throws {
+        let dir = TemporaryDirectory()
+        let cloud = dir.path("cloud").path
+        let away = try CloudNotesBinary.run(["cloud", "accounts", "--cloud", cloud, "--store", "postgresql://notes:secret@127.0.0.1:1/cloud"])
+        #expect(away.isOneLineRefusal && away.stderr.contains("postgresql://notes@127.0.0.1:1/cloud (--store) is not answering"), "\(away.stderr)")
+        #expect(!away.stderr.contains("secret"))
+        let junk = try CloudNotesBinary.run(["cloud", "accounts", "--cloud", cloud], environment: ["CLOUDNOTES_STORE": "junk"])
+        #expect(junk.isOneLineRefusal && junk.stderr.contains("$CLOUDNOTES_STORE: 'junk' is not a PostgreSQL URL"), "\(junk.stderr)")
+        let server = try CloudNotesBinary.run(["sync", "--cloud", "http://127.0.0.1:1", "--store", "postgresql://notes@127.0.0.1/cloud"])
+        #expect(server.isOneLineRefusal && server.status == 64 && server.stderr.contains("a server (--cloud URL) keeps its own"), "\(server.stderr)")
+    }
+
     @Test func aCloudPathThatIsNotADirectoryIsRefused() throws {
         let dir = TemporaryDirectory()
         let file = dir.path("file")

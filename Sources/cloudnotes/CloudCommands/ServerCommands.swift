@@ -59,7 +59,7 @@ extension Serve {
         var said = false
         while true {
             do {
-                return try cloud.open()
+                return try cloud.open(explained: false)
             } catch let error as CloudError {
                 guard case .serviceUnavailable(let wait) = error else { throw error }
                 if !said {

@@ -30,6 +30,27 @@ struct CloudOptions: ParsableArguments {
         return directory ?? env["CLOUDNOTES_CLOUD"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// A store named for a server's cloud would be left unused: the server has its own.
+    func validate() throws {
+        if storeURL != nil, !servers.isEmpty {
+            throw ValidationError("--store names where a cloud directory keeps its state; a server (--cloud URL) keeps its own")
+        }
+    }
+
+    /// The PostgreSQL store at `text`, or one line saying which store failed and how (named as given: the
+    /// option, or the variable).
+    private func openStore(_ text: String) throws -> PostgresStorage {
+        let opened = Result { () throws(CloudError) in try PostgresStorage(url: text) }
+        guard case .failure(let error) = opened else { return try opened.get() }
+        let named = storeURL == nil ? "$CLOUDNOTES_STORE" : "--store"
+        if case .serviceUnavailable = error {
+            let shown = (try? PostgresLocation(parsing: text).description) ?? text
+            throw CLIError(message: "the cloud's store \(shown) (\(named)) is not answering: is PostgreSQL running there, and is the URL right?")
+        }
+        if case .invalidArguments(let why) = error { throw CLIError(message: "\(named): \(why)") }
+        throw error
+    }
+
     /// The server named (the first, when several are), if the cloud is one.
     var server: URL? { servers.first }
 
@@ -63,11 +84,13 @@ struct CloudOptions: ParsableArguments {
 
     /// The cloud in a directory, for the operator's commands (they work where the directory is); a fault plan
     /// that cannot be read is said on stderr (`warning`), as it is ignored.
-    func open(warning: Bool = true) throws -> LocalCloud {
+    /// `explained`: a store that cannot be used is one line naming it (a `CLIError`), not the store's `CloudError`
+    /// (which a server waits out when it says the store is not answering yet).
+    func open(warning: Bool = true, explained: Bool = true) throws -> LocalCloud {
         if let server {
             throw CLIError.usage("this command works on the machine that holds the cloud directory, not through a server (\(server.absoluteString))")
         }
-        let storage = try store.map { try PostgresStorage(url: $0) }
+        let storage = try store.map { explained ? try openStore($0) : try PostgresStorage(url: $0) }
         let cloud = try LocalCloud(directory: url, storage: storage)
         if warning, let problem = cloud.faultPlanProblem { Output.warn(problem) }
         return cloud
