@@ -116,6 +116,7 @@ let package = Package(
                 "Cloud", "Sync", "Notes", "FrontEnd", "Terminal", "CloudWire", "CloudServer", "CloudClient", "CloudPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

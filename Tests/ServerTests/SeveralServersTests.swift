@@ -163,3 +163,14 @@ import TestSupport
         #expect(said.components(separatedBy: "is not answering").count == 2, "said once, by one process: \(said)")
     }
 }
+
+/// A server told to listen where another already does says so in one line, and ends.
+@Suite struct ListenTests {
+    @Test func aPortInUseIsSaidInOneLine() throws {
+        let f = try ServerFixture()
+        let second = try CloudNotesBinary.run(["cloud", "serve", "--cloud", f.directory.url.path, "--listen", "127.0.0.1:\(f.server.port)"])
+        #expect(second.status == 1 && second.stderr.hasSuffix("cannot listen on 127.0.0.1:\(f.server.port): the address is in use (another server on that port?)\n"),
+                "\(second.stderr)")
+        #expect(second.stderr.split(separator: "\n").last?.hasPrefix("cloudnotes: ") == true)
+    }
+}

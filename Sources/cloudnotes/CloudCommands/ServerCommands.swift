@@ -4,6 +4,7 @@ import CloudPostgres
 import CloudServer
 import CloudWire
 import Foundation
+import NIOCore
 import Logging
 
 struct Serve: AsyncParsableCommand {
@@ -33,6 +34,8 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before the store is opened: its connections' logs are the server's too, one JSON object a line.
+        LoggingSystem.bootstrap { label in JSONLineLog(label: label) }
         let local = try await openWaiting()
         let (host, port) = address!  // validated
         var configuration = CloudServer.Configuration(host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey)
@@ -46,9 +49,12 @@ struct Serve: AsyncParsableCommand {
         if let limit = env["CLOUDNOTES_ENROL_LIMIT"]?.split(separator: ",").compactMap({ Double($0) }), limit.count == 2 {
             (configuration.enrolmentRate, configuration.enrolmentBurst) = (limit[0], limit[1])
         }
-        LoggingSystem.bootstrap { label in JSONLineLog(label: label) }
         let server = CloudServer(cloud: local, configuration: configuration)
-        try await server.run { address in Output.line("listening on \(address)") }
+        do {
+            try await server.run { address in Output.line("listening on \(address)") }
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw CLIError(message: "cannot listen on \(listen): the address is in use (another server on that port?)")
+        }
     }
 }
 
