@@ -40,7 +40,7 @@ extension LocalCloud {
     /// no change number is ever handed out twice. Runs inside a write.
     /// Returns the identity and sequence the cloud has afterwards.
     @discardableResult
-    static func recoverIfRestored(_ db: any SQLTransaction, highWater mark: HighWaterMark.Mark?, random: any RandomSource,
+    static func recoverIfRestored(_ db: any SQLTransaction, highWater mark: HighWaterMark.Marks?, random: any RandomSource,
                                   clock: any CloudClock) throws -> CloudIdentity {
         let (known, sequence) = try readIdentity(db)
         let highWater = mark?.bound(for: known)

@@ -181,9 +181,7 @@ public final class LocalCloud: PushSource, Sendable {
         }
         let committed = try wrapStorage { try committing!() }
         served?.saw(CloudIdentity(id: cloudID, sequence: committed.sequence))
-        if mark.map({ $0.cloud != cloudID || committed.sequence > $0.sequence }) ?? true {
-            highWater.raise(to: committed.sequence, of: cloudID)
-        }
+        if mark?.moved(by: committed.sequence, of: cloudID) ?? true { highWater.raise(to: committed.sequence, of: cloudID) }
         if !committed.previous.isEmpty { storage.post(Set(committed.previous.keys), sequence: committed.sequence) }
         return (result, committed)
     }

@@ -48,8 +48,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     public init(parsing text: String) throws(CloudError) {
+        let shown = Self.withoutPassword(text)
         let bad = CloudError.invalidArguments(
-            "\(text.inlineQuoted) is not a PostgreSQL URL like postgresql://USER@HOST[:PORT]/DATABASE")
+            "\(shown.inlineQuoted) is not a PostgreSQL URL like postgresql://USER@HOST[:PORT]/DATABASE")
         guard Self.isURL(text), let components = URLComponents(string: text), let user = components.user, !user.isEmpty
         else { throw bad }
         let database = String(components.path.drop(while: { $0 == "/" }))
@@ -58,7 +59,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         password = components.password.map { $0.removingPercentEncoding ?? $0 }
         host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         port = components.port ?? 5432
-        guard (1...65535).contains(port) else { throw .invalidArguments("\(port) is not a port (1 to 65535) in \(text.inlineQuoted)") }
+        guard (1...65535).contains(port) else { throw .invalidArguments("\(port) is not a port (1 to 65535) in \(shown.inlineQuoted)") }
         self.database = database
         // A parameter misspelt, or given twice, would be quietly left out or overridden (a TLS mode, say).
         let items = components.queryItems ?? []
@@ -80,6 +81,13 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         if let file = sslRootCertificate, !FileManager.default.isReadableFile(atPath: file) {
             throw .invalidArguments("sslrootcert \(file.inlineQuoted) is not a readable file")
         }
+    }
+
+    /// `text` as a message may quote it: a password in it left out (whether or not the rest parses).
+    static func withoutPassword(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+              let colon = text[scheme.upperBound..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<colon]) + String(text[at...])
     }
 
     /// The URL without its password, as logs and messages show it.

@@ -216,9 +216,11 @@ enum PostgresSchema {
         try run("BEGIN")
         do {
             try run("SELECT pg_advisory_xact_lock(\(lockKey))")
-            // Another program's database (tables, none of them the cloud's) does not take the cloud's tables.
-            guard try ask(connection, Int64.self, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_version'") == 1
-                    || ask(connection, Int64.self, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == 0 else {
+            // Another program's database does not take the cloud's tables: one with tables at all must have the
+            // cloud's first step's (a `schema_version` alone is a common name: Flyway's, say).
+            let tables = Set(try connection.query(PostgresQuery(unsafeSQL: "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"),
+                                                  logger: logger).wait().rows.map { try $0.decode(String.self) })
+            guard tables.isEmpty || tables.isSuperset(of: ["schema_version", "sequence", "identity"]) else {
                 throw CloudError.invalidArguments("the database holds another program's tables, not a cloud's: give the cloud a database of its own")
             }
             try run("CREATE TABLE IF NOT EXISTS schema_version(id BIGINT PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)")

@@ -179,19 +179,22 @@ final class RequestHandler: @unchecked Sendable {
         }
     }
 
-    /// The answer to a caller who could not be authenticated: dated before this server started, try later;
-    /// the cloud's store failing to answer who the key is (a `CloudError`: the database down, say), try later
-    /// too, for the caller is not at fault and a device told "signed out" would stop syncing; otherwise refused
-    /// (why stays in the log).
+    /// The answer to a caller who could not be authenticated: dated before this server started, try later; the
+    /// cloud's store failing to say who the key is (a `CloudError`: the authenticator's own refusals are not
+    /// one), not the caller's fault, so never "signed out", which would stop a device syncing: try later when
+    /// the store is away, else an internal error that says nothing of the store; otherwise refused (why stays
+    /// in the log).
     private func refusal(_ path: String, _ error: any Error) -> Refused {
         if let later = error as? Authenticator.DatedBeforeStart {
             return Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: later.wait), uuid: uuid()))))
         }
-        if let failure = error as? CloudError, !failure.refusesTheCaller {
-            logger.error("not authenticated: the store failed", metadata: ["path": "\(Self.logged(path))", "why": "\(failure)"])
-            var retryAfter: TimeInterval = 1
-            if case .serviceUnavailable(let wait) = failure { retryAfter = wait }
-            return Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: retryAfter), uuid: uuid()))))
+        if let failure = error as? CloudError {
+            logger.notice("not authenticated: the store failed", metadata: ["path": "\(Self.logged(path))", "why": "\(failure)"])
+            if case .serviceUnavailable(let wait) = failure {
+                return Refused(response: reply(service.failure(WireError(.serviceUnavailable(retryAfter: wait), uuid: uuid()))))
+            }
+            return Refused(response: reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "INTERNAL_ERROR",
+                                                                     reason: "the server could not check who is calling"))))
         }
         logger.notice("refused", metadata: ["path": "\(Self.logged(path))", "why": "\(error)"])
         return Refused(response: reply(service.failure(.authenticationFailed(uuid: uuid()))))
@@ -279,14 +282,4 @@ final class RequestHandler: @unchecked Sendable {
 
 extension HTTPField.Name {
     static let cloudIdentity = HTTPField.Name(CloudIdentityHeader.name)!
-}
-
-private extension CloudError {
-    /// Whether it says no to who called (not the store failing to say who they are).
-    var refusesTheCaller: Bool {
-        switch self {
-        case .notAuthenticated, .permissionFailure: true
-        default: false
-        }
-    }
 }

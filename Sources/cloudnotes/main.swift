@@ -3,10 +3,6 @@ import Cloud
 import Foundation
 import Notes
 
-// A reader that goes away (`| head`) is a write error `Output` ends the command on quietly, whichever library
-// would otherwise decide what SIGPIPE does.
-signal(SIGPIPE, SIG_IGN)
-
 // Errors reach the user as one line on stderr: usage errors exit 64 (as
 // swift-argument-parser's validation errors do), everything else 1.
 do {

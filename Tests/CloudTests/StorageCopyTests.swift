@@ -1,6 +1,7 @@
 @testable import Cloud
 import CloudPostgres
 import Foundation
+import GRDB
 import Testing
 import TestSupport
 
@@ -30,5 +31,27 @@ struct StorageCopyTests {
         let copied = try read(target)
         #expect(copied.count == report.rows.first { $0.table == "records" }?.count)
         #expect(copied == (try read(source)))
+    }
+
+    /// A retired file refuses every write by a trigger on each table, so that a program from before `retire`,
+    /// which takes the version that marks it for a newer schema's and checks nothing, is refused too, saying
+    /// where the cloud went; reads go on.
+    @Test func aRetiredFileRefusesWritesEvenFromAProgramThatDoesNotKnowTheMark() throws {
+        let directory = TemporaryDirectory("retired")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        _ = try file.createAccount(name: "heather")
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        let source = try #require(try LocalCloud.fileStorage(in: directory.url) as? SQLiteStorage)
+        _ = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date())
+        for statement in ["UPDATE sequence SET value = value + 1", "DELETE FROM accounts",
+                          "INSERT INTO signed_requests(signature, until) VALUES ('s', 0)"] {
+            do {
+                try source.queue.write { db in try db.execute(sql: statement) }  // as such a program writes
+                Issue.record("\(statement) went through")
+            } catch {
+                #expect("\(error)".contains("this cloud moved to \(try PostgresLocation(parsing: url))"), "\(error)")
+            }
+        }
+        #expect(try file.accounts().map(\.name) == ["heather"], "read as it moved")
     }
 }

@@ -38,5 +38,7 @@ import TestSupport
                     "postgresql://n@h:0/c"] {
             #expect(throws: CloudError.self, "\(bad)") { try PostgresLocation(parsing: bad) }
         }
+        let refusal = #expect(throws: CloudError.self) { try PostgresLocation(parsing: "postgresql://notes:secret@h:99999/c") }
+        #expect(refusal.map { "\($0)" }?.contains("secret") == false, "a refusal quotes no password: \(String(describing: refusal))")
     }
 }

@@ -1,63 +1,77 @@
 import Foundation
 
-/// The highest change sequence a cloud ever committed, and which cloud that is, kept in a small file beside the
-/// cloud's SQLite file (never the SQLite file itself: plain I/O on it would drop SQLite's locks). When the
-/// store is emptied or replaced by an older copy, its own sequence falls below this mark, and the cloud knows
-/// its history went back (`LocalCloud.recoverIfRestored`).
+/// The highest change sequence each cloud ever committed, kept in a small file beside the cloud's SQLite file
+/// (never the SQLite file itself: plain I/O on it would drop SQLite's locks). When a store is emptied or
+/// replaced by an older copy, its own sequence falls below its mark, and the cloud knows its history went
+/// back (`LocalCloud.recoverIfRestored`).
 ///
-/// The mark names its cloud because a directory can meet more than one: a console command given the directory
-/// of one cloud and the `--store` of another must not take the first's mark as the second's history going back
-/// (that would give the second a new identity, and every device of it would stop syncing).
+/// A line a cloud, by its ID: a directory can meet more than one cloud (a console command given one cloud's
+/// directory and another's `--store`), and one cloud's mark must neither be taken as another's history going
+/// back (a new identity, and every device of it stopping) nor be overwritten by it (its own going back unseen).
 struct HighWaterMark: Sendable {
     let path: String
 
-    /// A mark as the file holds it.
-    struct Mark: Equatable, Sendable {
-        let sequence: Int64
-        /// The cloud's ID; nil in a mark written before marks named their cloud.
-        let cloud: String?
+    /// The marks as the file holds them.
+    struct Marks: Equatable, Sendable {
+        var byCloud: [String: Int64] = [:]
+        /// A mark written before marks named their cloud: any cloud's, until one writes its own.
+        var unnamed: Int64?
 
-        /// The sequence the cloud `id` must not be below, if the mark is that cloud's (or names none); nil for
-        /// another cloud's mark. A store without an identity yet (`id` nil: emptied) is held to any mark.
+        /// The sequence the cloud `id` must not be below; a store without an identity yet (`id` nil: emptied)
+        /// is held to every mark here.
         func bound(for id: String?) -> Int64? {
-            cloud == nil || id == nil || cloud == id ? sequence : nil
+            guard let id else { return (Array(byCloud.values) + [unnamed].compactMap { $0 }).max() }
+            return byCloud[id] ?? unnamed
         }
 
-        /// As the file holds it: "SEQUENCE CLOUD".
-        init?(_ text: String) {
-            let words = text.split(whereSeparator: \.isWhitespace)
-            guard let first = words.first, let sequence = Int64(first), words.count <= 2 else { return nil }
-            self.sequence = sequence
-            cloud = words.count == 2 ? String(words[1]) : nil
+        /// Whether a commit of `cloud` at `sequence` moves the marks.
+        func moved(by sequence: Int64, of cloud: String) -> Bool {
+            unnamed != nil || sequence > byCloud[cloud, default: -1]
         }
 
-        init(sequence: Int64, cloud: String) {
-            self.sequence = sequence
-            self.cloud = cloud
+        /// As the file holds them: a line "SEQUENCE CLOUD" a cloud (an unnamed mark is "SEQUENCE" alone).
+        init(_ text: String) {
+            for line in text.split(whereSeparator: \.isNewline) {
+                let words = line.split(whereSeparator: \.isWhitespace)
+                guard let first = words.first, let sequence = Int64(first), words.count <= 2 else { continue }
+                if words.count == 2 { byCloud[String(words[1])] = sequence } else { unnamed = sequence }
+            }
         }
 
-        var text: String { "\(sequence)" + (cloud.map { " \($0)" } ?? "") + "\n" }
+        var text: String {
+            byCloud.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)\n" }.joined()
+        }
     }
 
-    /// The mark, or nil when there is none yet (a new cloud, or the file was removed).
-    func read() -> Mark? {
+    /// The marks, or nil when there are none yet (a new cloud, or the file was removed).
+    func read() -> Marks? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return Mark(text)
+        let marks = Marks(text)
+        return marks.byCloud.isEmpty && marks.unnamed == nil ? nil : marks
     }
 
-    /// Raises the mark to `sequence` of `cloud` if it is lower, or is another cloud's: under an advisory lock, so
-    /// processes committing at once never move it back.
+    /// Raises `cloud`'s mark to `sequence` if it is lower, leaving the other clouds' as they are: under an
+    /// advisory lock, so processes committing at once never move one back. An unnamed mark (from before marks
+    /// named their cloud) goes once a cloud writes its own: whose it was cannot be known, and taken as this
+    /// cloud's it could put this one below it.
     func raise(to sequence: Int64, of cloud: String) {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }  // the mark only adds a check; the commit stands
         defer { close(fd) }
         flock(fd, LOCK_EX)
         defer { flock(fd, LOCK_UN) }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = pread(fd, &buffer, buffer.count, 0)
-        if count > 0, let current = Mark(String(decoding: buffer[0..<count], as: UTF8.self)),
-           current.cloud == nil || current.cloud == cloud, sequence <= current.sequence { return }
-        let text = Array(Mark(sequence: sequence, cloud: cloud).text.utf8)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = pread(fd, &buffer, buffer.count, off_t(bytes.count))
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+        }
+        var marks = Marks(String(decoding: bytes, as: UTF8.self))
+        guard marks.moved(by: sequence, of: cloud) else { return }
+        marks.unnamed = nil
+        marks.byCloud[cloud] = max(sequence, marks.byCloud[cloud] ?? sequence)
+        let text = Array(marks.text.utf8)
         _ = ftruncate(fd, 0)
         _ = pwrite(fd, text, text.count, 0)
     }

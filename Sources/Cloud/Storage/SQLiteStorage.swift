@@ -50,13 +50,18 @@ final class SQLiteStorage: CloudStorage {
         config.readonly = true
         // Unreadable so (a hot journal a crash left, which only a writer rolls back; not SQLite at all): the
         // cloud's own opening says what it is.
-        let anotherPrograms = try? DatabaseQueue(path: path, configuration: config).read { db in
+        let refusal = try? DatabaseQueue(path: path, configuration: config).read { db -> String? in
             let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-            // The cloud's first step made `sequence` and set the version, in one transaction.
             let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            return !tables.isEmpty && (version == 0 || !tables.contains("sequence"))
+            // The cloud's first step made `sequence` and set the version, in one transaction.
+            guard !tables.isEmpty, version == 0 || !tables.contains("sequence") else { return nil }
+            if tables.isSuperset(of: ["sequence", "identity"]) {
+                return "\(path) holds a cloud's tables but not its schema version (rebuilt with sqlite3's .dump, which leaves "
+                    + "PRAGMA user_version out?): set it to the version of the copy it was made from"
+            }
+            return "\(path) is not a cloud's file: it holds another program's tables"
         }
-        if anotherPrograms == true { throw .invalidArguments("\(path) is not a cloud's file: it holds another program's tables") }
+        if let refusal = refusal ?? nil { throw .invalidArguments(refusal) }
     }
 
     /// Runs `body` in one immediate transaction: all of it commits, or none.

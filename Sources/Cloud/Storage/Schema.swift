@@ -207,20 +207,35 @@ enum Schema {
     }
 
     /// Marks the file's cloud as moved to `destination` (`cloudnotes cloud migrate`), in the transaction that
-    /// copied it: from then on every write to the file, by any process, is refused with where the cloud went,
-    /// so a server or device still on the file keeps its changes for the new store rather than writing them
-    /// where nobody will read them. Reads go on seeing the cloud as it was when it moved.
+    /// copied it: from then on every write to the file is refused with where the cloud went, so a server or
+    /// device still on the file keeps its changes for the new store rather than writing them where nobody will
+    /// read them. A trigger on every table refuses them, which every version of this program obeys (one from
+    /// before `retire` takes the version below for a newer schema's, and would write on); the version lets
+    /// this one refuse at the first statement. Processes that had the file open go on reading it.
     static func retire(_ db: any SQLTransaction, movedTo destination: String, at time: Date) throws {
         try db.execute("CREATE TABLE moved_to(destination TEXT NOT NULL, moved_at REAL NOT NULL)")
         try db.execute("INSERT INTO moved_to VALUES (?, ?)", [destination, time.timeIntervalSince1970])
+        let refusal = movedMessage(to: destination, at: time).replacingOccurrences(of: "'", with: "''")
+        let tables = try db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'moved_to' AND name NOT LIKE 'sqlite_%'") {
+            $0.text("name")
+        }
+        for table in tables {
+            for event in ["INSERT", "UPDATE", "DELETE"] {
+                try db.execute("CREATE TRIGGER moved_\(event.lowercased())_\(table) BEFORE \(event) ON \(table) BEGIN SELECT RAISE(ABORT, '\(refusal)'); END")
+            }
+        }
         try db.execute("PRAGMA user_version = \(movedVersion)")
     }
 
     private static func moved(_ db: Database) throws -> CloudError {
         let row = try Row.fetchOne(db, sql: "SELECT destination, moved_at FROM moved_to")
-        let destination: String = row?["destination"] ?? "another store"
-        let when = (row?["moved_at"] as Double?).map { " on \(Date(timeIntervalSince1970: $0).formatted(.iso8601))" } ?? ""
-        return .storage("this cloud moved to \(destination)\(when) (cloudnotes cloud migrate), and its file takes no more changes: "
-                        + "serve it with cloudnotes cloud serve --store \(destination), and point devices at that server")
+        return .storage(movedMessage(to: row?["destination"] ?? "another store",
+                                     at: (row?["moved_at"] as Double?).map(Date.init(timeIntervalSince1970:))))
+    }
+
+    private static func movedMessage(to destination: String, at time: Date?) -> String {
+        let when = time.map { " on \($0.formatted(.iso8601))" } ?? ""
+        return "this cloud moved to \(destination)\(when) (cloudnotes cloud migrate), and its file takes no more changes: "
+            + "serve it with cloudnotes cloud serve --store \(destination), and point devices at that server"
     }
 }

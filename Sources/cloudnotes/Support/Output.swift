@@ -24,13 +24,13 @@ enum Output {
     static func fail(_ message: String, code: Int32 = 1) -> Never {
         // One line, whatever the message quotes.
         let line = inert(message.split(whereSeparator: \.isNewline).joined(separator: " "), keepingLineBreaks: false)
-        FileHandle.standardError.write(Data("cloudnotes: \(line)\n".utf8))
+        _ = writeAll("cloudnotes: \(line)\n", to: STDERR_FILENO)
         exit(code)
     }
 
     /// A line on stderr that does not stop the command.
     static func warn(_ message: String) {
-        FileHandle.standardError.write(Data("cloudnotes: warning: \(inert(message, keepingLineBreaks: false))\n".utf8))
+        _ = writeAll("cloudnotes: warning: \(inert(message, keepingLineBreaks: false))\n", to: STDERR_FILENO)
     }
 
     /// The text with every control character (and the bidirectional overrides that can make text read as
@@ -45,22 +45,33 @@ enum Output {
             || (0x2066...0x2069).contains(scalar.value)
     }
 
-    /// Writes all of `text` to stdout. A reader that went away (`| head`) wanted no more: the command ends
-    /// there, quietly and successfully; any other failure (a full disk under `> file`) is one line and a failure.
+    /// Writes all of `text` to stdout. A reader that went away (`| head`) wanted no more: the command ends there
+    /// as a program whose reader left does, by SIGPIPE (status 141 in a shell; the libraries linked in may have
+    /// set it aside, so it is put back first), quietly; any other failure (a full disk under `> file`) is one
+    /// line and a failure.
     private static func write(_ text: String) {
+        if let failure = writeAll(text, to: STDOUT_FILENO) { fail("could not write the output: \(failure)") }
+    }
+
+    /// Writes all of `text` to `descriptor`; what failed, if anything but the reader leaving did.
+    private static func writeAll(_ text: String, to descriptor: Int32) -> String? {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             guard written < 0 else {
                 bytes = bytes.dropFirst(written)
                 continue
             }
             switch errno {
             case EINTR: continue
-            case EPIPE: exit(0)
-            case let code: fail("could not write the output: \(String(cString: strerror(code)))")
+            case EPIPE:
+                signal(SIGPIPE, SIG_DFL)
+                raise(SIGPIPE)
+                exit(141)  // not reached
+            case let code: return String(cString: strerror(code))
             }
         }
+        return nil
     }
 
     /// One JSON document on stdout, keys sorted so output is stable.
