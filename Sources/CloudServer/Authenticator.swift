@@ -64,14 +64,12 @@ final class Authenticator: @unchecked Sendable {
         throw Refusal.unsigned
     }
 
-    /// Whether a credential still works (a poll opened with it ends when it is revoked or expires).
-    func isLive(_ credential: Credential) -> Bool {
+    /// Whether a credential still works (a poll opened with it ends when it is revoked or expires); a store that
+    /// cannot say is an error, not a no.
+    func isLive(_ credential: Credential) throws(CloudError) -> Bool {
         switch credential {
-        case .key(let keyID):
-            guard let device = try? cloud.device(keyID: keyID) else { return false }
-            return device.revokedAt == nil
-        case .webToken(let api):
-            return (try? cloud.webTokenIsLive(apiToken: api)) == true
+        case .key(let keyID): try cloud.device(keyID: keyID).map { $0.revokedAt == nil } ?? false
+        case .webToken(let api): try cloud.webTokenIsLive(apiToken: api)
         }
     }
 

@@ -234,11 +234,21 @@ final class RequestHandler: @unchecked Sendable {
     private func poll(_ request: Request, token: String) async -> Response {
         // A token works while what made it does: a device revoked since hears nothing more. Checked, and the last
         // pushes read, in one turn on a work thread: both wait for the store, which Swift's shared threads must not.
-        guard let subscription = hub.token(token),
-              let known = await run({ self.authenticator.isLive(subscription.credential) ? self.hub.lastPushes(to: subscription) : nil },
-                                    stopping: nil) else {
+        // A store that cannot say (away) is an answer to try again, the token kept: not its end.
+        let gone = reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "NOT_FOUND", reason: "no such notification token (create another)")))
+        guard let subscription = hub.token(token) else { return gone }
+        let checked = await run({
+            Result { () throws(CloudError) -> [PushTopic: Int64]? in
+                try self.authenticator.isLive(subscription.credential) ? self.hub.lastPushes(to: subscription) : nil
+            }
+        }, stopping: .success(nil))
+        let known: [PushTopic: Int64]
+        switch checked {
+        case .failure(let error): return reply(service.failure(WireError(error, uuid: uuid())))
+        case .success(nil):
             hub.forget(token)
-            return reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "NOT_FOUND", reason: "no such notification token (create another)")))
+            return gone
+        case .success(let pushes?): known = pushes
         }
         var since: [String: Int64] = [:]
         for (name, value) in Authenticator.parameters(request.uri.query) where name.hasPrefix("since.") {
