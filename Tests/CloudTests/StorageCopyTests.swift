@@ -54,4 +54,18 @@ struct StorageCopyTests {
         }
         #expect(try file.accounts().map(\.name) == ["heather"], "read as it moved")
     }
+
+    /// A file that could not be marked as moved once the database took the cloud is said to be so, with what to
+    /// do: its writes would otherwise be lost on the switch, unseen.
+    @Test func aFileThatCouldNotBeMarkedAfterTheCopyIsSaidToBe() throws {
+        let directory = TemporaryDirectory("unmarked")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        _ = try file.createAccount(name: "heather")
+        let source = try #require(try LocalCloud.fileStorage(in: directory.url) as? SQLiteStorage)
+        try source.queue.write { db in try db.execute(sql: "CREATE TABLE moved_to(x)") }  // the mark's table taken: marking fails
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        let failure = #expect(throws: CloudError.self) { _ = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date()) }
+        #expect(failure.map { "\($0)" }?.contains("could not be marked as moved") == true, "\(String(describing: failure))")
+        #expect(try LocalCloud(directory: directory.url, storage: PostgresStorage(url: url), environment: [:]).accounts().map(\.name) == ["heather"])
+    }
 }

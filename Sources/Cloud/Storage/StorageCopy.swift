@@ -54,11 +54,19 @@ public enum StorageCopy {
     /// it after the copy can be lost); nil leaves it as it was.
     public static func copy(from source: any CloudStorage, to target: any CloudStorage, retiredAt: Date? = nil) throws(CloudError) -> StorageCopyReport {
         guard let retiredAt else { return try source.read { from in try copy(from, source: source.location, to: target) } }
-        return try source.write { from in
-            guard from.dialect == .sqlite else { throw CloudError.invalidArguments("only a cloud's file is retired when it moves") }
-            let report = try copy(from, source: source.location, to: target)
-            try Schema.retire(from, movedTo: target.location, at: retiredAt)
-            return report
+        var copied = false
+        do {
+            return try source.write { from in
+                guard from.dialect == .sqlite else { throw CloudError.invalidArguments("only a cloud's file is retired when it moves") }
+                let report = try copy(from, source: source.location, to: target)
+                copied = true
+                try Schema.retire(from, movedTo: target.location, at: retiredAt)
+                return report
+            }
+        } catch let error where copied {
+            // The database has the cloud, and the file was not marked: said, for its writes would be lost.
+            throw .storage("the cloud was copied into \(target.location), but \(source.location) could not be marked as moved (\(error)): "
+                           + "stop every server and device on the file before serving the database")
         }
     }
 
