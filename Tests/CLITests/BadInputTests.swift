@@ -15,6 +15,7 @@ import TestSupport
 
     static let refusals: [(arguments: [String], says: String, status: Int32)] = [
         (["cloud", "zones", "--account", "nobody"], "unknown account: nobody", 1),
+        (["cloud", "purge", "--older-than", "-5"], "--older-than must be zero or more seconds", 64),
         (["cloud", "create-account", "heather"], "already exists", 1),
         (["cloud", "create-account", "bad name"], "account name", 1),
         (["cloud", "create-zone", "_x", "--account", "heather"], "zone name", 1),

@@ -81,7 +81,8 @@ struct Purge: ParsableCommand {
         abstract: "Forget tombstones older than some seconds; older change tokens then expire.")
 
     @OptionGroup var cloud: CloudOptions
-    @Option(name: .customLong("older-than"), help: "Age in seconds.") var olderThan: Double
+    // Taken whatever it looks like, so that "-5" is refused as a negative age, not as an option that does not exist.
+    @Option(name: .customLong("older-than"), parsing: .unconditional, help: "Age in seconds.") var olderThan: Double
 
     func validate() throws {
         if olderThan < 0 || !olderThan.isFinite { throw ValidationError("--older-than must be zero or more seconds") }
