@@ -173,4 +173,30 @@ import TestSupport
                 "\(second.stderr)")
         #expect(second.stderr.split(separator: "\n").last?.hasPrefix("cloudnotes: ") == true)
     }
+
+    /// A server whose log's reader went away (a supervisor's pipe closed) serves on, its log lines dropped.
+    @Test func aServerWhoseLogsReaderLeftServesOn() throws {
+        let f = try ServerFixture()
+        let output = Pipe(), log = Pipe()
+        try log.fileHandleForReading.close()
+        let process = Process()
+        process.executableURL = CloudNotesBinary.url
+        process.arguments = ["cloud", "serve", "--cloud", f.directory.url.path, "--listen", "127.0.0.1:0"]
+        process.environment = ProcessInfo.processInfo.environment.merging(try TestStore.environment(for: f.directory.url)) { $1 }
+        process.standardOutput = output
+        process.standardError = log
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        var said = ""
+        #expect(eventually(timeout: 20) {
+            said += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            return said.contains("listening on ")
+        })
+        let address = try #require(said.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let server = try #require(URL(string: "http://\(address)"))
+        for _ in 0..<3 {  // each refused, and logged
+            #expect(try f.post(f.path(.private, "zones/list"), body: Data("{}".utf8), to: server).status == 401)
+        }
+        #expect(process.isRunning)
+    }
 }

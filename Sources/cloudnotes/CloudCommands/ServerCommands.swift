@@ -208,6 +208,6 @@ struct JSONLineLog: LogHandler {
         var object = JSONObject()
         for key in fields.keys.sorted() { object.add(key, .string(fields[key]!)) }
         guard let data = try? JSON.object(object).encoded() else { return }
-        FileHandle.standardError.write(data + Data("\n".utf8))
+        Output.log(String(decoding: data, as: UTF8.self))
     }
 }

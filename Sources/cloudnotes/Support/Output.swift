@@ -24,13 +24,13 @@ enum Output {
     static func fail(_ message: String, code: Int32 = 1) -> Never {
         // One line, whatever the message quotes.
         let line = inert(message.split(whereSeparator: \.isNewline).joined(separator: " "), keepingLineBreaks: false)
-        _ = writeAll("cloudnotes: \(line)\n", to: STDERR_FILENO)
+        _ = writeAll("cloudnotes: \(line)\n", to: STDERR_FILENO, endingWithItsReader: false)  // ending with `code` anyway
         exit(code)
     }
 
     /// A line on stderr that does not stop the command.
     static func warn(_ message: String) {
-        _ = writeAll("cloudnotes: warning: \(inert(message, keepingLineBreaks: false))\n", to: STDERR_FILENO)
+        _ = writeAll("cloudnotes: warning: \(inert(message, keepingLineBreaks: false))\n", to: STDERR_FILENO, endingWithItsReader: false)
     }
 
     /// The text with every control character (and the bidirectional overrides that can make text read as
@@ -53,8 +53,15 @@ enum Output {
         if let failure = writeAll(text, to: STDOUT_FILENO) { fail("could not write the output: \(failure)") }
     }
 
-    /// Writes all of `text` to `descriptor`; what failed, if anything but the reader leaving did.
-    private static func writeAll(_ text: String, to descriptor: Int32) -> String? {
+    /// A server's log line on stderr: dropped if it cannot be written (whoever read the log went away), for a
+    /// server serves on without its log rather than end.
+    static func log(_ line: String) {
+        _ = writeAll(line + "\n", to: STDERR_FILENO, endingWithItsReader: false)
+    }
+
+    /// Writes all of `text` to `descriptor`; what failed, if anything but the reader leaving did. A reader that
+    /// left ends the program as SIGPIPE does, when it is `endingWithItsReader`.
+    private static func writeAll(_ text: String, to descriptor: Int32, endingWithItsReader: Bool = true) -> String? {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
@@ -65,6 +72,7 @@ enum Output {
             switch errno {
             case EINTR: continue
             case EPIPE:
+                guard endingWithItsReader else { return nil }
                 signal(SIGPIPE, SIG_DFL)
                 raise(SIGPIPE)
                 exit(141)  // not reached
