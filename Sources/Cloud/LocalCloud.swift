@@ -70,7 +70,7 @@ public final class LocalCloud: PushSource, Sendable {
             plan = try FaultPlan(parsing: text)
         }
         self.faults = FaultSwitch(directory: directory, override: plan)
-        self.highWater = HighWaterMark(path: directory.appendingPathComponent("high-water").path)
+        self.highWater = HighWaterMark(path: directory.appendingPathComponent("high-water").path, ownsUnnamedMark: storage == nil)
         let store: any CloudStorage
         if let storage {
             store = storage

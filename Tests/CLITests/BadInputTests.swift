@@ -1,3 +1,4 @@
+import Cloud
 import Foundation
 import Notes
 import Testing
@@ -142,6 +143,17 @@ import TestSupport
         #expect(junk.isOneLineRefusal && junk.stderr.contains("$CLOUDNOTES_STORE: 'junk' is not a PostgreSQL URL"), "\(junk.stderr)")
         let server = try CloudNotesBinary.run(["sync", "--cloud", "http://127.0.0.1:1", "--store", "postgresql://notes@127.0.0.1/cloud"])
         #expect(server.isOneLineRefusal && server.status == 64 && server.stderr.contains("a server (--cloud URL) keeps its own"), "\(server.stderr)")
+    }
+
+    /// A migrate whose target does not answer says which, and that nothing was copied; the file goes on.
+    @Test func aMigrateWhoseTargetDoesNotAnswerCopiesNothing() throws {
+        let dir = TemporaryDirectory()
+        let cloud = try LocalCloud(directory: dir.path("cloud"), environment: [:])
+        _ = try cloud.createAccount(name: "heather")
+        let result = try CloudNotesBinary.run(["cloud", "migrate", "--from", dir.path("cloud").path, "--to", "postgresql://notes@127.0.0.1:1/cloud"])
+        #expect(result.isOneLineRefusal && result.stderr.contains("postgresql://notes@127.0.0.1:1/cloud is not answering: nothing was copied"),
+                "\(result.stderr)")
+        _ = try cloud.createAccount(name: "mary")  // the file still takes changes
     }
 
     @Test func aCloudPathThatIsNotADirectoryIsRefused() throws {

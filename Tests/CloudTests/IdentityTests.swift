@@ -86,6 +86,24 @@ import TestSupport
         #expect(marks.contains(" \(before.id)\n") && marks.contains("\(busyMark.sequence) \(busyMark.id)\n"), "\(marks)")
     }
 
+    /// A mark from before marks named their cloud is the directory's own file's: a cloud kept elsewhere
+    /// (`--store`) opened with that directory neither takes it as its own history going back nor drops it.
+    @Test func anUnnamedMarkIsTheDirectorysOwnFilesOnly() throws {
+        let test = try TestCloud()
+        try test.privateDatabase("heather").save(zone: ZoneID(name: "Notes"))
+        let before = try test.cloud.identity()
+        let elsewhere = TemporaryDirectory("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere.url, withIntermediateDirectories: true)
+        let mark = elsewhere.path("high-water")
+        try Data("\(before.sequence + 500)\n".utf8).write(to: mark)
+        let storage = try TestStore.storage(TestStore.database(for: test.directory.url)) ?? LocalCloud.fileStorage(in: test.directory.url)
+        let opened = try LocalCloud(directory: elsewhere.url, storage: storage, faults: .off, environment: [:])
+        #expect(try opened.identity() == before, "opened and read")
+        try opened.database(.private, as: try opened.accountCreatingIfNeeded(name: "heather")).save(zone: ZoneID(name: "More"))
+        #expect(try opened.identity().id == before.id, "written")
+        #expect(try String(contentsOf: mark, encoding: .utf8).hasPrefix("\(before.sequence + 500)\n"), "the file's mark kept")
+    }
+
     @Test func aConnectionOpenedAfterTheFileWasEmptiedSeesANewCloud() throws {
         let test = try TestCloud()
         let db = try test.privateDatabase("heather")

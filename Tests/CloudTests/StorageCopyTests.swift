@@ -68,4 +68,32 @@ struct StorageCopyTests {
         #expect(failure.map { "\($0)" }?.contains("could not be marked as moved") == true, "\(String(describing: failure))")
         #expect(try LocalCloud(directory: directory.url, storage: PostgresStorage(url: url), environment: [:]).accounts().map(\.name) == ["heather"])
     }
+
+    /// A copy cut short after the database took the cloud (the file not marked) is finished by running it again:
+    /// nothing copied twice, the file marked. A file that changed since is refused, not marked.
+    @Test func aCopyCutShortIsFinishedByRunningItAgain() throws {
+        let directory = TemporaryDirectory("cut-short")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        _ = try file.createAccount(name: "heather")
+        let source = try LocalCloud.fileStorage(in: directory.url)
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        let copied = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url))  // as far as a cut-short run got
+        let finished = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date())
+        #expect(finished.rows.isEmpty && finished.identity == copied.identity && finished.sequence == copied.sequence)
+        let refusal = #expect(throws: CloudError.self) { _ = try file.createAccount(name: "mary") }
+        #expect(refusal.map { "\($0)" }?.contains("moved to") == true, "\(String(describing: refusal))")
+
+        let other = TemporaryDirectory("changed-since")
+        let changed = try LocalCloud(directory: other.url, environment: [:])
+        _ = try changed.createAccount(name: "heather")
+        let otherURL = try #require(try TestStore.database(for: TemporaryDirectory("other-target").url))
+        _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: other.url), to: try PostgresStorage(url: otherURL))
+        _ = try changed.createAccount(name: "mary")
+        try changed.database(.private, as: try changed.accountCreatingIfNeeded(name: "mary")).save(zone: ZoneID(name: "Notes"))
+        let stale = #expect(throws: CloudError.self) {
+            _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: other.url), to: try PostgresStorage(url: otherURL), retiredAt: Date())
+        }
+        #expect(stale.map { "\($0)" }?.contains("it changed after it was copied") == true, "\(String(describing: stale))")
+        _ = try changed.createAccount(name: "kim")  // not marked: still the file's cloud
+    }
 }

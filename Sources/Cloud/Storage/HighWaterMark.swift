@@ -10,6 +10,9 @@ import Foundation
 /// back (a new identity, and every device of it stopping) nor be overwritten by it (its own going back unseen).
 struct HighWaterMark: Sendable {
     let path: String
+    /// Whether the cloud is the directory's own file, whose a mark from before marks named their cloud is. A
+    /// store elsewhere (`--store`) neither takes such a mark as its own nor drops it.
+    let ownsUnnamedMark: Bool
 
     /// The marks as the file holds them.
     struct Marks: Equatable, Sendable {
@@ -39,21 +42,21 @@ struct HighWaterMark: Sendable {
         }
 
         var text: String {
-            byCloud.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)\n" }.joined()
+            (unnamed.map { "\($0)\n" } ?? "") + byCloud.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)\n" }.joined()
         }
     }
 
     /// The marks, or nil when there are none yet (a new cloud, or the file was removed).
     func read() -> Marks? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        let marks = Marks(text)
+        var marks = Marks(text)
+        if !ownsUnnamedMark { marks.unnamed = nil }
         return marks.byCloud.isEmpty && marks.unnamed == nil ? nil : marks
     }
 
     /// Raises `cloud`'s mark to `sequence` if it is lower, leaving the other clouds' as they are: under an
     /// advisory lock, so processes committing at once never move one back. An unnamed mark (from before marks
-    /// named their cloud) goes once a cloud writes its own: whose it was cannot be known, and taken as this
-    /// cloud's it could put this one below it.
+    /// named their cloud) is the directory's file's: it goes once that cloud writes its own line.
     func raise(to sequence: Int64, of cloud: String) {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }  // the mark only adds a check; the commit stands
@@ -68,8 +71,10 @@ struct HighWaterMark: Sendable {
             bytes += buffer[0..<count]
         }
         var marks = Marks(String(decoding: bytes, as: UTF8.self))
+        let kept = ownsUnnamedMark ? nil : marks.unnamed  // the directory's file's, not this cloud's to drop
+        if !ownsUnnamedMark { marks.unnamed = nil }
         guard marks.moved(by: sequence, of: cloud) else { return }
-        marks.unnamed = nil
+        marks.unnamed = kept
         marks.byCloud[cloud] = max(sequence, marks.byCloud[cloud] ?? sequence)
         let text = Array(marks.text.utf8)
         _ = ftruncate(fd, 0)

@@ -73,14 +73,22 @@ public enum StorageCopy {
     private static func copy(_ from: any SQLTransaction, source: String, to target: any CloudStorage) throws -> StorageCopyReport {
         try target.write { to in
             let sequence = try from.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
+            guard let cloud = try from.string("SELECT cloud FROM identity WHERE id = 1"), !cloud.isEmpty else {
+                throw CloudError.invalidArguments("\(source) has no identity yet: open it as a cloud first")
+            }
             let held = try to.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
             let accounts = try to.int64("SELECT count(*) FROM accounts") ?? 0
             let identity = try to.int64("SELECT count(*) FROM identity") ?? 0
             guard held == 0, accounts == 0, identity == 0 else {
+                let heldCloud = try to.string("SELECT cloud FROM identity WHERE id = 1")
+                // This very cloud, at this very change: a copy whose file was not marked (the run cut short after
+                // the database's commit). Nothing to copy; the file is marked now.
+                if heldCloud == cloud, held == sequence { return StorageCopyReport(rows: [], sequence: sequence, identity: cloud) }
+                if heldCloud == cloud {
+                    throw CloudError.invalidArguments("\(target.location) holds this cloud at change \(held), but \(source) is at change "
+                                                      + "\(sequence): it changed after it was copied; give the copy an empty database")
+                }
                 throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
-            }
-            guard let cloud = try from.string("SELECT cloud FROM identity WHERE id = 1"), !cloud.isEmpty else {
-                throw CloudError.invalidArguments("\(source) has no identity yet: open it as a cloud first")
             }
             var rows: [(String, Int)] = []
             for table in tables { rows.append((table.name, try copy(table.name, columns: table.columns, from: from, to: to))) }

@@ -26,8 +26,18 @@ struct Migrate: ParsableCommand {
         // Opened as a cloud first: a file with no identity gets one, and one put back below its high-water mark a
         // new one (its change numbers moved past what devices saw), before either is copied.
         _ = try LocalCloud(directory: directory)
-        let target = try PostgresStorage(url: to)
+        let opened = Result { () throws(CloudError) in try PostgresStorage(url: to) }
+        if case .failure(.serviceUnavailable) = opened {
+            let shown = (try? PostgresLocation(parsing: to).description) ?? to
+            throw CLIError(message: "\(shown) is not answering: nothing was copied (is PostgreSQL running there, and is the URL right?)")
+        }
+        let target = try opened.get()
         let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory), to: target, retiredAt: Date())
-        Output.line("copied \(report) into \(target.location); the file takes no more changes")
+        if report.rows.isEmpty {
+            // A run cut short after the database took the cloud: this one marked the file.
+            Output.line("\(target.location) already held cloud \(report.identity) at change \(report.sequence); the file takes no more changes")
+        } else {
+            Output.line("copied \(report) into \(target.location); the file takes no more changes")
+        }
     }
 }
