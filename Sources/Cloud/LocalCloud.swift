@@ -112,6 +112,9 @@ public final class LocalCloud: PushSource, Sendable {
     /// Why the directory's `faults.json` cannot be read (it is then ignored), if it cannot.
     public var faultPlanProblem: String? { faults.problem }
 
+    /// Why the high-water mark cannot guard this cloud against its store going back, if it cannot.
+    public var highWaterProblem: String? { highWater.problem }
+
     /// Sets the plan every process reading this directory's `faults.json` obeys.
     public func setFaultPlan(_ plan: FaultPlan) throws(CloudError) {
         try FaultSwitch.write(plan, to: directory)

@@ -156,6 +156,24 @@ import TestSupport
         _ = try cloud.createAccount(name: "mary")  // the file still takes changes
     }
 
+    /// A high-water mark that cannot guard the cloud (not a file it can write, or garbage) is said on stderr:
+    /// without it, the store put back to an older copy would go unseen.
+    @Test func aHighWaterMarkThatCannotGuardTheCloudIsSaid() throws {
+        let cli = CLI()
+        _ = try cli.ok("cloud", "create-account", "heather")
+        let mark = URL(fileURLWithPath: cli.cloudPath).appendingPathComponent("high-water")
+        try? FileManager.default.removeItem(at: mark)
+        try FileManager.default.createDirectory(at: mark, withIntermediateDirectories: true)
+        let blocked = try cli.run("cloud", "accounts")
+        #expect(blocked.status == 0 && blocked.stderr.contains("cannot be read and written"), "\(blocked.stderr)")
+        try FileManager.default.removeItem(at: mark)
+        try Data("garbage\n".utf8).write(to: mark)
+        let garbage = try cli.run("cloud", "accounts")
+        #expect(garbage.status == 0 && garbage.stderr.contains("holds no mark"), "\(garbage.stderr)")
+        try FileManager.default.removeItem(at: mark)
+        #expect(try cli.run("cloud", "accounts").stderr.isEmpty, "none yet: nothing to say")
+    }
+
     @Test func aCloudPathThatIsNotADirectoryIsRefused() throws {
         let dir = TemporaryDirectory()
         let file = dir.path("file")

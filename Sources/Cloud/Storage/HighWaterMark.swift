@@ -46,6 +46,23 @@ struct HighWaterMark: Sendable {
         }
     }
 
+    /// What keeps the marks from guarding the cloud, if anything: a file that cannot be read and written, or
+    /// that holds no mark. Without them a store put back to an older copy goes unseen, so it is said.
+    var problem: String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }  // none yet: the first commit writes it
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else {
+            return "the high-water mark \(path) cannot be read and written (\(String(cString: strerror(errno)))): a store put back "
+                + "to an older copy would go unseen"
+        }
+        close(fd)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), !text.isEmpty else { return nil }
+        let marks = Marks(text)
+        guard marks.byCloud.isEmpty && marks.unnamed == nil else { return nil }
+        return "the high-water mark \(path) holds no mark (it is rewritten at the next change): until then a store put back "
+            + "to an older copy would go unseen"
+    }
+
     /// The marks, or nil when there are none yet (a new cloud, or the file was removed).
     func read() -> Marks? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }

@@ -93,6 +93,7 @@ struct CloudOptions: ParsableArguments {
         let storage = try store.map { explained ? try openStore($0) : try PostgresStorage(url: $0) }
         let cloud = try LocalCloud(directory: url, storage: storage)
         if warning, let problem = cloud.faultPlanProblem { Output.warn(problem) }
+        if let problem = cloud.highWaterProblem { Output.warn(problem) }
         return cloud
     }
 }
