@@ -10,14 +10,14 @@ import Foundation
 /// back (a new identity, and every device of it stopping) nor be overwritten by it (its own going back unseen).
 struct HighWaterMark: Sendable {
     let path: String
-    /// Whether the cloud is the directory's own file, whose a mark from before marks named their cloud is. A
-    /// store elsewhere (`--store`) neither takes such a mark as its own nor drops it.
+    /// Whether the cloud is the directory's own file: a mark from before marks named their cloud is that file's,
+    /// and a store elsewhere (`--store`) neither takes it as its own nor drops it.
     let ownsUnnamedMark: Bool
 
     /// The marks as the file holds them.
     struct Marks: Equatable, Sendable {
         var byCloud: [String: Int64] = [:]
-        /// A mark written before marks named their cloud: any cloud's, until one writes its own.
+        /// A mark written before marks named their cloud: the directory's own file's, until it writes its line.
         var unnamed: Int64?
 
         /// The sequence the cloud `id` must not be below; a store without an identity yet (`id` nil: emptied)
