@@ -93,7 +93,18 @@ struct StorageCopyTests {
         let stale = #expect(throws: CloudError.self) {
             _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: other.url), to: try PostgresStorage(url: otherURL), retiredAt: Date())
         }
-        #expect(stale.map { "\($0)" }?.contains("it changed after it was copied") == true, "\(String(describing: stale))")
+        #expect(stale.map { "\($0)" }?.contains("changed after") == true, "\(String(describing: stale))")
         _ = try changed.createAccount(name: "kim")  // not marked: still the file's cloud
+
+        // A change that does not move the sequence (an account made) is a change all the same.
+        let quiet = TemporaryDirectory("quiet-change")
+        let made = try LocalCloud(directory: quiet.url, environment: [:])
+        _ = try made.createAccount(name: "heather")
+        let quietURL = try #require(try TestStore.database(for: TemporaryDirectory("quiet-target").url))
+        _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: quiet.url), to: try PostgresStorage(url: quietURL))
+        _ = try made.createAccount(name: "mary")
+        #expect(throws: CloudError.self, "mary would be left out of the copy") {
+            _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: quiet.url), to: try PostgresStorage(url: quietURL), retiredAt: Date())
+        }
     }
 }

@@ -121,7 +121,7 @@ public enum SQLDialect: Sendable {
 }
 
 /// A value bound to a statement or read from a row.
-public enum SQLValue: Sendable, Equatable {
+public enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)

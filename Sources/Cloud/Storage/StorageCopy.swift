@@ -80,13 +80,15 @@ public enum StorageCopy {
             let accounts = try to.int64("SELECT count(*) FROM accounts") ?? 0
             let identity = try to.int64("SELECT count(*) FROM identity") ?? 0
             guard held == 0, accounts == 0, identity == 0 else {
-                let heldCloud = try to.string("SELECT cloud FROM identity WHERE id = 1")
-                // This very cloud, at this very change: a copy whose file was not marked (the run cut short after
-                // the database's commit). Nothing to copy; the file is marked now.
-                if heldCloud == cloud, held == sequence { return StorageCopyReport(rows: [], sequence: sequence, identity: cloud) }
-                if heldCloud == cloud {
-                    throw CloudError.invalidArguments("\(target.location) holds this cloud at change \(held), but \(source) is at change "
-                                                      + "\(sequence): it changed after it was copied; give the copy an empty database")
+                if try to.string("SELECT cloud FROM identity WHERE id = 1") == cloud {
+                    // This very cloud, row for row: a copy whose file was not marked (the run cut short after the
+                    // database's commit). Nothing to copy; the file is marked now. Not the sequence alone: some
+                    // changes (an account made, a device revoked) do not move it.
+                    if held == sequence, try tables.allSatisfy({ try same($0.name, columns: $0.columns, from, to) }) {
+                        return StorageCopyReport(rows: [], sequence: sequence, identity: cloud)
+                    }
+                    throw CloudError.invalidArguments("\(target.location) holds this cloud as it was copied, but \(source) changed after "
+                                                      + "(change \(sequence) against \(held)): give the copy an empty database")
                 }
                 throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
             }
@@ -102,6 +104,20 @@ public enum StorageCopy {
             }
             return StorageCopyReport(rows: rows, sequence: sequence, identity: cloud)
         }
+    }
+
+    /// Whether `table` holds the same rows in both stores (as many of each, in any order), by a hash a row.
+    private static func same(_ table: String, columns: [String], _ from: any SQLTransaction, _ to: any SQLTransaction) throws -> Bool {
+        func hashes(_ db: any SQLTransaction) throws -> [Int] {
+            var all: [Int] = []
+            _ = try db.run("SELECT \(columns.joined(separator: ", ")) FROM \(table)", []) { row in
+                var hasher = Hasher()
+                for column in columns.indices { hasher.combine(row.value(column)) }
+                all.append(hasher.finalize())
+            }
+            return all.sorted()
+        }
+        return try hashes(from) == hashes(to)
     }
 
     /// Copies one table in runs of rows (a few thousand values to a statement) as it reads them, so a run is all
