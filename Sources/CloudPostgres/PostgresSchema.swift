@@ -204,12 +204,12 @@ enum PostgresSchema {
     /// (for `cloud check`); without it the check says so.
     static func migrate(_ connection: PostgresConnection, logger: Logger) throws {
         func run(_ sql: String) throws { _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait() }
-        func ask<T: PostgresDecodable>(_ connection: PostgresConnection, _ type: T.Type, _ sql: String) throws -> T? {
+        func ask<T: PostgresDecodable>(_ type: T.Type, _ sql: String) throws -> T? {
             try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows.first.map { try $0.decode(T.self) }
         }
         // Up to date (every open but the first of each version): no lock to wait for, nothing to create.
-        if try ask(connection, Bool.self, "SELECT to_regclass('schema_version') IS NOT NULL") == true,
-           try ask(connection, Int64.self, "SELECT version FROM schema_version") == Int64(steps.count) {
+        if try ask(Bool.self, "SELECT to_regclass('schema_version') IS NOT NULL") == true,
+           try ask(Int64.self, "SELECT version FROM schema_version") == Int64(steps.count) {
             try? run("CREATE EXTENSION IF NOT EXISTS amcheck")
             return
         }
@@ -224,7 +224,7 @@ enum PostgresSchema {
                 throw CloudError.invalidArguments("the database holds another program's tables, not a cloud's: give the cloud a database of its own")
             }
             try run("CREATE TABLE IF NOT EXISTS schema_version(id BIGINT PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)")
-            let version = try ask(connection, Int64.self, "SELECT version FROM schema_version") ?? 0
+            let version = try ask(Int64.self, "SELECT version FROM schema_version") ?? 0
             guard version <= Int64(steps.count) else {
                 throw CloudError.storage("the database's cloud schema (\(version)) is newer than this program's (\(steps.count))")
             }

@@ -83,28 +83,36 @@ struct StorageCopyTests {
         let refusal = #expect(throws: CloudError.self) { _ = try file.createAccount(name: "mary") }
         #expect(refusal.map { "\($0)" }?.contains("moved to") == true, "\(String(describing: refusal))")
 
-        let other = TemporaryDirectory("changed-since")
-        let changed = try LocalCloud(directory: other.url, environment: [:])
-        _ = try changed.createAccount(name: "heather")
-        let otherURL = try #require(try TestStore.database(for: TemporaryDirectory("other-target").url))
-        _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: other.url), to: try PostgresStorage(url: otherURL))
-        _ = try changed.createAccount(name: "mary")
-        try changed.database(.private, as: try changed.accountCreatingIfNeeded(name: "mary")).save(zone: ZoneID(name: "Notes"))
-        let stale = #expect(throws: CloudError.self) {
-            _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: other.url), to: try PostgresStorage(url: otherURL), retiredAt: Date())
-        }
+        let changed = try CutShortCopy("changed-since")
+        _ = try changed.file.createAccount(name: "mary")
+        try changed.file.database(.private, as: try changed.file.accountCreatingIfNeeded(name: "mary")).save(zone: ZoneID(name: "Notes"))
+        let stale = #expect(throws: CloudError.self) { try changed.runAgain() }
         #expect(stale.map { "\($0)" }?.contains("changed after") == true, "\(String(describing: stale))")
-        _ = try changed.createAccount(name: "kim")  // not marked: still the file's cloud
+        _ = try changed.file.createAccount(name: "kim")  // not marked: still the file's cloud
 
         // A change that does not move the sequence (an account made) is a change all the same.
-        let quiet = TemporaryDirectory("quiet-change")
-        let made = try LocalCloud(directory: quiet.url, environment: [:])
-        _ = try made.createAccount(name: "heather")
-        let quietURL = try #require(try TestStore.database(for: TemporaryDirectory("quiet-target").url))
-        _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: quiet.url), to: try PostgresStorage(url: quietURL))
-        _ = try made.createAccount(name: "mary")
-        #expect(throws: CloudError.self, "mary would be left out of the copy") {
-            _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: quiet.url), to: try PostgresStorage(url: quietURL), retiredAt: Date())
+        let quiet = try CutShortCopy("quiet-change")
+        _ = try quiet.file.createAccount(name: "mary")
+        #expect(throws: CloudError.self, "mary would be left out of the copy") { try quiet.runAgain() }
+    }
+
+    /// A file cloud of heather's, copied into a database of its own by a run cut short before it marked the file.
+    struct CutShortCopy {
+        let directory: TemporaryDirectory
+        let file: LocalCloud
+        let target: String
+
+        init(_ label: String) throws {
+            directory = TemporaryDirectory(label)
+            file = try LocalCloud(directory: directory.url, environment: [:])
+            _ = try file.createAccount(name: "heather")
+            target = try #require(try TestStore.database(for: TemporaryDirectory("\(label)-target").url))
+            _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: try PostgresStorage(url: target))
+        }
+
+        /// `migrate` run again: the copy, marking the file.
+        func runAgain() throws {
+            _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: try PostgresStorage(url: target), retiredAt: Date())
         }
     }
 }
