@@ -156,6 +156,21 @@ import TestSupport
         _ = try cloud.createAccount(name: "mary")  // the file still takes changes
     }
 
+    /// `migrate --undo` of a file that never moved, or `migrate` saying neither where to nor `--undo`, is refused in
+    /// one line, and the file goes on.
+    @Test func aMigrateUndoOfAFileThatNeverMovedIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let cloud = try LocalCloud(directory: dir.path("cloud"), environment: [:])
+        _ = try cloud.createAccount(name: "heather")
+        let undo = try CloudNotesBinary.run(["cloud", "migrate", "--from", dir.path("cloud").path, "--undo"])
+        #expect(undo.isOneLineRefusal && undo.stderr.contains("has not moved: there is no migrate to undo"), "\(undo.stderr)")
+        let nowhere = try CloudNotesBinary.run(["cloud", "migrate", "--from", dir.path("cloud").path])
+        #expect(nowhere.isOneLineRefusal && nowhere.stderr.contains("--to"), "\(nowhere.stderr)")
+        let both = try CloudNotesBinary.run(["cloud", "migrate", "--from", dir.path("cloud").path, "--undo", "--to", "postgresql://notes@127.0.0.1:1/cloud"])
+        #expect(both.isOneLineRefusal && both.stderr.contains("--undo takes no --to"), "\(both.stderr)")
+        _ = try cloud.createAccount(name: "mary")
+    }
+
     /// A high-water mark that cannot guard the cloud (not a file it can write, or garbage) is said on stderr:
     /// without it, the store put back to an older copy would go unseen.
     @Test func aHighWaterMarkThatCannotGuardTheCloudIsSaid() throws {

@@ -55,9 +55,9 @@ struct StorageCopyTests {
         #expect(try file.accounts().map(\.name) == ["heather"], "read as it moved")
     }
 
-    /// A file that could not be marked as moved once the database took the cloud is said to be so, with what to
-    /// do: its writes would otherwise be lost on the switch, unseen.
-    @Test func aFileThatCouldNotBeMarkedAfterTheCopyIsSaidToBe() throws {
+    /// A file that cannot be marked as moved is not copied, and serves on: were it copied, the writes it took
+    /// after would be lost on the switch, unseen.
+    @Test func aFileThatCannotBeMarkedIsNotCopied() throws {
         let directory = TemporaryDirectory("unmarked")
         let file = try LocalCloud(directory: directory.url, environment: [:])
         _ = try file.createAccount(name: "heather")
@@ -65,8 +65,78 @@ struct StorageCopyTests {
         try source.queue.write { db in try db.execute(sql: "CREATE TABLE moved_to(x)") }  // the mark's table taken: marking fails
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         let failure = #expect(throws: CloudError.self) { _ = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date()) }
-        #expect(failure.map { "\($0)" }?.contains("could not be marked as moved") == true, "\(String(describing: failure))")
-        #expect(try LocalCloud(directory: directory.url, storage: PostgresStorage(url: url), environment: [:]).accounts().map(\.name) == ["heather"])
+        #expect(failure.map { "\($0)" }?.contains("could not be marked as moved, so nothing was copied") == true, "\(String(describing: failure))")
+        #expect(try PostgresStorage(url: url).read { db in try db.int64("SELECT count(*) FROM accounts") } == 0)
+        _ = try file.createAccount(name: "mary")
+    }
+
+    /// A copy the database refuses leaves the file as it was before the run: marked for the copy, its mark
+    /// taken back, at its own schema version (a new process opens it), serving on.
+    @Test func aCopyThatFailsLeavesTheFileServing() throws {
+        let directory = TemporaryDirectory("refused")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        _ = try file.createAccount(name: "heather")
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        _ = try LocalCloud(directory: TemporaryDirectory("other").url, storage: PostgresStorage(url: url), environment: [:]).createAccount(name: "kim")
+        let failure = #expect(throws: CloudError.self) {
+            _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: try PostgresStorage(url: url), retiredAt: Date())
+        }
+        #expect(failure.map { "\($0)" }?.contains("already holds a cloud") == true, "\(String(describing: failure))")
+        _ = try file.createAccount(name: "mary")
+        #expect(try LocalCloud(directory: directory.url, environment: [:]).accounts().map(\.name).sorted() == ["heather", "mary"])
+    }
+
+    /// A copy whose commit's answer was lost (the connection dropped as the database committed) leaves the file
+    /// marked, for the database took the cloud; so does one whose database then answers nothing, saying so, and
+    /// the next run finishes the move.
+    @Test func aCopyWhoseAnswerWasLostLeavesTheFileMarked() throws {
+        for goesAway in [false, true] {
+            let directory = TemporaryDirectory("answer-lost")
+            let file = try LocalCloud(directory: directory.url, environment: [:])
+            _ = try file.createAccount(name: "heather")
+            let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+            let source = try LocalCloud.fileStorage(in: directory.url)
+            let lost = AnswerLost(try PostgresStorage(url: url), goesAway: goesAway)
+            if goesAway {
+                let failure = #expect(throws: CloudError.self) { _ = try StorageCopy.copy(from: source, to: lost, retiredAt: Date()) }
+                #expect(failure.map { "\($0)" }?.contains("stays marked as moved") == true, "\(String(describing: failure))")
+                #expect(try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date()).rows.isEmpty, "finished")
+            } else {
+                #expect(try StorageCopy.copy(from: source, to: lost, retiredAt: Date()).rows.isEmpty, "taken, though unanswered")
+            }
+            let refusal = #expect(throws: CloudError.self, "the database has the cloud") { _ = try file.createAccount(name: "mary") }
+            #expect(refusal.map { "\($0)" }?.contains("moved to") == true, "\(String(describing: refusal))")
+            let moved = try LocalCloud(directory: directory.url, storage: PostgresStorage(url: url), environment: [:])
+            #expect(try moved.accounts().map(\.name) == ["heather"])
+        }
+    }
+
+    /// A run cut short after it marked the file (which then took no change) is finished by the next, which
+    /// copies the file as it was marked; another database is refused; `--undo` takes the mark back.
+    @Test func aRunCutShortAfterMarkingIsFinishedByTheNext() throws {
+        let directory = TemporaryDirectory("marked")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        _ = try file.createAccount(name: "heather")
+        let source = try #require(try LocalCloud.fileStorage(in: directory.url) as? SQLiteStorage)
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        let target = try PostgresStorage(url: url)
+        try source.retire(movedTo: target.location, at: Date())  // as far as the run got
+        #expect(throws: CloudError.self, "no write between the runs") { _ = try file.createAccount(name: "mary") }
+
+        let elsewhere = try #require(try TestStore.database(for: TemporaryDirectory("elsewhere").url))
+        let refused = #expect(throws: CloudError.self) {
+            _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: try PostgresStorage(url: elsewhere), retiredAt: Date())
+        }
+        #expect(refused.map { "\($0)" }?.contains("has moved to \(target.location) already") == true, "\(String(describing: refused))")
+
+        let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: target, retiredAt: Date())
+        #expect(report.rows.first { $0.table == "accounts" }?.count == 1)
+        #expect(try LocalCloud(directory: directory.url, storage: target, environment: [:]).accounts().map(\.name) == ["heather"])
+        #expect(try StorageCopy.copy(from: source, to: target, retiredAt: Date()).rows.isEmpty, "run again: nothing more to copy")
+
+        #expect(try StorageCopy.takeBackMove(of: source) == target.location)
+        _ = try file.createAccount(name: "mary")
+        #expect(try StorageCopy.takeBackMove(of: source) == nil)
     }
 
     /// A copy cut short after the database took the cloud (the file not marked) is finished by running it again:
@@ -114,5 +184,39 @@ struct StorageCopyTests {
         func runAgain() throws {
             _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: try PostgresStorage(url: target), retiredAt: Date())
         }
+    }
+
+    /// A database whose answer to a copy's commit is lost (the connection dropped as it committed); with
+    /// `goesAway`, it answers nothing after.
+    final class AnswerLost: CloudStorage, @unchecked Sendable {
+        let real: any CloudStorage
+        let goesAway: Bool
+        private var committed = false
+
+        init(_ real: any CloudStorage, goesAway: Bool) {
+            self.real = real
+            self.goesAway = goesAway
+        }
+
+        var dialect: SQLDialect { real.dialect }
+        var location: String { real.location }
+
+        func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+            _ = try real.write(body)
+            committed = true
+            throw .serviceUnavailable(retryAfter: 1)
+        }
+
+        func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+            if committed && goesAway { throw .serviceUnavailable(retryAfter: 1) }
+            return try real.read(body)
+        }
+
+        func lookUp<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T { try real.lookUp(body) }
+        func post(_ topics: Set<PushTopic>, sequence: Int64) { real.post(topics, sequence: sequence) }
+        func subscribe(to topics: Set<PushTopic>?, handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
+            real.subscribe(to: topics, handler: handler)
+        }
+        func integrityCheck() throws(CloudError) -> String { try real.integrityCheck() }
     }
 }

@@ -103,7 +103,7 @@ import TestSupport
         #expect(moved.status == 0, "\(moved.stderr)")
         #expect(moved.stdout.contains("copied cloud "))
         let again = try CloudNotesBinary.run(["cloud", "migrate", "--from", people.cloudDirectory.path, "--to", url])
-        #expect(again.isOneLineRefusal && again.stderr.contains("moved to postgresql://"), "\(again.stderr)")
+        #expect(again.status == 0 && again.stdout.contains("already held cloud"), "\(again.stderr)")
 
         let postgres = try LocalCloud(directory: people.cloudDirectory, storage: PostgresStorage(url: url), environment: [:])
         #expect(try postgres.identity() == identity, "the same cloud, at the same change")
@@ -133,6 +133,25 @@ import TestSupport
         #expect(after[0].keys.contains { $0.hasPrefix("after-") } || after[2].keys.contains { $0.hasPrefix("after-") })
         #expect(after[1]["late"]?.hasPrefix("Late|typed as the cloud moved") == true, "what was typed as the cloud moved reached the new store")
         #expect(try postgres.integrityCheck() == "ok")
+    }
+
+    /// `migrate --undo` takes the mark back: the file serves its cloud again, as it was when copied.
+    @Test(.enabled(if: TestStore.isPostgres, "the PostgreSQL run's")) func anUndoneMigrateServesTheFileAgain() throws {
+        let directory = TemporaryDirectory("undone")
+        let cloud = directory.path("cloud").path
+        _ = try LocalCloud(directory: directory.path("cloud"), environment: [:]).createAccount(name: "heather")
+        let url = try #require(try TestStore.database(for: directory.url))
+        let moved = try CloudNotesBinary.run(["cloud", "migrate", "--from", cloud, "--to", url])
+        #expect(moved.status == 0, "\(moved.stderr)")
+        let refused = #expect(throws: CloudError.self) { _ = try LocalCloud(directory: directory.path("cloud"), environment: [:]) }
+        #expect(refused.map { "\($0)" }?.contains("moved to postgresql://") == true, "\(String(describing: refused))")
+        let undone = try CloudNotesBinary.run(["cloud", "migrate", "--from", cloud, "--undo"])
+        #expect(undone.status == 0 && undone.stdout.contains("serves its cloud again"), "\(undone.stderr)")
+        let file = try LocalCloud(directory: directory.path("cloud"), environment: [:])
+        _ = try file.createAccount(name: "mary")
+        #expect(try file.accounts().map(\.name).sorted() == ["heather", "mary"])
+        let again = try CloudNotesBinary.run(["cloud", "migrate", "--from", cloud, "--undo"])
+        #expect(again.isOneLineRefusal && again.stderr.contains("has not moved"), "\(again.stderr)")
     }
 }
 

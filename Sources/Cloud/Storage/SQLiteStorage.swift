@@ -31,7 +31,8 @@ final class SQLiteStorage: CloudStorage {
             chmod(path, 0o600)
             try queue.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
-                    try Schema.migrate(db)
+                    // A file whose cloud moved opens as it is, to be read; its writes are refused.
+                    if try Schema.destination(db) == nil { try Schema.migrate(db) }
                     return .commit
                 }
             }
@@ -91,6 +92,32 @@ final class SQLiteStorage: CloudStorage {
         } catch let error as DatabaseError where error.message?.hasPrefix("no such table") == true {
             _ = try write { _ in () }
             do { return try queue.readSnapshot { db in try body(SQLiteTransaction(db)) } } catch { throw Self.translate(error) }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    // MARK: The cloud moving to another store (`cloudnotes cloud migrate`)
+
+    /// Where the file's cloud moved (`Schema.retire`), or nil while the file is the cloud's.
+    func destination() throws(CloudError) -> String? {
+        do { return try queue.read { db in try Schema.destination(db) } } catch { throw Self.translate(error) }
+    }
+
+    /// Marks the file's cloud as moved to `destination`: from this commit on the file takes no write.
+    func retire(movedTo destination: String, at time: Date) throws(CloudError) {
+        try write { db in try Schema.retire(db, movedTo: destination, at: time) }
+    }
+
+    /// Takes the mark back: the file is the cloud's again and takes writes.
+    func unretire() throws(CloudError) {
+        do {
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try Schema.unretire(db)
+                    return .commit
+                }
+            }
         } catch {
             throw Self.translate(error)
         }

@@ -206,15 +206,16 @@ enum Schema {
         try db.execute(sql: "PRAGMA user_version = \(migrations.count)")
     }
 
-    /// Marks the file's cloud as moved to `destination` (`cloudnotes cloud migrate`), in the transaction that
-    /// copied it: from then on every write to the file is refused with where the cloud went, so a server or
-    /// device still on the file keeps its changes for the new store rather than writing them where nobody will
-    /// read them. A trigger on every table refuses them, which every version of this program obeys (one from
-    /// before `retire` takes the version below for a newer schema's, and would write on); the version lets
-    /// this one refuse at the first statement. Processes that had the file open go on reading it.
+    /// Marks the file's cloud as moved to `destination` (`cloudnotes cloud migrate`, before it copies the
+    /// file): from then on every write to the file is refused with where the cloud went, so a server or device
+    /// still on the file keeps its changes for the new store rather than writing them where nobody will read
+    /// them. A trigger on every table refuses them, which every version of this program obeys (one from before
+    /// `retire` takes the version below for a newer schema's, and would write on); the version lets this one
+    /// refuse at the first statement. Processes that had the file open go on reading it.
     static func retire(_ db: any SQLTransaction, movedTo destination: String, at time: Date) throws {
-        try db.execute("CREATE TABLE moved_to(destination TEXT NOT NULL, moved_at REAL NOT NULL)")
-        try db.execute("INSERT INTO moved_to VALUES (?, ?)", [destination, time.timeIntervalSince1970])
+        let version = try db.int64("PRAGMA user_version") ?? 0
+        try db.execute("CREATE TABLE moved_to(destination TEXT NOT NULL, moved_at REAL NOT NULL, version INTEGER NOT NULL)")
+        try db.execute("INSERT INTO moved_to VALUES (?, ?, ?)", [destination, time.timeIntervalSince1970, version])
         let refusal = movedMessage(to: destination, at: time).replacingOccurrences(of: "'", with: "''")
         let tables = try db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'moved_to' AND name NOT LIKE 'sqlite_%'") {
             $0.text("name")
@@ -225,6 +226,24 @@ enum Schema {
             }
         }
         try db.execute("PRAGMA user_version = \(movedVersion)")
+    }
+
+    /// Takes `retire`'s mark back: the file is the cloud's again, at the schema version it was marked at.
+    static func unretire(_ db: Database) throws {
+        guard try destination(db) != nil else { return }
+        // A mark from before it kept the version was made at the eleventh step's.
+        let version = (try? Int.fetchOne(db, sql: "SELECT version FROM moved_to")) ?? 11
+        for trigger in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'moved_*'") {
+            try db.execute(sql: "DROP TRIGGER \(trigger)")
+        }
+        try db.execute(sql: "DROP TABLE moved_to")
+        try db.execute(sql: "PRAGMA user_version = \(version)")
+    }
+
+    /// Where the file's cloud moved (`retire`), or nil if it did not.
+    static func destination(_ db: Database) throws -> String? {
+        guard try Int.fetchOne(db, sql: "PRAGMA user_version") == movedVersion else { return nil }
+        return try String.fetchOne(db, sql: "SELECT destination FROM moved_to") ?? "another store"
     }
 
     private static func moved(_ db: Database) throws -> CloudError {

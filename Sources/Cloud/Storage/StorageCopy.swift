@@ -50,42 +50,93 @@ public enum StorageCopy {
     static let counted = ["databases", "zones", "shares", "participants"]
 
     /// Copies the cloud in `source` into `target`. `retiredAt`: the source is a cloud's file that is to take no
-    /// more changes (`Schema.retire`, marked at that time, in the transaction that read it: nothing written to
-    /// it after the copy can be lost); nil leaves it as it was.
+    /// more changes (`Schema.retire`), marked so before it is read: no write can reach the file after the copy
+    /// read it, and be lost. If the database did not take the cloud, the mark is taken back and the file serves
+    /// on; a file marked by a run cut short is copied by the next. nil leaves the source as it was.
     public static func copy(from source: any CloudStorage, to target: any CloudStorage, retiredAt: Date? = nil) throws(CloudError) -> StorageCopyReport {
         guard let retiredAt else { return try source.read { from in try copy(from, source: source.location, to: target) } }
-        var copied = false
+        guard let file = source as? SQLiteStorage else { throw .invalidArguments("only a cloud's file is retired when it moves") }
+        switch try file.destination() {
+        case nil: break
+        case target.location?:
+            // Marked by a run cut short: the file took no change since, so a database that holds its cloud has it whole.
+            return try file.read { from in try copy(from, source: file.location, to: target, markedBefore: true) }
+        case let elsewhere?: throw .invalidArguments("\(file.location) has moved to \(elsewhere) already")
+        }
+        let held = try target.read(cloud(in:))
         do {
-            return try source.write { from in
-                guard from.dialect == .sqlite else { throw CloudError.invalidArguments("only a cloud's file is retired when it moves") }
-                let report = try copy(from, source: source.location, to: target)
-                copied = true
-                try Schema.retire(from, movedTo: target.location, at: retiredAt)
-                return report
-            }
-        } catch let error where copied {
-            // The database has the cloud, and the file was not marked: said, for its writes would be lost.
-            throw .storage("the cloud was copied into \(target.location), but \(source.location) could not be marked as moved (\(error)): "
-                           + "stop every server and device on the file before serving the database")
+            try file.retire(movedTo: target.location, at: retiredAt)
+        } catch {
+            throw .storage("\(file.location) could not be marked as moved, so nothing was copied: \(error)")
+        }
+        do {
+            return try file.read { from in try copy(from, source: file.location, to: target) }
+        } catch {
+            return try settle(file, failing: error, target: target, heldBefore: held)
         }
     }
 
-    private static func copy(_ from: any SQLTransaction, source: String, to target: any CloudStorage) throws -> StorageCopyReport {
+    /// Where the cloud of a file `copy` marked went, or nil if it is still the file's.
+    public static func destination(of source: any CloudStorage) throws(CloudError) -> String? {
+        guard let file = source as? SQLiteStorage else { return nil }
+        return try file.destination()
+    }
+
+    /// Takes back the mark `copy` left on a cloud's file (`cloudnotes cloud migrate --undo`): the file serves
+    /// again as it was when it was copied. Returns where the cloud had moved; nil if it had not.
+    public static func takeBackMove(of source: any CloudStorage) throws(CloudError) -> String? {
+        guard let file = source as? SQLiteStorage, let destination = try file.destination() else { return nil }
+        try file.unretire()
+        return destination
+    }
+
+    /// After a copy that failed, the file's mark is taken back if the database holds what it held before (the
+    /// file serves on as if nothing had happened); a database that took the cloud after all (its commit's
+    /// answer lost) keeps it; one that cannot say keeps the file marked, for it may have.
+    private static func settle(_ file: SQLiteStorage, failing failure: CloudError, target: any CloudStorage,
+                               heldBefore: String?) throws(CloudError) -> StorageCopyReport {
+        let now = Result { () throws(CloudError) in try target.read(cloud(in:)) }
+        guard case .success(let held) = now else {
+            throw .storage("\(failure); \(target.location) may have taken the cloud, so \(file.location) stays marked as moved: "
+                           + "run cloudnotes cloud migrate again once it answers, or with --undo to serve the file again")
+        }
+        if held == heldBefore {
+            do { try file.unretire() } catch {
+                throw .storage("\(failure); and \(file.location) could not take back its mark as moved (\(error)): "
+                               + "run cloudnotes cloud migrate --undo")
+            }
+            throw failure
+        }
+        let sequence = try target.read { to in try to.int64("SELECT value FROM sequence WHERE id = 1") ?? 0 }
+        return StorageCopyReport(rows: [], sequence: sequence, identity: held ?? "")
+    }
+
+    /// The ID of the cloud a store holds, if any.
+    private static func cloud(in db: any SQLTransaction) throws -> String? {
+        try db.string("SELECT cloud FROM identity WHERE id = 1")
+    }
+
+    /// `markedBefore`: the file was marked as moved to `target` before this run, so a database that holds its cloud
+    /// took all of it then.
+    private static func copy(_ from: any SQLTransaction, source: String, to target: any CloudStorage,
+                             markedBefore: Bool = false) throws -> StorageCopyReport {
         try target.write { to in
             let sequence = try from.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
-            guard let cloud = try from.string("SELECT cloud FROM identity WHERE id = 1"), !cloud.isEmpty else {
+            guard let cloud = try cloud(in: from), !cloud.isEmpty else {
                 throw CloudError.invalidArguments("\(source) has no identity yet: open it as a cloud first")
             }
             let held = try to.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
             let accounts = try to.int64("SELECT count(*) FROM accounts") ?? 0
             let identity = try to.int64("SELECT count(*) FROM identity") ?? 0
             guard held == 0, accounts == 0, identity == 0 else {
-                if try to.string("SELECT cloud FROM identity WHERE id = 1") == cloud {
-                    // This very cloud, row for row: a copy whose file was not marked (the run cut short after the
-                    // database's commit). Nothing to copy; the file is marked now. Not the sequence alone: some
-                    // changes (an account made, a device revoked) do not move it.
-                    if held == sequence, try tables.allSatisfy({ try same($0.name, columns: $0.columns, from, to) }) {
-                        return StorageCopyReport(rows: [], sequence: sequence, identity: cloud)
+                if try Self.cloud(in: to) == cloud {
+                    // Nothing to copy. Taken whole by an earlier run that marked the file first; or this very
+                    // cloud, row for row, copied by a program that marked the file after the copy and was cut
+                    // short between. Not the sequence alone: some changes (an account made, a device revoked)
+                    // do not move it.
+                    let unchanged = { () throws -> Bool in try tables.allSatisfy { try same($0.name, columns: $0.columns, from, to) } }
+                    if try markedBefore || (held == sequence && unchanged()) {
+                        return StorageCopyReport(rows: [], sequence: held, identity: cloud)
                     }
                     throw CloudError.invalidArguments("\(target.location) holds this cloud as it was copied, but \(source) changed after "
                                                       + "(change \(sequence) against \(held)): give the copy an empty database")

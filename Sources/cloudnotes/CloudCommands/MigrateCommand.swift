@@ -11,33 +11,56 @@ struct Migrate: ParsableCommand {
             Every record, tombstone, share, token hash, device key and the change sequence move as they are, \
             with the cloud's identity, so devices go on syncing from where they were. Then serve with \
             cloudnotes cloud serve --cloud DIR --store URL. The database must hold no cloud yet. The file takes \
-            no change after the copy: a server or device still on it is refused, saying where the cloud went, and \
-            keeps what it had to send for the new store (stop the file's servers first all the same).
+            no change from the moment the copy starts: a server or device still on it is refused, saying where the \
+            cloud went, and keeps what it had to send for the new store (stop the file's servers first all the \
+            same). A copy that fails leaves the file serving as before; a run cut short is finished by running it \
+            again, or taken back with --undo.
             """)
 
     @Option(help: ArgumentHelp("The cloud directory to copy.", valueName: "DIR")) var from: String
-    @Option(help: ArgumentHelp("The PostgreSQL database to copy it into.", valueName: "postgresql://USER@HOST[:PORT]/DB")) var to: String
+    @Option(help: ArgumentHelp("The PostgreSQL database to copy it into.", valueName: "postgresql://USER@HOST[:PORT]/DB")) var to: String?
+    @Flag(help: """
+        Take back the mark an earlier migrate left on the file, so that it serves the cloud again as it was when \
+        copied (changes made in the database since are not in it).
+        """) var undo = false
+
+    func validate() throws {
+        if undo, to != nil { throw ValidationError("--undo takes no --to: it takes back the mark the last migrate left on the file") }
+        if !undo, to == nil { throw ValidationError("Missing expected argument '--to <postgresql://USER@HOST[:PORT]/DB>'") }
+    }
 
     func run() throws {
         let directory = URL(fileURLWithPath: from)
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(LocalCloud.fileName).path) else {
             throw CLIError(message: "\(from) holds no cloud (no \(LocalCloud.fileName))")
         }
-        // Opened as a cloud first: a file with no identity gets one, and one put back below its high-water mark a
-        // new one (its change numbers moved past what devices saw), before either is copied.
-        _ = try LocalCloud(directory: directory)
+        let source = try LocalCloud.fileStorage(in: directory)
+        guard let to else { return try takeBack(source) }
+        if try StorageCopy.destination(of: source) == nil {
+            // Opened as a cloud first: a file with no identity gets one, and one put back below its high-water
+            // mark a new one (its change numbers moved past what devices saw), before either is copied. (A file
+            // marked as moved by a run cut short took no change since, and is copied as it is.)
+            _ = try LocalCloud(directory: directory)
+        }
         let opened = Result { () throws(CloudError) in try PostgresStorage(url: to) }
         if case .failure(.serviceUnavailable) = opened {
             let shown = (try? PostgresLocation(parsing: to).description) ?? to
             throw CLIError(message: "\(shown) is not answering: nothing was copied (is PostgreSQL running there, and is the URL right?)")
         }
         let target = try opened.get()
-        let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory), to: target, retiredAt: Date())
+        let report = try StorageCopy.copy(from: source, to: target, retiredAt: Date())
         if report.rows.isEmpty {
-            // A run cut short after the database took the cloud: this one marked the file.
+            // A run cut short: the database had taken the cloud; the file is marked now, if it was not.
             Output.line("\(target.location) already held cloud \(report.identity) at change \(report.sequence); the file takes no more changes")
         } else {
             Output.line("copied \(report) into \(target.location); the file takes no more changes")
         }
+    }
+
+    private func takeBack(_ source: any CloudStorage) throws {
+        guard let destination = try StorageCopy.takeBackMove(of: source) else {
+            throw CLIError(message: "\(from) has not moved: there is no migrate to undo")
+        }
+        Output.line("\(from) serves its cloud again, as it was when copied to \(destination); changes made there since are not in it")
     }
 }
