@@ -46,8 +46,14 @@ public enum TerminalApp {
     static func clip(_ frontEnd: FrontEnd) {
         guard let text = frontEnd.clipboard else { return }
         frontEnd.clipboard = nil
-        let sequence = "\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{07}"
-        FileHandle.standardOutput.write(Data(sequence.utf8))
+        // Straight to the terminal, past curses' buffer; a terminal that cannot take it loses the copy, not the program.
+        var bytes = Array("\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{07}".utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Hands the terminal to $EDITOR (or vi) over a temporary file, then takes it back.

@@ -112,7 +112,7 @@ struct DeletePost: ParsableCommand {
         try requireWritable(found, session, deleting: true)
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("deleting needs --yes when not asked at a terminal") }
-            FileHandle.standardError.write(Data("delete \"\(Output.inert(found.title, keepingLineBreaks: false))\"? [y/N] ".utf8))
+            Output.ask("delete \"\(found.title)\"? [y/N]")
             guard readLine()?.lowercased().hasPrefix("y") == true else { return Output.line("kept") }
         }
         try session.store.delete(found)

@@ -33,6 +33,11 @@ enum Output {
         _ = writeAll("cloudnotes: warning: \(inert(message, keepingLineBreaks: false))\n", to: STDERR_FILENO, endingWithItsReader: false)
     }
 
+    /// A question on stderr, the answer to be typed after it on the same line; unsaid if stderr cannot be written.
+    static func ask(_ question: String) {
+        _ = writeAll(inert(question, keepingLineBreaks: false) + " ", to: STDERR_FILENO, endingWithItsReader: false)
+    }
+
     /// The text with every control character (and the bidirectional overrides that can make text read as
     /// other text) written as an escape.
     static func inert(_ text: String, keepingLineBreaks: Bool) -> String {
