@@ -46,17 +46,23 @@ extension LocalCloud {
         let highWater = mark?.bound(for: known)
         let wentBack = highWater.map { sequence < $0 } ?? false
         if let known, !wentBack { return CloudIdentity(id: known, sequence: sequence) }
+        let id = try giveNewIdentity(db, random: random, clock: clock)
+        if wentBack, let highWater {
+            try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [highWater])
+            return CloudIdentity(id: id, sequence: highWater)
+        }
+        return CloudIdentity(id: id, sequence: sequence)
+    }
+
+    /// Gives the cloud a new ID, which devices take for another cloud's (they rebuild it from what they hold).
+    static func giveNewIdentity(_ db: any SQLTransaction, random: any RandomSource, clock: any CloudClock) throws -> String {
         let id = "c" + random.hex(bytes: 12)
         try db.execute("""
             INSERT INTO identity(id, cloud, created_at) VALUES (1, ?, ?)
             ON CONFLICT(id) DO UPDATE SET cloud = excluded.cloud, created_at = excluded.created_at
             """,
                        [id, clock.now().timeIntervalSince1970])
-        if wentBack, let highWater {
-            try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [highWater])
-            return CloudIdentity(id: id, sequence: highWater)
-        }
-        return CloudIdentity(id: id, sequence: sequence)
+        return id
     }
 
     /// The cloud's ID and its sequence, in one statement.

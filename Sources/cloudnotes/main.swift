@@ -3,6 +3,12 @@ import Cloud
 import Foundation
 import Notes
 
+// A standard descriptor a caller closed (`2>&-`) is /dev/null's: otherwise the next file opened (a store, a
+// lock) would take its number, and a warning or a question meant for the terminal would be written into it.
+for descriptor in STDIN_FILENO...STDERR_FILENO where fcntl(descriptor, F_GETFD) == -1 {
+    _ = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)  // the lowest free number: this one
+}
+
 // Errors reach the user as one line on stderr: usage errors exit 64 (as
 // swift-argument-parser's validation errors do), everything else 1.
 do {

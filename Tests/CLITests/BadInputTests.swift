@@ -156,8 +156,8 @@ import TestSupport
         _ = try cloud.createAccount(name: "mary")  // the file still takes changes
     }
 
-    /// `migrate --undo` of a file that never moved, or `migrate` saying neither where to nor `--undo`, is refused in
-    /// one line, and the file goes on.
+    /// `migrate --undo` of a file that never moved, `migrate` saying neither where to nor `--undo`, or `--force`
+    /// without `--undo`, is refused in one line, and the file goes on.
     @Test func aMigrateUndoOfAFileThatNeverMovedIsRefused() throws {
         let dir = TemporaryDirectory()
         let cloud = try LocalCloud(directory: dir.path("cloud"), environment: [:])
@@ -166,9 +166,20 @@ import TestSupport
         #expect(undo.isOneLineRefusal && undo.stderr.contains("has not moved: there is no migrate to undo"), "\(undo.stderr)")
         let nowhere = try CloudNotesBinary.run(["cloud", "migrate", "--from", dir.path("cloud").path])
         #expect(nowhere.isOneLineRefusal && nowhere.stderr.contains("--to"), "\(nowhere.stderr)")
-        let both = try CloudNotesBinary.run(["cloud", "migrate", "--from", dir.path("cloud").path, "--undo", "--to", "postgresql://notes@127.0.0.1:1/cloud"])
-        #expect(both.isOneLineRefusal && both.stderr.contains("--undo takes no --to"), "\(both.stderr)")
+        let forced = try CloudNotesBinary.run(["cloud", "migrate", "--from", dir.path("cloud").path, "--force", "--to", "postgresql://notes@127.0.0.1:1/cloud"])
+        #expect(forced.isOneLineRefusal && forced.stderr.contains("--force goes with --undo"), "\(forced.stderr)")
         _ = try cloud.createAccount(name: "mary")
+    }
+
+    /// One migrate or undo of a directory at a time: another, while one runs, is refused in one line.
+    @Test func aSecondMigrateOfTheSameDirectoryIsRefused() throws {
+        let dir = TemporaryDirectory()
+        _ = try LocalCloud(directory: dir.path("cloud"), environment: [:]).createAccount(name: "heather")
+        let held = open(dir.path("cloud").appendingPathComponent("migrate.lock").path, O_RDWR | O_CREAT, 0o600)
+        defer { close(held) }
+        #expect(flock(held, LOCK_EX) == 0)  // as a migrate running does
+        let second = try CloudNotesBinary.run(["cloud", "migrate", "--from", dir.path("cloud").path, "--undo"])
+        #expect(second.isOneLineRefusal && second.stderr.contains("another cloudnotes cloud migrate of"), "\(second.stderr)")
     }
 
     /// A high-water mark that cannot guard the cloud (not a file it can write, or garbage) is said on stderr:

@@ -96,7 +96,7 @@ struct StorageCopyTests {
             _ = try file.createAccount(name: "heather")
             let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
             let source = try LocalCloud.fileStorage(in: directory.url)
-            let lost = AnswerLost(try PostgresStorage(url: url), goesAway: goesAway)
+            let lost = FailingCommit(try PostgresStorage(url: url), commits: true, goesAway: goesAway)
             if goesAway {
                 let failure = #expect(throws: CloudError.self) { _ = try StorageCopy.copy(from: source, to: lost, retiredAt: Date()) }
                 #expect(failure.map { "\($0)" }?.contains("stays marked as moved") == true, "\(String(describing: failure))")
@@ -120,7 +120,7 @@ struct StorageCopyTests {
         let source = try #require(try LocalCloud.fileStorage(in: directory.url) as? SQLiteStorage)
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         let target = try PostgresStorage(url: url)
-        try source.retire(movedTo: target.location, at: Date())  // as far as the run got
+        try source.retire(movedTo: target.location, intoEmpty: true, at: Date())  // as far as the run got
         #expect(throws: CloudError.self, "no write between the runs") { _ = try file.createAccount(name: "mary") }
 
         let elsewhere = try #require(try TestStore.database(for: TemporaryDirectory("elsewhere").url))
@@ -134,9 +134,65 @@ struct StorageCopyTests {
         #expect(try LocalCloud(directory: directory.url, storage: target, environment: [:]).accounts().map(\.name) == ["heather"])
         #expect(try StorageCopy.copy(from: source, to: target, retiredAt: Date()).rows.isEmpty, "run again: nothing more to copy")
 
-        #expect(try StorageCopy.takeBackMove(of: source) == target.location)
+        let taken = try StorageCopy.takeBackMove(of: source, database: { target }, force: false)
+        #expect(taken?.destination == target.location && taken?.newIdentity == nil, "the database took no change since")
         _ = try file.createAccount(name: "mary")
-        #expect(try StorageCopy.takeBackMove(of: source) == nil)
+        #expect(try StorageCopy.takeBackMove(of: source, database: { target }, force: false) == nil)
+    }
+
+    /// A file marked for a database that held its cloud already (a run that could not take its mark back) is
+    /// copied only if the database holds it row for row: the file may have changed after that copy.
+    @Test func aFileMarkedForADatabaseThatHeldItAlreadyIsComparedRowForRow() throws {
+        let stale = try CutShortCopy("marked-over")
+        _ = try stale.file.createAccount(name: "mary")  // after the first copy
+        let source = try #require(try LocalCloud.fileStorage(in: stale.directory.url) as? SQLiteStorage)
+        try source.retire(movedTo: try PostgresStorage(url: stale.target).location, intoEmpty: false, at: Date())
+        let refused = #expect(throws: CloudError.self, "mary would be left out") { try stale.runAgain() }
+        #expect(refused.map { "\($0)" }?.contains("changed after") == true, "\(String(describing: refused))")
+    }
+
+    /// A copy that fails while another cloud takes the database leaves the file serving: only the file's own
+    /// cloud arriving there keeps the mark.
+    @Test func aCopyThatFailsAsAnotherCloudTakesTheDatabaseLeavesTheFileServing() throws {
+        let directory = TemporaryDirectory("overtaken")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        _ = try file.createAccount(name: "heather")
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        let other = TemporaryDirectory("other")
+        let overtaken = FailingCommit(try PostgresStorage(url: url), commits: false, goesAway: false) {
+            _ = try LocalCloud(directory: other.url, storage: PostgresStorage(url: url), environment: [:]).createAccount(name: "kim")
+        }
+        #expect(throws: CloudError.self) { _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: overtaken, retiredAt: Date()) }
+        _ = try file.createAccount(name: "mary")
+    }
+
+    /// `migrate --undo` after devices saved in the database (or with a database that cannot say) is refused: the
+    /// file would not have their changes, and their tokens are past its. Forced, the file's cloud takes a new
+    /// identity, which devices take for another cloud's and rebuild from what they hold.
+    @Test func anUndoAfterDevicesUsedTheDatabaseIsRefusedUnlessForced() throws {
+        let directory = TemporaryDirectory("undo")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        let heather = try file.createAccount(name: "heather")
+        let was = try file.identity()
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        let source = try LocalCloud.fileStorage(in: directory.url)
+        _ = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date())
+        let served = try LocalCloud(directory: TemporaryDirectory("served").url, storage: PostgresStorage(url: url), environment: [:])
+        _ = try served.database(.private, as: heather).save(zone: ZoneID(name: "Notes"))
+
+        let used = #expect(throws: CloudError.self) { _ = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in try PostgresStorage(url: url) }, force: false) }
+        #expect(used.map { "\($0)" }?.contains("past the file's") == true, "\(String(describing: used))")
+        let silent = #expect(throws: CloudError.self) {
+            _ = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in throw .serviceUnavailable(retryAfter: 1) }, force: false)
+        }
+        #expect(silent.map { "\($0)" }?.contains("cannot say") == true, "\(String(describing: silent))")
+        #expect(throws: CloudError.self, "still marked") { _ = try file.createAccount(name: "mary") }
+
+        let forced = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in try PostgresStorage(url: url) }, force: true)
+        let renamed = try #require(forced?.newIdentity)
+        let reopened = try LocalCloud(directory: directory.url, environment: [:])
+        #expect(try reopened.identity().id == renamed && renamed != was.id)
+        _ = try reopened.createAccount(name: "mary")
     }
 
     /// A copy cut short after the database took the cloud (the file not marked) is finished by running it again:
@@ -186,29 +242,34 @@ struct StorageCopyTests {
         }
     }
 
-    /// A database whose answer to a copy's commit is lost (the connection dropped as it committed); with
-    /// `goesAway`, it answers nothing after.
-    final class AnswerLost: CloudStorage, @unchecked Sendable {
+    /// A database whose copy's commit fails: `commits`, after the database committed (its answer lost, the
+    /// connection dropped); else before, after `meanwhile` (another's write). With `goesAway`, it answers nothing
+    /// after.
+    final class FailingCommit: CloudStorage, @unchecked Sendable {
         let real: any CloudStorage
+        let commits: Bool
         let goesAway: Bool
-        private var committed = false
+        let meanwhile: () throws -> Void
+        private var failed = false
 
-        init(_ real: any CloudStorage, goesAway: Bool) {
+        init(_ real: any CloudStorage, commits: Bool, goesAway: Bool, meanwhile: @escaping () throws -> Void = {}) {
             self.real = real
+            self.commits = commits
             self.goesAway = goesAway
+            self.meanwhile = meanwhile
         }
 
         var dialect: SQLDialect { real.dialect }
         var location: String { real.location }
 
         func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
-            _ = try real.write(body)
-            committed = true
+            if commits { _ = try real.write(body) } else { do { try meanwhile() } catch { throw .storage("\(error)") } }
+            failed = true
             throw .serviceUnavailable(retryAfter: 1)
         }
 
         func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
-            if committed && goesAway { throw .serviceUnavailable(retryAfter: 1) }
+            if failed && goesAway { throw .serviceUnavailable(retryAfter: 1) }
             return try real.read(body)
         }
 

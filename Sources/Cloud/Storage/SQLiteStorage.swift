@@ -32,7 +32,7 @@ final class SQLiteStorage: CloudStorage {
             try queue.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
                     // A file whose cloud moved opens as it is, to be read; its writes are refused.
-                    if try Schema.destination(db) == nil { try Schema.migrate(db) }
+                    if try Schema.move(db) == nil { try Schema.migrate(db) }
                     return .commit
                 }
             }
@@ -100,21 +100,22 @@ final class SQLiteStorage: CloudStorage {
     // MARK: The cloud moving to another store (`cloudnotes cloud migrate`)
 
     /// Where the file's cloud moved (`Schema.retire`), or nil while the file is the cloud's.
-    func destination() throws(CloudError) -> String? {
-        do { return try queue.read { db in try Schema.destination(db) } } catch { throw Self.translate(error) }
+    func move() throws(CloudError) -> Schema.Move? {
+        do { return try queue.read { db in try Schema.move(db) } } catch { throw Self.translate(error) }
     }
 
     /// Marks the file's cloud as moved to `destination`: from this commit on the file takes no write.
-    func retire(movedTo destination: String, at time: Date) throws(CloudError) {
-        try write { db in try Schema.retire(db, movedTo: destination, at: time) }
+    func retire(movedTo destination: String, intoEmpty: Bool, at time: Date) throws(CloudError) {
+        try write { db in try Schema.retire(db, movedTo: destination, intoEmpty: intoEmpty, at: time) }
     }
 
-    /// Takes the mark back: the file is the cloud's again and takes writes.
-    func unretire() throws(CloudError) {
+    /// Takes the mark back: the file is the cloud's again and takes writes; `then` runs in the same transaction.
+    func unretire(then: (any SQLTransaction) throws -> Void = { _ in }) throws(CloudError) {
         do {
             try queue.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
                     try Schema.unretire(db)
+                    try then(SQLiteTransaction(db))
                     return .commit
                 }
             }

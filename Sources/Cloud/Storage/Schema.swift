@@ -212,10 +212,14 @@ enum Schema {
     /// them. A trigger on every table refuses them, which every version of this program obeys (one from before
     /// `retire` takes the version below for a newer schema's, and would write on); the version lets this one
     /// refuse at the first statement. Processes that had the file open go on reading it.
-    static func retire(_ db: any SQLTransaction, movedTo destination: String, at time: Date) throws {
+    /// `intoEmpty`: the destination held no cloud when the file was marked, so a destination that holds the
+    /// file's cloud later took it whole from the file.
+    static func retire(_ db: any SQLTransaction, movedTo destination: String, intoEmpty: Bool, at time: Date) throws {
         let version = try db.int64("PRAGMA user_version") ?? 0
-        try db.execute("CREATE TABLE moved_to(destination TEXT NOT NULL, moved_at REAL NOT NULL, version INTEGER NOT NULL)")
-        try db.execute("INSERT INTO moved_to VALUES (?, ?, ?)", [destination, time.timeIntervalSince1970, version])
+        try db.execute("""
+            CREATE TABLE moved_to(destination TEXT NOT NULL, moved_at REAL NOT NULL, version INTEGER NOT NULL, into_empty INTEGER NOT NULL)
+            """)
+        try db.execute("INSERT INTO moved_to VALUES (?, ?, ?, ?)", [destination, time.timeIntervalSince1970, version, intoEmpty ? 1 : 0])
         let refusal = movedMessage(to: destination, at: time).replacingOccurrences(of: "'", with: "''")
         let tables = try db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'moved_to' AND name NOT LIKE 'sqlite_%'") {
             $0.text("name")
@@ -230,7 +234,7 @@ enum Schema {
 
     /// Takes `retire`'s mark back: the file is the cloud's again, at the schema version it was marked at.
     static func unretire(_ db: Database) throws {
-        guard try destination(db) != nil else { return }
+        guard try move(db) != nil else { return }
         // A mark from before it kept the version was made at the eleventh step's.
         let version = (try? Int.fetchOne(db, sql: "SELECT version FROM moved_to")) ?? 11
         for trigger in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'moved_*'") {
@@ -240,10 +244,20 @@ enum Schema {
         try db.execute(sql: "PRAGMA user_version = \(version)")
     }
 
-    /// Where the file's cloud moved (`retire`), or nil if it did not.
-    static func destination(_ db: Database) throws -> String? {
+    /// Where a file's cloud moved (`retire`).
+    struct Move: Equatable {
+        var destination: String
+        /// The destination held no cloud when the file was marked.
+        var intoEmpty: Bool
+    }
+
+    /// Where the file's cloud moved, or nil if it did not.
+    static func move(_ db: Database) throws -> Move? {
         guard try Int.fetchOne(db, sql: "PRAGMA user_version") == movedVersion else { return nil }
-        return try String.fetchOne(db, sql: "SELECT destination FROM moved_to") ?? "another store"
+        let destination = try String.fetchOne(db, sql: "SELECT destination FROM moved_to") ?? "another store"
+        // A mark from before it said so was made after the copy, into an empty database.
+        let intoEmpty = (try? Bool.fetchOne(db, sql: "SELECT into_empty FROM moved_to")) ?? true
+        return Move(destination: destination, intoEmpty: intoEmpty)
     }
 
     private static func moved(_ db: Database) throws -> CloudError {

@@ -56,59 +56,90 @@ public enum StorageCopy {
     public static func copy(from source: any CloudStorage, to target: any CloudStorage, retiredAt: Date? = nil) throws(CloudError) -> StorageCopyReport {
         guard let retiredAt else { return try source.read { from in try copy(from, source: source.location, to: target) } }
         guard let file = source as? SQLiteStorage else { throw .invalidArguments("only a cloud's file is retired when it moves") }
-        switch try file.destination() {
-        case nil: break
-        case target.location?:
-            // Marked by a run cut short: the file took no change since, so a database that holds its cloud has it whole.
-            return try file.read { from in try copy(from, source: file.location, to: target, markedBefore: true) }
-        case let elsewhere?: throw .invalidArguments("\(file.location) has moved to \(elsewhere) already")
+        if let move = try file.move() {
+            guard move.destination == target.location else {
+                throw .invalidArguments("\(file.location) has moved to \(move.destination) already: run migrate again with --to that "
+                                        + "database, or take the move back with --undo")
+            }
+            // Marked by a run cut short, and no change taken since: a database that was empty then and holds the
+            // file's cloud now took it whole.
+            return try file.read { from in try copy(from, source: file.location, to: target, markedBefore: move.intoEmpty) }
         }
+        let own = try file.read(cloud(in:))
         let held = try target.read(cloud(in:))
         do {
-            try file.retire(movedTo: target.location, at: retiredAt)
+            try file.retire(movedTo: target.location, intoEmpty: held == nil, at: retiredAt)
         } catch {
             throw .storage("\(file.location) could not be marked as moved, so nothing was copied: \(error)")
         }
         do {
             return try file.read { from in try copy(from, source: file.location, to: target) }
         } catch {
-            return try settle(file, failing: error, target: target, heldBefore: held)
+            return try settle(file, failing: error, target: target, own: own, heldBefore: held)
         }
     }
 
-    /// Where the cloud of a file `copy` marked went, or nil if it is still the file's.
-    public static func destination(of source: any CloudStorage) throws(CloudError) -> String? {
-        guard let file = source as? SQLiteStorage else { return nil }
-        return try file.destination()
-    }
-
-    /// Takes back the mark `copy` left on a cloud's file (`cloudnotes cloud migrate --undo`): the file serves
-    /// again as it was when it was copied. Returns where the cloud had moved; nil if it had not.
-    public static func takeBackMove(of source: any CloudStorage) throws(CloudError) -> String? {
-        guard let file = source as? SQLiteStorage, let destination = try file.destination() else { return nil }
-        try file.unretire()
-        return destination
-    }
-
-    /// After a copy that failed, the file's mark is taken back if the database holds what it held before (the
-    /// file serves on as if nothing had happened); a database that took the cloud after all (its commit's
-    /// answer lost) keeps it; one that cannot say keeps the file marked, for it may have.
-    private static func settle(_ file: SQLiteStorage, failing failure: CloudError, target: any CloudStorage,
+    /// After a copy that failed, the file's mark is taken back unless the database holds the file's cloud now
+    /// and did not before (its commit's answer was lost: the file stays marked, the copy stands); a database
+    /// that cannot say keeps the file marked, for it may have taken it.
+    private static func settle(_ file: SQLiteStorage, failing failure: CloudError, target: any CloudStorage, own: String?,
                                heldBefore: String?) throws(CloudError) -> StorageCopyReport {
-        let now = Result { () throws(CloudError) in try target.read(cloud(in:)) }
-        guard case .success(let held) = now else {
+        let now = Result { () throws(CloudError) in try target.read { to in (try cloud(in: to), try to.int64("SELECT value FROM sequence WHERE id = 1")) } }
+        guard case .success(let (held, sequence)) = now else {
             throw .storage("\(failure); \(target.location) may have taken the cloud, so \(file.location) stays marked as moved: "
                            + "run cloudnotes cloud migrate again once it answers, or with --undo to serve the file again")
         }
-        if held == heldBefore {
+        guard held == own, held != heldBefore else {
             do { try file.unretire() } catch {
                 throw .storage("\(failure); and \(file.location) could not take back its mark as moved (\(error)): "
                                + "run cloudnotes cloud migrate --undo")
             }
             throw failure
         }
-        let sequence = try target.read { to in try to.int64("SELECT value FROM sequence WHERE id = 1") ?? 0 }
-        return StorageCopyReport(rows: [], sequence: sequence, identity: held ?? "")
+        return StorageCopyReport(rows: [], sequence: sequence ?? 0, identity: held ?? "")
+    }
+
+    /// Where the cloud of a file `copy` marked went, or nil if it is still the file's.
+    public static func destination(of source: any CloudStorage) throws(CloudError) -> String? {
+        guard let file = source as? SQLiteStorage else { return nil }
+        return try file.move()?.destination
+    }
+
+    /// What `takeBackMove` did.
+    public struct TakenBack: Sendable {
+        /// Where the cloud had moved.
+        public var destination: String
+        /// The cloud's new ID, when it was given one.
+        public var newIdentity: String?
+    }
+
+    /// Takes back the mark `copy` left on a cloud's file (`cloudnotes cloud migrate --undo`): the file serves
+    /// again as it was when it was copied. Refused when the database it moved to (`database`, opened only if
+    /// the file moved) holds the cloud past the file's change, or cannot say: devices saved there since, or may
+    /// have, and their tokens are past the file's. `force` takes the file back all the same, under a new
+    /// identity, so those devices rebuild the cloud from what they hold rather than miss changes. Nil if the
+    /// file had not moved.
+    public static func takeBackMove(of source: any CloudStorage, database: () throws(CloudError) -> any CloudStorage, force: Bool,
+                                    random: any RandomSource = SystemRandom(), clock: any CloudClock = SystemClock()) throws(CloudError) -> TakenBack? {
+        guard let file = source as? SQLiteStorage, let move = try file.move() else { return nil }
+        let here = try file.read { db in try LocalCloud.readIdentity(db) }
+        let there = Result { () throws(CloudError) in try database().read { db in try LocalCloud.readIdentity(db) } }
+        var doubt: String?
+        switch there {
+        case .success(let there) where there.id == here.id && there.sequence > here.sequence:
+            doubt = "\(move.destination) holds this cloud at change \(there.sequence), past the file's \(here.sequence): devices saved there since"
+        case .success: break
+        case .failure(let error): doubt = "\(move.destination) cannot say whether devices saved there since (\(error))"
+        }
+        if let doubt, !force {
+            throw .invalidArguments("\(doubt), and the file would not have it: --force takes the file back under a new identity, "
+                                    + "so devices rebuild the cloud from what they hold")
+        }
+        var renamed: String?
+        try file.unretire { db in
+            if doubt != nil { renamed = try LocalCloud.giveNewIdentity(db, random: random, clock: clock) }
+        }
+        return TakenBack(destination: move.destination, newIdentity: renamed)
     }
 
     /// The ID of the cloud a store holds, if any.

@@ -18,15 +18,18 @@ struct Migrate: ParsableCommand {
             """)
 
     @Option(help: ArgumentHelp("The cloud directory to copy.", valueName: "DIR")) var from: String
-    @Option(help: ArgumentHelp("The PostgreSQL database to copy it into.", valueName: "postgresql://USER@HOST[:PORT]/DB")) var to: String?
+    @Option(help: ArgumentHelp("The PostgreSQL database to copy it into (with --undo: where it went, to check, when the file's mark names it without its password).",
+                               valueName: "postgresql://USER@HOST[:PORT]/DB")) var to: String?
     @Flag(help: """
         Take back the mark an earlier migrate left on the file, so that it serves the cloud again as it was when \
-        copied (changes made in the database since are not in it).
+        copied. Refused if the database holds changes made since, or cannot be asked.
         """) var undo = false
+    @Flag(help: "With --undo: take the file back all the same, under a new identity (devices then rebuild the cloud from what they hold).")
+    var force = false
 
     func validate() throws {
-        if undo, to != nil { throw ValidationError("--undo takes no --to: it takes back the mark the last migrate left on the file") }
         if !undo, to == nil { throw ValidationError("Missing expected argument '--to <postgresql://USER@HOST[:PORT]/DB>'") }
+        if force, !undo { throw ValidationError("--force goes with --undo") }
     }
 
     func run() throws {
@@ -34,8 +37,16 @@ struct Migrate: ParsableCommand {
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(LocalCloud.fileName).path) else {
             throw CLIError(message: "\(from) holds no cloud (no \(LocalCloud.fileName))")
         }
+        // One migrate or undo of a directory at a time: an undo between another run's copy and its end would set
+        // the file serving again under a copy that is in use.
+        let lock = open(directory.appendingPathComponent("migrate.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            throw CLIError(message: "another cloudnotes cloud migrate of \(from) is running (or \(from) cannot be written)")
+        }
+        defer { close(lock) }
         let source = try LocalCloud.fileStorage(in: directory)
-        guard let to else { return try takeBack(source) }
+        if undo { return try takeBack(source) }
+        guard let to else { return }
         if try StorageCopy.destination(of: source) == nil {
             // Opened as a cloud first: a file with no identity gets one, and one put back below its high-water
             // mark a new one (its change numbers moved past what devices saw), before either is copied. (A file
@@ -58,9 +69,16 @@ struct Migrate: ParsableCommand {
     }
 
     private func takeBack(_ source: any CloudStorage) throws {
-        guard let destination = try StorageCopy.takeBackMove(of: source) else {
-            throw CLIError(message: "\(from) has not moved: there is no migrate to undo")
+        let marked = try StorageCopy.destination(of: source)
+        let taken = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in
+            try PostgresStorage(url: to ?? marked ?? "")
+        }, force: force)
+        guard let taken else { throw CLIError(message: "\(from) has not moved: there is no migrate to undo") }
+        if let renamed = taken.newIdentity {
+            Output.line("\(from) serves its cloud again, as it was when copied to \(taken.destination), as cloud \(renamed): "
+                        + "devices rebuild it from what they hold (sync --reupload)")
+        } else {
+            Output.line("\(from) serves its cloud again, as it was when copied to \(taken.destination), which took no change since")
         }
-        Output.line("\(from) serves its cloud again, as it was when copied to \(destination); changes made there since are not in it")
     }
 }
