@@ -79,7 +79,16 @@ public final class LocalCloud: PushSource, Sendable {
         }
         self.storage = store
         let mark = highWater.read()
+        // Read first: a cloud that has its identity and did not go back opens without a write, so a role that
+        // may only read opens it, and a file whose cloud moved opens to be read (its writes are refused).
+        let current = try store.lookUp { db in try Self.readIdentity(db) }
+        if let id = current.id, !id.isEmpty, current.sequence >= mark?.bound(for: id) ?? 0 { return }
         try store.write { [random, clock] db in try Self.recoverIfRestored(db, highWater: mark, random: random, clock: clock) }
+    }
+
+    /// Where the cloud moved (`cloudnotes cloud migrate`), when this is its file and it moved: it takes no write.
+    public var movedTo: String? {
+        get throws(CloudError) { try (storage as? SQLiteStorage)?.move()?.destination }
     }
 
     /// One account's view of one database, as this cloud serves it.

@@ -117,8 +117,18 @@ import TestSupport
         let refused = #expect(throws: CloudError.self) { try late.syncNow() }
         #expect(refused.map { "\($0)" }?.contains("moved to postgresql://") == true, "\(String(describing: refused))")
         #expect(try late.store.pendingCount() > 0, "kept")
-        let reopened = #expect(throws: CloudError.self) { _ = try LocalCloud(directory: people.cloudDirectory, environment: [:]) }
-        #expect(reopened.map { "\($0)" }?.contains("moved to postgresql://") == true, "\(String(describing: reopened))")
+        // A new process opens the file to read it (a check, a dump) and is refused its writes; a server on it is
+        // refused at its start, saying where the cloud went.
+        let reopened = try LocalCloud(directory: people.cloudDirectory, environment: [:])
+        #expect(try reopened.accounts().count == people.accounts.count && reopened.integrityCheck() == "ok")
+        let written = #expect(throws: CloudError.self) { _ = try reopened.createAccount(name: "late") }
+        #expect(written.map { "\($0)" }?.contains("moved to postgresql://") == true, "\(String(describing: written))")
+        let serving = try CloudNotesBinary.start(["cloud", "serve", "--cloud", people.cloudDirectory.path, "--listen", "127.0.0.1:0"],
+                                                 environment: ["CLOUDNOTES_STORE": ""])
+        let ended = eventually(timeout: 30) { !serving.isRunning }
+        serving.terminate()
+        let served = serving.finish()
+        #expect(ended && served.isOneLineRefusal && served.stderr.contains("serve it with --store postgresql://"), "\(served.stderr)")
         try people.open(postgres)
         let heard = people.log.lines.count
         try people.work(steps: 40, tag: "after")
@@ -143,7 +153,7 @@ import TestSupport
         let url = try #require(try TestStore.database(for: directory.url))
         let moved = try CloudNotesBinary.run(["cloud", "migrate", "--from", cloud, "--to", url])
         #expect(moved.status == 0, "\(moved.stderr)")
-        let refused = #expect(throws: CloudError.self) { _ = try LocalCloud(directory: directory.path("cloud"), environment: [:]) }
+        let refused = #expect(throws: CloudError.self) { _ = try LocalCloud(directory: directory.path("cloud"), environment: [:]).createAccount(name: "mary") }
         #expect(refused.map { "\($0)" }?.contains("moved to postgresql://") == true, "\(String(describing: refused))")
         let undone = try CloudNotesBinary.run(["cloud", "migrate", "--from", cloud, "--undo"])
         #expect(undone.status == 0 && undone.stdout.contains("serves its cloud again"), "\(undone.stderr)")

@@ -65,6 +65,11 @@ public final class RunningProcess: @unchecked Sendable {
         return URL(fileURLWithPath: named)
     }
 
+    public var isRunning: Bool { process.isRunning }
+
+    /// Ends the program (SIGTERM), as a test that waited long enough for it to end by itself does.
+    public func terminate() { if process.isRunning { process.terminate() } }
+
     public func finish() -> ProcessResult {
         // Read before waiting, so a full pipe cannot stall the child.
         let stdout = out.fileHandleForReading.readDataToEndOfFile()

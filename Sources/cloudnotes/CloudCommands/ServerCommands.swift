@@ -37,6 +37,9 @@ struct Serve: AsyncParsableCommand {
         // Before the store is opened: its connections' logs are the server's too, one JSON object a line.
         LoggingSystem.bootstrap { label in JSONLineLog(label: label) }
         let local = try await openWaiting()
+        if let moved = try local.movedTo {
+            throw CLIError(message: "this cloud moved to \(moved) (cloudnotes cloud migrate): serve it with --store \(moved)")
+        }
         let (host, port) = address!  // validated
         var configuration = CloudServer.Configuration(host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey)
         let env = ProcessInfo.processInfo.environment
