@@ -145,7 +145,7 @@ extension PostgresLocation {
     private func administer(_ sql: String) throws(CloudError) {
         let pool = PostgresPool(location: self, size: 1, logger: Logger(label: "cloudnotes.postgres"))
         do {
-            try pool.with { connection in _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: pool.logger).wait() }
+            try pool.with { connection in _ = try connection.queryAnswered(PostgresQuery(unsafeSQL: sql), logger: pool.logger).wait() }
         } catch {
             throw PostgresFailure(error).cloudError
         }

@@ -55,7 +55,7 @@ final class PostgresPushListener: @unchecked Sendable {
                     var binds = PostgresBindings(capacity: 2)
                     binds.append(Self.channel)
                     binds.append(payload)
-                    connection.query(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: logger)
+                    connection.queryAnswered(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), logger: logger)
                         .whenFailure { [logger] error in logger.warning("push not sent: \(error)") }
                 }
             }
@@ -115,7 +115,7 @@ final class PostgresPushListener: @unchecked Sendable {
                 if current {
                     connection.addListener(channel: Self.channel) { [weak self] _, notification in self?.deliver(notification.payload) }
                     // Statements on one connection run in order: once this answers, LISTEN is in place.
-                    _ = try connection.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: logger).wait()
+                    _ = try connection.queryAnswered(PostgresQuery(unsafeSQL: "SELECT 1"), logger: logger).wait()
                     lock.withLock {
                         if self.generation == generation { ready = true }
                         lock.broadcast()

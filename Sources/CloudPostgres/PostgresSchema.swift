@@ -203,9 +203,9 @@ enum PostgresSchema {
     /// Applies the steps this database lacks, in one transaction. `amcheck` is added when the account may
     /// (for `cloud check`); without it the check says so.
     static func migrate(_ connection: PostgresConnection, logger: Logger) throws {
-        func run(_ sql: String) throws { _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait() }
+        func run(_ sql: String) throws { _ = try connection.queryAnswered(PostgresQuery(unsafeSQL: sql), logger: logger).wait() }
         func ask<T: PostgresDecodable>(_ type: T.Type, _ sql: String) throws -> T? {
-            try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows.first.map { try $0.decode(T.self) }
+            try connection.queryAnswered(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows.first.map { try $0.decode(T.self) }
         }
         // Up to date (every open but the first of each version): no lock to wait for, nothing to create.
         if try ask(Bool.self, "SELECT to_regclass('schema_version') IS NOT NULL") == true,
@@ -218,7 +218,7 @@ enum PostgresSchema {
             try run("SELECT pg_advisory_xact_lock(\(lockKey))")
             // Another program's database does not take the cloud's tables: one with tables at all must have the
             // cloud's first step's (a `schema_version` alone is a common name: Flyway's, say).
-            let tables = Set(try connection.query(PostgresQuery(unsafeSQL: "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"),
+            let tables = Set(try connection.queryAnswered(PostgresQuery(unsafeSQL: "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"),
                                                   logger: logger).wait().rows.map { try $0.decode(String.self) })
             guard tables.isEmpty || tables.isSuperset(of: ["schema_version", "sequence", "identity"]) else {
                 throw CloudError.invalidArguments("the database holds another program's tables, not a cloud's: give the cloud a database of its own")

@@ -146,12 +146,12 @@ final class PostgresTransaction: SQLTransaction {
         let sent = unanswered
         unanswered = []
         do {
-            if begun { _ = try connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: logger).wait() }
+            if begun { _ = try connection.queryAnswered(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: logger).wait() }
             // Answered in order: every statement sent before the `ROLLBACK` has its answer now.
             failed = failed || sent.contains { (try? $0.wait()) == nil }
             if failed, !lent.prepared.isEmpty {
                 lent.prepared = []
-                _ = try connection.query(PostgresQuery(unsafeSQL: "DEALLOCATE ALL"), logger: logger).wait()
+                _ = try connection.queryAnswered(PostgresQuery(unsafeSQL: "DEALLOCATE ALL"), logger: logger).wait()
             }
         } catch {
             try? connection.close().wait()
@@ -188,9 +188,9 @@ final class PostgresTransaction: SQLTransaction {
     private func query(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
         if !begun, let opening {
             begun = true
-            unanswered += opening.map { connection.query(PostgresQuery(unsafeSQL: $0), logger: logger) }
+            unanswered += opening.map { connection.queryAnswered(PostgresQuery(unsafeSQL: $0), logger: logger) }
         }
-        return connection.query(query, logger: logger)
+        return connection.queryAnswered(query, logger: logger)
     }
 
     /// Waits for the answers of what was sent before, throwing the first failure.

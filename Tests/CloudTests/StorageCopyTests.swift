@@ -2,6 +2,7 @@
 import CloudPostgres
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 import TestSupport
 
@@ -166,6 +167,29 @@ struct StorageCopyTests {
         _ = try file.createAccount(name: "mary")
     }
 
+    /// A copy whose connection the database ends midway (an operator's `pg_terminate_backend`, a restart) fails
+    /// in good time, and leaves the file serving.
+    @Test func aCopyWhoseConnectionDiesMidwayFailsAndLeavesTheFileServing() throws {
+        let directory = TemporaryDirectory("severed")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        let heather = try file.createAccount(name: "heather")
+        let notes = ZoneID(name: "Notes", owner: heather.id)
+        _ = try file.database(.private, as: heather).save(zone: notes)
+        _ = try file.database(.private, as: heather).modifyRecords(saving: (0..<400).map { Record.make("p\($0)", in: notes) })
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        let severed = Severed(try PostgresStorage(url: url), afterStatements: 4)
+        let ended = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<StorageCopyReport, CloudError>?>(nil)
+        Thread {
+            let result = Result { () throws(CloudError) in try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: severed, retiredAt: Date()) }
+            outcome.withLock { $0 = result }
+            ended.signal()
+        }.start()
+        try #require(ended.wait(timeout: .now() + 60) == .success, "the copy hung on its dead connection")
+        guard case .failure = outcome.withLock({ $0 }) else { Issue.record("copied through a dead connection"); return }
+        _ = try file.createAccount(name: "mary")
+    }
+
     /// `migrate --undo` after devices saved in the database (or with a database that cannot say) is refused: the
     /// file would not have their changes, and their tokens are past its. Forced, the file's cloud takes a new
     /// identity, which devices take for another cloud's and rebuild from what they hold.
@@ -279,5 +303,66 @@ struct StorageCopyTests {
             real.subscribe(to: topics, handler: handler)
         }
         func integrityCheck() throws(CloudError) -> String { try real.integrityCheck() }
+    }
+
+    /// A database whose connection it ends itself after the copy's first `afterStatements` statements.
+    final class Severed: CloudStorage, @unchecked Sendable {
+        let real: any CloudStorage
+        let afterStatements: Int
+
+        init(_ real: any CloudStorage, afterStatements: Int) {
+            self.real = real
+            self.afterStatements = afterStatements
+        }
+
+        var dialect: SQLDialect { real.dialect }
+        var location: String { real.location }
+
+        func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+            try real.write { db in try body(Cut(db, after: afterStatements)) }
+        }
+
+        func read<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T { try real.read(body) }
+        func lookUp<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T { try real.lookUp(body) }
+        func post(_ topics: Set<PushTopic>, sequence: Int64) { real.post(topics, sequence: sequence) }
+        func subscribe(to topics: Set<PushTopic>?, handler: @escaping @Sendable (Push) -> Void) -> any PushWatch {
+            real.subscribe(to: topics, handler: handler)
+        }
+        func integrityCheck() throws(CloudError) -> String { try real.integrityCheck() }
+
+        /// The transaction, whose backend ends itself before the statement after the first `after`.
+        final class Cut: SQLTransaction {
+            let real: any SQLTransaction
+            let after: Int
+            private var statements = 0
+
+            init(_ real: any SQLTransaction, after: Int) {
+                self.real = real
+                self.after = after
+            }
+
+            var dialect: SQLDialect { real.dialect }
+            var identityUnderLock: SQLAnswer? { real.identityUnderLock }
+
+            private func counted() {
+                statements += 1
+                if statements == after + 1 { _ = try? real.run("SELECT pg_terminate_backend(pg_backend_pid())", []) { _ in } }
+            }
+
+            func run(_ sql: String, _ values: [SQLValue], row: (any SQLRow) throws -> Void) throws -> Int {
+                counted()
+                return try real.run(sql, values, row: row)
+            }
+
+            func send(_ sql: String, _ values: [SQLValue]) throws {
+                counted()
+                try real.send(sql, values)
+            }
+
+            func ask(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer {
+                counted()
+                return try real.ask(sql, values)
+            }
+        }
     }
 }
