@@ -202,10 +202,17 @@ struct StorageCopyTests {
         let source = try LocalCloud.fileStorage(in: directory.url)
         _ = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date())
         let served = try LocalCloud(directory: TemporaryDirectory("served").url, storage: PostgresStorage(url: url), environment: [:])
+        let elsewhere = try #require(try TestStore.database(for: TemporaryDirectory("elsewhere").url))
+        let wrong = #expect(throws: CloudError.self) {
+            _ = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in try PostgresStorage(url: elsewhere) }, force: false)
+        }
+        #expect(wrong.map { "\($0)" }?.contains("give --to that database") == true, "\(String(describing: wrong))")
+        _ = try served.createAccount(name: "kim")  // moves no change number
+        let made = #expect(throws: CloudError.self) { _ = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in try PostgresStorage(url: url) }, force: false) }
+        #expect(made.map { "\($0)" }?.contains("changes the file has not") == true, "\(String(describing: made))")
         _ = try served.database(.private, as: heather).save(zone: ZoneID(name: "Notes"))
-
         let used = #expect(throws: CloudError.self) { _ = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in try PostgresStorage(url: url) }, force: false) }
-        #expect(used.map { "\($0)" }?.contains("past the file's") == true, "\(String(describing: used))")
+        #expect(used.map { "\($0)" }?.contains("changes the file has not") == true, "\(String(describing: used))")
         let silent = #expect(throws: CloudError.self) {
             _ = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in throw .serviceUnavailable(retryAfter: 1) }, force: false)
         }

@@ -122,12 +122,29 @@ public enum StorageCopy {
     public static func takeBackMove(of source: any CloudStorage, database: () throws(CloudError) -> any CloudStorage, force: Bool,
                                     random: any RandomSource = SystemRandom(), clock: any CloudClock = SystemClock()) throws(CloudError) -> TakenBack? {
         guard let file = source as? SQLiteStorage, let move = try file.move() else { return nil }
-        let here = try file.read { db in try LocalCloud.readIdentity(db) }
-        let there = Result { () throws(CloudError) in try database().read { db in try LocalCloud.readIdentity(db) } }
+        let opened = Result { () throws(CloudError) in try database() }
+        if case .success(let other) = opened, other.location != move.destination {
+            throw .invalidArguments("the file moved to \(move.destination), not \(other.location): give --to that database")
+        }
+        // Whether the database holds the file's cloud with anything the file has not: a change devices saved,
+        // or an account, device or token made there (which move no change number), by a hash a row.
+        let there = Result { () throws(CloudError) -> (sequence: Int64, same: Bool)? in
+            let database = try opened.get()
+            return try file.read { from in
+                try database.read { to in
+                    let (here, there) = (try LocalCloud.readIdentity(from), try LocalCloud.readIdentity(to))
+                    guard there.id == here.id else { return nil }
+                    // Not the signatures of requests it answered, kept only against their replay.
+                    let state = tables.filter { !["signed_requests", "operator_requests"].contains($0.name) }
+                    return (there.sequence, try state.allSatisfy { try same($0.name, columns: $0.columns, from, to) })
+                }
+            }
+        }
         var doubt: String?
         switch there {
-        case .success(let there) where there.id == here.id && there.sequence > here.sequence:
-            doubt = "\(move.destination) holds this cloud at change \(there.sequence), past the file's \(here.sequence): devices saved there since"
+        case .success(let held?) where !held.same:
+            doubt = "\(move.destination) holds this cloud with changes the file has not (at change \(held.sequence)): devices or the operator "
+                + "made them there since"
         case .success: break
         case .failure(let error): doubt = "\(move.destination) cannot say whether devices saved there since (\(error))"
         }
@@ -169,8 +186,9 @@ public enum StorageCopy {
                     if try markedBefore || (held == sequence && unchanged()) {
                         return StorageCopyReport(rows: [], sequence: held, identity: cloud)
                     }
+                    let how = held == sequence ? "in rows that move no change number, as an account made" : "change \(sequence) against \(held)"
                     throw CloudError.invalidArguments("\(target.location) holds this cloud as it was copied, but \(source) changed after "
-                                                      + "(change \(sequence) against \(held)): give the copy an empty database")
+                                                      + "(\(how)): give the copy an empty database")
                 }
                 throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
             }
