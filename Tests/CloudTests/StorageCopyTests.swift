@@ -167,6 +167,20 @@ struct StorageCopyTests {
         _ = try file.createAccount(name: "mary")
     }
 
+    /// A database whose cloud nobody used (a command run on it before the copy gave it an identity) takes the
+    /// file's cloud all the same; one whose cloud has an account is refused (`aCopyThatFailsLeavesTheFileServing`).
+    @Test func aDatabaseWhoseCloudNobodyUsedTakesTheCopy() throws {
+        let directory = TemporaryDirectory("early")
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        _ = try file.createAccount(name: "heather")
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
+        _ = try LocalCloud(directory: TemporaryDirectory("looked").url, storage: PostgresStorage(url: url), environment: [:]).accounts()
+        let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: try PostgresStorage(url: url), retiredAt: Date())
+        #expect(report.rows.first { $0.table == "accounts" }?.count == 1)
+        let moved = try LocalCloud(directory: directory.url, storage: PostgresStorage(url: url), environment: [:])
+        #expect(try moved.identity().id == report.identity && moved.accounts().map(\.name) == ["heather"])
+    }
+
     /// A copy whose connection the database ends midway (an operator's `pg_terminate_backend`, a restart) fails
     /// in good time, and leaves the file serving.
     @Test func aCopyWhoseConnectionDiesMidwayFailsAndLeavesTheFileServing() throws {

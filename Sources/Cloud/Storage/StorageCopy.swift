@@ -176,7 +176,7 @@ public enum StorageCopy {
             let held = try to.int64("SELECT value FROM sequence WHERE id = 1") ?? 0
             let accounts = try to.int64("SELECT count(*) FROM accounts") ?? 0
             let identity = try to.int64("SELECT count(*) FROM identity") ?? 0
-            guard held == 0, accounts == 0, identity == 0 else {
+            if held != 0 || accounts != 0 || identity != 0 {
                 if try Self.cloud(in: to) == cloud {
                     // Nothing to copy. Taken whole by an earlier run that marked the file first; or this very
                     // cloud, row for row, copied by a program that marked the file after the copy and was cut
@@ -190,7 +190,12 @@ public enum StorageCopy {
                     throw CloudError.invalidArguments("\(target.location) holds this cloud as it was copied, but \(source) changed after "
                                                       + "(\(how)): give the copy an empty database")
                 }
-                throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
+                guard try unused(to) else {
+                    throw CloudError.invalidArguments("\(target.location) already holds a cloud (change \(held), \(accounts) accounts)")
+                }
+                // A cloud nobody used: made by a command run on the database before the copy (a listing of its
+                // accounts, a server started early), which gave it an identity. It gives way to the file's.
+                for table in tables.reversed() { try to.execute("DELETE FROM \(table.name)") }
             }
             var rows: [(String, Int)] = []
             for table in tables { rows.append((table.name, try copy(table.name, columns: table.columns, from: from, to: to))) }
@@ -204,6 +209,13 @@ public enum StorageCopy {
             }
             return StorageCopyReport(rows: rows, sequence: sequence, identity: cloud)
         }
+    }
+
+    /// Whether the store's cloud holds nothing anyone made: only what opening it writes (its identity, its
+    /// retention), and what answering requests does (their signatures, kept against replay).
+    private static func unused(_ db: any SQLTransaction) throws -> Bool {
+        let made = tables.map(\.name).filter { !["identity", "retention", "push_topics", "signed_requests", "operator_requests"].contains($0) }
+        return try made.allSatisfy { try db.int64("SELECT count(*) FROM \($0)") == 0 }
     }
 
     /// Whether `table` holds the same rows in both stores (as many of each, in any order), by a hash a row.
