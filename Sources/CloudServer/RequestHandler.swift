@@ -39,7 +39,9 @@ final class RequestHandler: @unchecked Sendable {
         self.configuration = configuration
         self.hub = hub
         self.logger = logger
-        service = WireService(cloud: cloud)
+        service = WireService(cloud: cloud, storageFailed: { uuid, failure in
+            logger.error("the cloud's store failed", metadata: ["uuid": "\(uuid)", "why": "\(failure)"])
+        })
         authenticator = Authenticator(cloud: cloud)
         limiter = RateLimiter(rate: configuration.rate, burst: configuration.burst)
         enrolments = RateLimiter(rate: configuration.enrolmentRate, burst: configuration.enrolmentBurst)
@@ -140,7 +142,7 @@ final class RequestHandler: @unchecked Sendable {
         do {
             try await run(on: writes) { try served.answering { try self.cloud.recordServedSignature() } }
         } catch {
-            return reply(service.failure(WireError(error as? CloudError ?? .serviceUnavailable(retryAfter: 1), uuid: uuid())))
+            return reply(service.failure(service.wireError(error as? CloudError ?? .serviceUnavailable(retryAfter: 1))))
         }
         let token = hub.makeToken(for: caller)
         let base = authority.map { "\(baseURL.hasPrefix("https") ? "https" : "http")://\($0)" } ?? baseURL
@@ -223,7 +225,7 @@ final class RequestHandler: @unchecked Sendable {
             return reply(WireService.Answer(status: 200, body: try JSONEncoder().encode(
                 EnrolledDevice(keyID: device.keyID, user: WireUser(account)))))
         } catch let error as CloudError {
-            return reply(service.failure(WireError(error, uuid: uuid())))
+            return reply(service.failure(service.wireError(error)))
         } catch {
             return reply(service.failure(WireError(uuid: uuid(), serverErrorCode: "BAD_REQUEST", reason: "an enrolment is {code, publicKey, deviceName}")))
         }
@@ -244,7 +246,7 @@ final class RequestHandler: @unchecked Sendable {
         }, stopping: .success(nil))
         let known: [PushTopic: Int64]
         switch checked {
-        case .failure(let error): return reply(service.failure(WireError(error, uuid: uuid())))
+        case .failure(let error): return reply(service.failure(service.wireError(error)))
         case .success(nil):
             hub.forget(token)
             return gone

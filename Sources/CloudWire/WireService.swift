@@ -9,11 +9,27 @@ import Foundation
 public struct WireService: Sendable {
     public let cloud: LocalCloud
     let uuids: @Sendable () -> String
+    let storageFailed: @Sendable (_ uuid: String, _ failure: CloudError) -> Void
 
-    /// - Parameter uuids: makes each error's `uuid` (injected, so a failing run replays).
-    public init(cloud: LocalCloud, uuids: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }) {
+    /// - Parameters:
+    ///   - uuids: makes each error's `uuid` (injected, so a failing run replays).
+    ///   - storageFailed: hears what a failure of the cloud's store said, which callers are not told (the
+    ///     server's log), under the `uuid` of the error they are answered.
+    public init(cloud: LocalCloud, uuids: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
+                storageFailed: @escaping @Sendable (_ uuid: String, _ failure: CloudError) -> Void = { _, _ in }) {
         self.cloud = cloud
         self.uuids = uuids
+        self.storageFailed = storageFailed
+    }
+
+    /// The protocol's error for `error`. A failure of the cloud's store is answered in general words: its own
+    /// (a database's host, user and name, where the cloud moved, PostgreSQL's message) are the operator's, not
+    /// any caller's, and go to `storageFailed` under the answer's `uuid`.
+    public func wireError(_ error: CloudError, recordName: String? = nil) -> WireError {
+        let uuid = uuids()
+        guard case .storage = error else { return WireError(error, uuid: uuid, recordName: recordName) }
+        storageFailed(uuid, error)
+        return WireError(.storage("the cloud's store failed; the server's log says why, under \(uuid)"), uuid: uuid, recordName: recordName)
     }
 
     /// A status and a JSON body.
@@ -45,7 +61,7 @@ public struct WireService: Sendable {
         } catch let error as WireFormatError {
             return failure(WireError(uuid: uuids(), serverErrorCode: "BAD_REQUEST", reason: error.why))
         } catch let error as CloudError {
-            return failure(WireError(error, uuid: uuids()))
+            return failure(wireError(error))
         } catch let error as DecodingError {
             return failure(WireError(uuid: uuids(), serverErrorCode: "BAD_REQUEST", reason: "the body is not this operation's JSON: \(Self.words(error))"))
         } catch {
@@ -131,12 +147,12 @@ public struct WireService: Sendable {
                 switch result.deleteResults[id] {
                 case .success?, nil:
                     return .value(.deleted(id))
-                case .failure(let error)?: return .error(WireError(error, uuid: uuids(), recordName: id.name))
+                case .failure(let error)?: return .error(wireError(error, recordName: id.name))
                 }
             }
             switch result.saveResults[id] {
             case .success(let record)?: return .value(WireRecord(record, keys: request.desiredKeys))
-            case .failure(let error)?: return .error(WireError(error, uuid: uuids(), recordName: id.name))
+            case .failure(let error)?: return .error(wireError(error, recordName: id.name))
             case nil: return .error(WireError(.invalidArguments("no result"), uuid: uuids(), recordName: id.name))
             }
         }
@@ -158,7 +174,7 @@ public struct WireService: Sendable {
         return RecordsResponse(records: ids.map { id in
             switch found[id] {
             case .success(let record)?: .value(WireRecord(record))
-            case .failure(let error)?: .error(WireError(error, uuid: uuids(), recordName: id.name))
+            case .failure(let error)?: .error(wireError(error, recordName: id.name))
             case nil: .error(WireError(.unknownItem(id), uuid: uuids(), recordName: id.name))
             }
         })
@@ -180,7 +196,7 @@ public struct WireService: Sendable {
                                                 syncToken: changes.token.description, moreComing: changes.moreComing)
             } catch let error as CloudError where !error.isTransient {
                 return ZoneChangesResponse.Zone(zoneID: zone.zoneID, records: nil, syncToken: nil, moreComing: nil,
-                                                error: WireError(error, uuid: uuids()))
+                                                error: wireError(error))
             }
         })
     }
@@ -202,7 +218,7 @@ public struct WireService: Sendable {
             do {
                 return .value(WireZone(zoneID: WireZoneID(try database.fetchZone(zone.zoneID.zoneID))))
             } catch let error as CloudError where !error.isTransient {
-                return .error(WireError(error, uuid: uuids()))
+                return .error(wireError(error))
             }
         })
     }
@@ -224,12 +240,12 @@ public struct WireService: Sendable {
         let items = saves.map { zone -> WireZoneItem in
             switch result.saveResults[zone]! {
             case .success(let saved): .value(WireZone(zoneID: WireZoneID(saved)))
-            case .failure(let error): .error(WireError(error, uuid: uuids()))
+            case .failure(let error): .error(wireError(error))
             }
         } + deletes.map { zone -> WireZoneItem in
             switch result.deleteResults[zone]! {
             case .success(let reason): .value(WireZone(zoneID: WireZoneID(zone), deleted: true, deletionReason: reason.rawValue))
-            case .failure(let error): .error(WireError(error, uuid: uuids()))
+            case .failure(let error): .error(wireError(error))
             }
         }
         return ZonesResponse(zones: items, commit: result.commit)
@@ -248,7 +264,7 @@ public struct WireService: Sendable {
                 let metadata = accept ? try cloud.acceptShare(url, as: database.caller) : try cloud.fetchShareMetadata(url, as: database.caller)
                 return .init(shortGUID: guid.value, metadata: metadata, error: nil)
             } catch let error as CloudError where !error.isTransient {
-                return .init(shortGUID: guid.value, metadata: nil, error: WireError(error, uuid: uuids()))
+                return .init(shortGUID: guid.value, metadata: nil, error: wireError(error))
             }
         })
     }
