@@ -115,10 +115,10 @@ public enum StorageCopy {
 
     /// Takes back the mark `copy` left on a cloud's file (`cloudnotes cloud migrate --undo`): the file serves
     /// again as it was when it was copied. Refused when the database it moved to (`database`, opened only if
-    /// the file moved) holds the cloud past the file's change, or cannot say: devices saved there since, or may
-    /// have, and their tokens are past the file's. `force` takes the file back all the same, under a new
-    /// identity, so those devices rebuild the cloud from what they hold rather than miss changes. Nil if the
-    /// file had not moved.
+    /// the file moved; another is refused) holds the cloud with rows the file has not, or cannot say: devices
+    /// or the operator changed it there since, or may have, and devices' tokens are past the file's. `force`
+    /// takes the file back all the same, under a new identity, so those devices rebuild the cloud from what
+    /// they hold rather than miss changes. Nil if the file had not moved.
     public static func takeBackMove(of source: any CloudStorage, database: () throws(CloudError) -> any CloudStorage, force: Bool,
                                     random: any RandomSource = SystemRandom(), clock: any CloudClock = SystemClock()) throws(CloudError) -> TakenBack? {
         guard let file = source as? SQLiteStorage, let move = try file.move() else { return nil }

@@ -10,7 +10,7 @@ struct Migrate: ParsableCommand {
         discussion: """
             Every record, tombstone, share, token hash, device key and the change sequence move as they are, \
             with the cloud's identity, so devices go on syncing from where they were. Then serve with \
-            cloudnotes cloud serve --cloud DIR --store URL. The database must hold no cloud yet. The file takes \
+            cloudnotes cloud serve --cloud DIR --store URL. The database must hold no cloud anyone used. The file takes \
             no change from the moment the copy starts: a server or device still on it is refused, saying where the \
             cloud went, and keeps what it had to send for the new store (stop the file's servers first all the \
             same). A copy that fails leaves the file serving as before; a run cut short is finished by running it \
