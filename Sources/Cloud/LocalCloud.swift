@@ -88,7 +88,7 @@ public final class LocalCloud: PushSource, Sendable {
 
     /// Where the cloud moved (`cloudnotes cloud migrate`), when this is its file and it moved: it takes no write.
     public var movedTo: String? {
-        get throws(CloudError) { try (storage as? SQLiteStorage)?.move()?.destination }
+        get throws(CloudError) { try StorageCopy.destination(of: storage) }
     }
 
     /// One account's view of one database, as this cloud serves it.

@@ -10,9 +10,7 @@ import TestSupport
 @Suite(.enabled(if: TestStore.isPostgres, "the PostgreSQL run's (CLOUDNOTES_TEST_STORE=postgresql)"))
 struct StorageCopyTests {
     @Test func aTableOfManyRunsIsCopiedWholeRowForRow() throws {
-        let directory = TemporaryDirectory("copied")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        let heather = try file.createAccount(name: "heather")
+        let (directory, file, heather) = try Self.heathersFile("copied")
         let notes = ZoneID(name: "Notes", owner: heather.id)
         let database = try file.database(.private, as: heather)
         _ = try database.save(zone: notes)
@@ -38,9 +36,7 @@ struct StorageCopyTests {
     /// which takes the version that marks it for a newer schema's and checks nothing, is refused too, saying
     /// where the cloud went; reads go on.
     @Test func aRetiredFileRefusesWritesEvenFromAProgramThatDoesNotKnowTheMark() throws {
-        let directory = TemporaryDirectory("retired")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        _ = try file.createAccount(name: "heather")
+        let (directory, file, _) = try Self.heathersFile("retired")
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         let source = try #require(try LocalCloud.fileStorage(in: directory.url) as? SQLiteStorage)
         _ = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date())
@@ -59,9 +55,7 @@ struct StorageCopyTests {
     /// A file that cannot be marked as moved is not copied, and serves on: were it copied, the writes it took
     /// after would be lost on the switch, unseen.
     @Test func aFileThatCannotBeMarkedIsNotCopied() throws {
-        let directory = TemporaryDirectory("unmarked")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        _ = try file.createAccount(name: "heather")
+        let (directory, file, _) = try Self.heathersFile("unmarked")
         let source = try #require(try LocalCloud.fileStorage(in: directory.url) as? SQLiteStorage)
         try source.queue.write { db in try db.execute(sql: "CREATE TABLE moved_to(x)") }  // the mark's table taken: marking fails
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
@@ -74,9 +68,7 @@ struct StorageCopyTests {
     /// A copy the database refuses leaves the file as it was before the run: marked for the copy, its mark
     /// taken back, at its own schema version (a new process opens it), serving on.
     @Test func aCopyThatFailsLeavesTheFileServing() throws {
-        let directory = TemporaryDirectory("refused")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        _ = try file.createAccount(name: "heather")
+        let (directory, file, _) = try Self.heathersFile("refused")
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         _ = try LocalCloud(directory: TemporaryDirectory("other").url, storage: PostgresStorage(url: url), environment: [:]).createAccount(name: "kim")
         let failure = #expect(throws: CloudError.self) {
@@ -92,9 +84,7 @@ struct StorageCopyTests {
     /// the next run finishes the move.
     @Test func aCopyWhoseAnswerWasLostLeavesTheFileMarked() throws {
         for goesAway in [false, true] {
-            let directory = TemporaryDirectory("answer-lost")
-            let file = try LocalCloud(directory: directory.url, environment: [:])
-            _ = try file.createAccount(name: "heather")
+            let (directory, file, _) = try Self.heathersFile("answer-lost")
             let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
             let source = try LocalCloud.fileStorage(in: directory.url)
             let lost = FailingCommit(try PostgresStorage(url: url), commits: true, goesAway: goesAway)
@@ -115,9 +105,7 @@ struct StorageCopyTests {
     /// A run cut short after it marked the file (which then took no change) is finished by the next, which
     /// copies the file as it was marked; another database is refused; `--undo` takes the mark back.
     @Test func aRunCutShortAfterMarkingIsFinishedByTheNext() throws {
-        let directory = TemporaryDirectory("marked")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        _ = try file.createAccount(name: "heather")
+        let (directory, file, _) = try Self.heathersFile("marked")
         let source = try #require(try LocalCloud.fileStorage(in: directory.url) as? SQLiteStorage)
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         let target = try PostgresStorage(url: url)
@@ -155,9 +143,7 @@ struct StorageCopyTests {
     /// A copy that fails while another cloud takes the database leaves the file serving: only the file's own
     /// cloud arriving there keeps the mark.
     @Test func aCopyThatFailsAsAnotherCloudTakesTheDatabaseLeavesTheFileServing() throws {
-        let directory = TemporaryDirectory("overtaken")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        _ = try file.createAccount(name: "heather")
+        let (directory, file, _) = try Self.heathersFile("overtaken")
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         let other = TemporaryDirectory("other")
         let overtaken = FailingCommit(try PostgresStorage(url: url), commits: false, goesAway: false) {
@@ -170,9 +156,7 @@ struct StorageCopyTests {
     /// A database whose cloud nobody used (a command run on it before the copy gave it an identity) takes the
     /// file's cloud all the same; one whose cloud has an account is refused (`aCopyThatFailsLeavesTheFileServing`).
     @Test func aDatabaseWhoseCloudNobodyUsedTakesTheCopy() throws {
-        let directory = TemporaryDirectory("early")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        _ = try file.createAccount(name: "heather")
+        let (directory, file, _) = try Self.heathersFile("early")
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         _ = try LocalCloud(directory: TemporaryDirectory("looked").url, storage: PostgresStorage(url: url), environment: [:]).accounts()
         let report = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: try PostgresStorage(url: url), retiredAt: Date())
@@ -184,9 +168,7 @@ struct StorageCopyTests {
     /// A copy whose connection the database ends midway (an operator's `pg_terminate_backend`, a restart) fails
     /// in good time, and leaves the file serving.
     @Test func aCopyWhoseConnectionDiesMidwayFailsAndLeavesTheFileServing() throws {
-        let directory = TemporaryDirectory("severed")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        let heather = try file.createAccount(name: "heather")
+        let (directory, file, heather) = try Self.heathersFile("severed")
         let notes = ZoneID(name: "Notes", owner: heather.id)
         _ = try file.database(.private, as: heather).save(zone: notes)
         _ = try file.database(.private, as: heather).modifyRecords(saving: (0..<400).map { Record.make("p\($0)", in: notes) })
@@ -208,9 +190,7 @@ struct StorageCopyTests {
     /// file would not have their changes, and their tokens are past its. Forced, the file's cloud takes a new
     /// identity, which devices take for another cloud's and rebuild from what they hold.
     @Test func anUndoAfterDevicesUsedTheDatabaseIsRefusedUnlessForced() throws {
-        let directory = TemporaryDirectory("undo")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        let heather = try file.createAccount(name: "heather")
+        let (directory, file, heather) = try Self.heathersFile("undo")
         let was = try file.identity()
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         let source = try LocalCloud.fileStorage(in: directory.url)
@@ -243,9 +223,7 @@ struct StorageCopyTests {
     /// A copy cut short after the database took the cloud (the file not marked) is finished by running it again:
     /// nothing copied twice, the file marked. A file that changed since is refused, not marked.
     @Test func aCopyCutShortIsFinishedByRunningItAgain() throws {
-        let directory = TemporaryDirectory("cut-short")
-        let file = try LocalCloud(directory: directory.url, environment: [:])
-        _ = try file.createAccount(name: "heather")
+        let (directory, file, _) = try Self.heathersFile("cut-short")
         let source = try LocalCloud.fileStorage(in: directory.url)
         let url = try #require(try TestStore.database(for: TemporaryDirectory("target").url))
         let copied = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url))  // as far as a cut-short run got
@@ -267,6 +245,13 @@ struct StorageCopyTests {
         #expect(throws: CloudError.self, "mary would be left out of the copy") { try quiet.runAgain() }
     }
 
+    /// A cloud file of heather's (her account and nothing else) in a directory of its own.
+    static func heathersFile(_ label: String) throws -> (directory: TemporaryDirectory, file: LocalCloud, heather: Account) {
+        let directory = TemporaryDirectory(label)
+        let file = try LocalCloud(directory: directory.url, environment: [:])
+        return (directory, file, try file.createAccount(name: "heather"))
+    }
+
     /// A file cloud of heather's, copied into a database of its own by a run cut short before it marked the file.
     struct CutShortCopy {
         let directory: TemporaryDirectory
@@ -274,9 +259,7 @@ struct StorageCopyTests {
         let target: String
 
         init(_ label: String) throws {
-            directory = TemporaryDirectory(label)
-            file = try LocalCloud(directory: directory.url, environment: [:])
-            _ = try file.createAccount(name: "heather")
+            (directory, file, _) = try StorageCopyTests.heathersFile(label)
             target = try #require(try TestStore.database(for: TemporaryDirectory("\(label)-target").url))
             _ = try StorageCopy.copy(from: try LocalCloud.fileStorage(in: directory.url), to: try PostgresStorage(url: target))
         }

@@ -46,6 +46,9 @@ public enum StorageCopy {
         ("signed_requests", ["signature", "until"]),
     ]
 
+    /// Tables of the signatures of requests answered, kept only against their replay: not the cloud's state.
+    static let replayGuards: Set<String> = ["signed_requests", "operator_requests"]
+
     /// Tables whose `id` the store hands out: the target's counters move past the copied IDs.
     static let counted = ["databases", "zones", "shares", "participants"]
 
@@ -134,9 +137,7 @@ public enum StorageCopy {
                 try database.read { to in
                     let (here, there) = (try LocalCloud.readIdentity(from), try LocalCloud.readIdentity(to))
                     guard there.id == here.id else { return nil }
-                    // Not the signatures of requests it answered, kept only against their replay.
-                    let state = tables.filter { !["signed_requests", "operator_requests"].contains($0.name) }
-                    return (there.sequence, try state.allSatisfy { try same($0.name, columns: $0.columns, from, to) })
+                    return (there.sequence, try same(tables.filter { !replayGuards.contains($0.name) }, from, to))
                 }
             }
         }
@@ -182,8 +183,7 @@ public enum StorageCopy {
                     // cloud, row for row, copied by a program that marked the file after the copy and was cut
                     // short between. Not the sequence alone: some changes (an account made, a device revoked)
                     // do not move it.
-                    let unchanged = { () throws -> Bool in try tables.allSatisfy { try same($0.name, columns: $0.columns, from, to) } }
-                    if try markedBefore || (held == sequence && unchanged()) {
+                    if try markedBefore || (held == sequence && same(tables, from, to)) {
                         return StorageCopyReport(rows: [], sequence: held, identity: cloud)
                     }
                     let how = held == sequence ? "in rows that move no change number, as an account made" : "change \(sequence) against \(held)"
@@ -214,8 +214,13 @@ public enum StorageCopy {
     /// Whether the store's cloud holds nothing anyone made: only what opening it writes (its identity, its
     /// retention), and what answering requests does (their signatures, kept against replay).
     private static func unused(_ db: any SQLTransaction) throws -> Bool {
-        let made = tables.map(\.name).filter { !["identity", "retention", "push_topics", "signed_requests", "operator_requests"].contains($0) }
+        let made = tables.map(\.name).filter { !replayGuards.union(["identity", "retention", "push_topics"]).contains($0) }
         return try made.allSatisfy { try db.int64("SELECT count(*) FROM \($0)") == 0 }
+    }
+
+    /// Whether every one of `tables` holds the same rows in both stores.
+    private static func same(_ tables: [(name: String, columns: [String])], _ from: any SQLTransaction, _ to: any SQLTransaction) throws -> Bool {
+        try tables.allSatisfy { try same($0.name, columns: $0.columns, from, to) }
     }
 
     /// Whether `table` holds the same rows in both stores (as many of each, in any order), by a hash a row.

@@ -3,12 +3,13 @@ import Foundation
 /// Makes sure one process at a time syncs a device: an advisory lock on
 /// `sync.lock` in the device directory, released when the process ends
 /// (even by a crash), since the kernel drops flock locks with the descriptor.
+/// (`cloudnotes cloud migrate` takes one of a cloud directory's the same way.)
 public final class DeviceLock: @unchecked Sendable {
     private let fd: Int32
 
-    /// Nil when another process holds the lock.
-    public init?(directory: URL) {
-        fd = open(directory.appendingPathComponent("sync.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    /// Nil when another process holds the lock (or the file cannot be opened).
+    public init?(directory: URL, file: String = "sync.lock") {
+        fd = open(directory.appendingPathComponent(file).path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Cloud
 import CloudPostgres
 import Foundation
+import Notes
 
 /// `cloudnotes cloud migrate`: a cloud directory's file into PostgreSQL, for a team that outgrew one file.
 struct Migrate: ParsableCommand {
@@ -39,11 +40,10 @@ struct Migrate: ParsableCommand {
         }
         // One migrate or undo of a directory at a time: an undo between another run's copy and its end would set
         // the file serving again under a copy that is in use.
-        let lock = open(directory.appendingPathComponent("migrate.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+        guard let lock = DeviceLock(directory: directory, file: "migrate.lock") else {
             throw CLIError(message: "another cloudnotes cloud migrate of \(from) is running (or \(from) cannot be written)")
         }
-        defer { close(lock) }
+        defer { withExtendedLifetime(lock) {} }
         let source = try LocalCloud.fileStorage(in: directory)
         if undo { return try takeBack(source) }
         guard let to else { return }
