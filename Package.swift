@@ -142,10 +142,10 @@ let package = Package(
         ),
         // Temporary directories, seeded clouds and a process runner for every test target.
         .target(name: "TestSupport", dependencies: ["Cloud", "CloudClient", "CloudPostgres"], path: "Tests/TestSupport"),
-        .testTarget(name: "CloudTests", dependencies: ["Cloud", "CloudPostgres", "TestSupport"]),
+        .testTarget(name: "CloudTests", dependencies: ["Cloud", "CloudPostgres", "SyncSimulation", "TestSupport"]),
         // The server as its own process, reached over loopback: who may call, and devices syncing through it.
         .testTarget(name: "ServerTests", dependencies: [
-            "cloudnotes", "Cloud", "CloudWire", "CloudClient", "CloudPostgres", "Notes", "Sync", "TestSupport",
+            "cloudnotes", "Cloud", "CloudWire", "CloudClient", "CloudPostgres", "Notes", "Sync", "SyncSimulation", "TestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["ThirdParty"]),
@@ -157,7 +157,9 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Drives the built `cloudnotes` executable as separate OS processes.
-        .testTarget(name: "CLITests", dependencies: ["cloudnotes", "cloudnotes-sim", "Cloud", "Notes", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: [
+            "cloudnotes", "cloudnotes-sim", "Cloud", "Notes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -232,14 +232,21 @@ extension LocalDatabase {
         }
         for record in saving {
             if let (key, _) = record.fields.first(where: { !$0.value.isFinite }) {
-                throw .invalidArguments("field \(key) of record \(record.id.name) is not a finite number")
+                throw .invalidArguments("field \(key) of record \(record.id.name) is not a finite number, or a date within 100 million days of 1970")
+            }
+            // Every key as CloudKit names fields (a letter, then letters, digits, '_'; at most 255 bytes): a key is
+            // shown to the zone's other readers and travels in every fetch.
+            for key in record.fields.keys.sorted() + record.encryptedFields.keys.sorted() { try FieldAssignment.validate(key: key) }
+            if let (key, value) = record.fields.first(where: { $0.value.listDepth > FieldValue.maxListDepth }) {
+                throw .invalidArguments("field \(key) of record \(record.id.name) nests lists \(value.listDepth) deep; at most "
+                                        + "\(FieldValue.maxListDepth)")
             }
         }
         var total = 0
         let bodies = saving.map(RecordArchive.encodeBody)
         for (record, body) in zip(saving, bodies) {
             guard body.count <= limits.maxRecordBytes else {
-                throw .limitExceeded("record \(record.id.name) is \(body.count) bytes; at most \(limits.maxRecordBytes)")
+                throw .limitExceeded("record \(record.id.name) is too large (\(ByteCount.over(body.count, limit: limits.maxRecordBytes)))")
             }
             total += body.count
         }

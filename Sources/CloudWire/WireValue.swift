@@ -96,7 +96,9 @@ extension WireValue: JSONConvertible {
         case .int(let v): .int(v)
         case .double(let v): .double(v)
         case .bool(let v): .bool(v)
-        case .date(let v): .double(v.timeIntervalSince1970 * 1000)
+        // (Within what the cloud now takes; an older cloud may hold one past it, which is written at the edge of that
+        // range rather than failing every read of its zone.)
+        case .date(let v): .double(min(max(v.timeIntervalSince1970, -FieldValue.maxDateSeconds), FieldValue.maxDateSeconds) * 1000)
         case .bytes(let v): .string(v.base64EncodedString())
         case .reference(let r): .object(["recordName": .string(r.recordName), "action": .string(r.action == .deleteSelf ? "DELETE_SELF" : "NONE")])
         case .list(let items): encode(.plain(.list(items))).value

@@ -6,12 +6,15 @@ import Foundation
 /// with parents and delete-self references anywhere, deletions of anything,
 /// key records, other accounts' user records, tokens the cloud never
 /// issued, names no one may use, hierarchies deeper than an ancestor walk
-/// closed into cycles). After each request it checks, past the faults, that
+/// closed into cycles, fields at every type's extremes and just past the
+/// cloud's limits). After each request it checks, past the faults, that
 /// the cloud held: nothing it may not write changed, no share root was
 /// deleted or moved, every live share's root exists, no record is its own
 /// ancestor, no other account's user record was written, a forged token and
 /// a bad name were refused, and it holds no more through a public link than
-/// the share's public permission.
+/// the share's public permission, and that whatever it saved reads back,
+/// to the owner and to itself (a record the cloud took and cannot read would
+/// make the owner's notebook unreadable for everyone).
 struct Adversary {
     let account: Account
     /// The same cloud with faults off, to see what a request did.
@@ -35,7 +38,7 @@ struct Adversary {
         var cycles: [String] = []
         let mine = cloud.database(.shared, as: account)
         let zones = try observer.database(.shared, as: account).allZones().sorted { $0.description < $1.description }
-        let kind = random.below(9)
+        let kind = random.below(10)
         if kind == 6 || zones.isEmpty {
             try forgeUserRecord(cloud, accounts: accounts, random: random, &outcome)
             return outcome
@@ -123,6 +126,29 @@ struct Adversary {
             _ = save(head)
             cycles = try ancestorCycles(try snapshot(zone, of: owner))
             _ = try? mine.modifyRecords(saving: [], deleting: chain.map(\.id))
+        case 9:
+            // Fields at every type's extremes, and sometimes one just past a limit, which must be refused.
+            var record = editable(aim())
+            for (key, value) in HostileFields.within(random) { record[key] = value }
+            let breaking = random.below(3) == 0 ? HostileFields.outOfBounds(random) : nil
+            if let breaking { record[breaking.key] = breaking.value }
+            outcome.note = " save \(record.id.name) with extreme fields" + (breaking.map { " and \($0.breaks)" } ?? "")
+            if save(record) {
+                if let breaking { outcome.violations.append("\(account.name) saved \(record.id.name) with \(breaking.breaks)") }
+                let readers = [(owner.name, observer.database(.private, as: owner), true), (account.name, observer.database(.shared, as: account), false)]
+                for (who, database, owns) in readers {
+                    do {
+                        let back = try database.record(record.id)
+                        _ = try database.zoneChanges(in: zone, since: nil)
+                        if back.fields != record.fields { outcome.violations.append("\(record.id.name) as \(who) reads it is not what \(account.name) saved") }
+                    } catch {
+                        // (A participant may write a record it then cannot see: one outside its hierarchy, say.)
+                        if owns || (error as? CloudError)?.code != "unknownItem" {
+                            outcome.violations.append("after \(account.name) saved \(record.id.name) with extreme fields, \(who) cannot read it: \(error)")
+                        }
+                    }
+                }
+            }
         default:
             // A token the cloud never issued reads as nothing at all, never as "no changes".
             outcome.note = " forged token"

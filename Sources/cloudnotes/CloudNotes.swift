@@ -6,7 +6,8 @@ struct CloudNotes: ParsableCommand {
         abstract: "Collaborative notes for the terminal, synced and shared through a CloudKit-like cloud.",
         subcommands: [
             OpenFrontEnd.self,
-            NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, ResolveConflict.self, DeletePost.self, CommentOnPost.self,
+            NewPost.self, ListPosts.self, ShowPost.self, EditPost.self, ResolveConflict.self, DeletePost.self, DiscardRefused.self,
+            CommentOnPost.self,
             ExportPosts.self, ImportPosts.self,
             ShowHistory.self, RestoreVersion.self, ShowTrash.self, RestoreDeleted.self, ShowNotices.self,
             ShowInvitations.self, DeclineInvitation.self,

@@ -175,7 +175,10 @@ import TestSupport
         let file = directory.url.appendingPathComponent("private.sqlite").path
         let queue = try DatabaseQueue(path: file)
         try queue.write { db in
-            try db.execute(sql: "DROP TABLE post_words; DROP TABLE post_order; PRAGMA user_version = 10")
+            try db.execute(sql: """
+                DROP TABLE post_words; DROP TABLE post_order; ALTER TABLE pending DROP COLUMN refused;
+                ALTER TABLE pending DROP COLUMN refused_at; PRAGMA user_version = 10
+                """)
         }
         try queue.close()
         let reopened = try DeviceStore(directory: directory.url)

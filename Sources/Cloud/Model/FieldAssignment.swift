@@ -43,7 +43,8 @@ public struct FieldAssignment: Equatable, Sendable {
         guard let first = key.unicodeScalars.first, CharacterSet.letters.contains(first), key.utf8.count <= 255,
               key.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") })
         else {
-            throw .invalidArguments("field key \(key.inlineQuoted) must start with a letter and hold only ASCII letters, digits and '_'")
+            throw .invalidArguments("field key \(key.prefix(40).inlineQuoted)\(key.count > 40 ? "…" : "") must start with a letter and hold "
+                                    + "only ASCII letters, digits and '_', at most 255 of them")
         }
     }
 

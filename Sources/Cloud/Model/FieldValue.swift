@@ -29,16 +29,31 @@ public indirect enum FieldValue: Hashable, Sendable {
     case reference(Reference)
     case list([FieldValue])
 
-    /// False for a number or date that is NaN or infinite, at any depth: no field may hold one
-    /// (the cloud refuses it, and a stored one could not be read back).
+    /// False for a number that is NaN or infinite, or a date further than `maxDateSeconds` from 1970, at any depth:
+    /// no field may hold one (the cloud refuses it; a stored one could not be written on the wire, in milliseconds,
+    /// and every read of its zone would fail).
     public var isFinite: Bool {
         switch self {
         case .double(let v): v.isFinite
-        case .date(let v): v.timeIntervalSinceReferenceDate.isFinite
+        case .date(let v): v.timeIntervalSince1970.magnitude <= Self.maxDateSeconds
         case .list(let v): v.allSatisfy(\.isFinite)
         case .string, .int, .bool, .bytes, .reference: true
         }
     }
+
+    /// The furthest a date may lie from 1970, either way: 100 million days, as JavaScript's `Date` (whose clients
+    /// read these dates in milliseconds).
+    public static let maxDateSeconds: TimeInterval = 8.64e12
+
+    /// How deep lists nest in the value: 0 for a plain value, 1 for a list of plain values.
+    public var listDepth: Int {
+        guard case .list(let values) = self else { return 0 }
+        return 1 + (values.lazy.map(\.listDepth).max() ?? 0)
+    }
+
+    /// The deepest lists a saved field may hold. CloudKit takes no list inside a list; the cloud takes a few, and
+    /// every reader of the cloud's records (`ArchiveReader.maxListDepth`) takes far more, so anything saved reads back.
+    public static let maxListDepth = 8
 
     /// The references the value holds, at any depth.
     public var references: [Reference] {

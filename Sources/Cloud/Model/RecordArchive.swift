@@ -122,8 +122,12 @@ extension ArchiveWriter {
 }
 
 extension ArchiveReader {
+    /// Lists deeper than a save may hold (`FieldValue.maxListDepth`) still read, up to what the wire's JSON reader
+    /// could ever have let in: a record an earlier version took stays readable, fetched, dumped and deleted.
+    static let maxListDepth = 128
+
     mutating func value(depth: Int = 0) throws(ArchiveDamaged) -> FieldValue {
-        guard depth < 32 else { throw damaged("lists nested too deeply") }
+        guard depth <= Self.maxListDepth else { throw damaged("lists nested too deeply") }
         let raw = try byte()
         guard let tag = Tag(rawValue: raw) else { throw damaged("unknown field type \(raw)") }
         switch tag {

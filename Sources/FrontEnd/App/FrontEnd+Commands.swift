@@ -53,6 +53,13 @@ extension FrontEnd {
             return context.sync == nil ? "another process of this device syncs it" : nil
         case .reupload:
             return context.sync?.cloudChanged == true ? nil : "the cloud is the one this device synced with: nothing to rebuild"
+        case .discardRefused:
+            guard let post else { return "no post selected" }
+            do {
+                return try context.store.refusal(of: post) == nil ? "the cloud refused no change of \"\(post.title)\": nothing to discard" : nil
+            } catch {
+                return "cannot tell whether the cloud refused \"\(post.title)\": \(error)"
+            }
         default:
             return nil
         }
@@ -151,6 +158,12 @@ extension FrontEnd {
         case .reupload:
             context.sync?.reupload()
             flash("sending everything this device holds to the cloud…")
+        case .discardRefused:
+            guard let post = selectedPost else { return }
+            let kept = (try? context.store.cloudHasCopy(of: post)) ?? true  // (unknown: the milder words; discarding itself says)
+            let gone = kept ? "goes back to the copy the cloud holds" : "is removed: the cloud never had it"
+            confirm("Discard the change the cloud refused? \"\(post.title)\" \(gone), and the text typed here is lost.", "Discard",
+                    .discardRefused(post))
         case .keepMine: resolveConflict(.mine)
         case .keepTheirs: resolveConflict(.theirs)
         case .keepBoth: resolveConflict(.both)

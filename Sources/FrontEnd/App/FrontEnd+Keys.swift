@@ -390,6 +390,14 @@ extension FrontEnd {
             restore(deleted)
         case .emptyTrash:
             emptyTrash()
+        case .discardRefused(let post):
+            do {
+                try context.store.discardRefused(post.recordID, in: post.scope)
+                changed()
+                flash("discarded the change the cloud refused; \"\(post.title)\" is as the cloud has it")
+            } catch {
+                flash("not discarded: \(error)", .error)
+            }
         case .deleteComment(let comment):
             do {
                 try context.store.deleteComment(comment, by: context.account.id)

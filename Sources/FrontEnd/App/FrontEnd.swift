@@ -251,7 +251,7 @@ public final class FrontEnd: @unchecked Sendable {
         model.rows = rows.rows.enumerated().map { index, listed in
             let post = listed.post
             return ScreenModel.Row(title: post.title, notebook: post.zone.name, sharing: rows.marks[index].sharing,
-                                   readOnly: rows.marks[index].readOnly, conflicted: post.conflicted, pending: listed.pending,
+                                   readOnly: rows.marks[index].readOnly, conflicted: post.conflicted, pending: listed.pending, refused: listed.refused,
                                    unread: listed.isUnread(by: me), comments: listed.comments,
                                    age: post.modifiedAt.map { RelativeTime.text($0, now: now) } ?? "",
                                    editor: post.modifiedBy.map { $0 == me ? "you" : context.names($0) } ?? "",
@@ -347,6 +347,13 @@ public final class FrontEnd: @unchecked Sendable {
         let readOnly = context.sharing.readOnlyReason(for: post)
         var detail = DetailView.make(post, comments: (try? context.store.comments(on: post)) ?? [], share: share,
                                      readOnly: readOnly, names: context.names, now: context.now())
+        do {
+            if let refusal = try context.store.refusal(of: post) {
+                detail.facts.insert(("Not sent", "\(refusal): kept on this device; edit it to fit, or :discard"), at: 0)
+            }
+        } catch {
+            detail.facts.insert(("Not sent", "cannot tell: \(error)"), at: 0)
+        }
         let editors = editors(of: post)
         if !editors.isEmpty { detail.facts.insert(("Editing", editors.joined(separator: ", ") + " now"), at: 0) }
         let chosen = SelectedDetail(post: post, detail: detail, share: share, isShared: context.sharing.isShared(post),
@@ -394,6 +401,7 @@ public final class FrontEnd: @unchecked Sendable {
         case .offline(let n, let retryAt)?: computed = ("offline · \(n) waiting" + retrying(retryAt), .warning)
         case .busy(let n, let retryAt)?: computed = ("the cloud is busy · \(n) waiting" + retrying(retryAt), .warning)
         case .error(let message)?: computed = ("error: \(message)", .error)
+        case .notSent(let n, let reason)?: computed = ((n == 1 ? "! not sent: " : "! \(n) not sent: ") + reason, .error)
         }
         status = computed
         return computed

@@ -46,6 +46,8 @@ public struct Confirmation: Equatable, Sendable {
         case requestAccess(String)
         case restoreDeleted(PostHistory.Deleted)
         case emptyTrash
+        /// Giving up a change the cloud refused, for the cloud's copy (or none).
+        case discardRefused(Post)
         case discard(PostForm)
         /// Saving a form whose text still holds conflict markers.
         case saveWithMarkers(PostForm)

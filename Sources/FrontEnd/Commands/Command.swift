@@ -10,7 +10,7 @@ public enum CommandID: String, CaseIterable, Sendable {
     case refresh, send
     case share, shareNotebook, removeParticipant, togglePermission, stopSharing, leave, accept
     case keepMine, keepTheirs, keepBoth
-    case reupload, export
+    case reupload, export, discardRefused
 }
 
 public struct Command: Sendable {
@@ -65,6 +65,8 @@ public enum Commands {
         c(.keepTheirs, [.char("t")], "keep-theirs", "keep theirs", "Resolve the post's conflict: keep the other person's text", [.list, .detail], footer: false),
         c(.export, [], "export", "export", "Write the posts the list shows as Markdown files into a directory (./cloudnotes-export when none is named)",
           [], footer: false, argument: true),
+        c(.discardRefused, [], "discard", "discard", "Give up a change the cloud refused (too large, say): the post goes back to the cloud's copy (asks first)",
+          [.list, .detail], footer: false),
         c(.reupload, [], "reupload", "reupload", "Rebuild a cloud that was emptied or restored, from this device's posts", [], footer: false),
         c(.keepBoth, [.char("o")], "keep-both", "keep both", "Resolve the post's conflict: keep both texts, without the markers", [.list, .detail], footer: false),
         c(.commandLine, [.char(":")], "command", "command", "Type a command (:accept URL, :search WORDS, :quit): Tab completes, ↑ brings back earlier ones", [], footer: false),

@@ -148,11 +148,11 @@ public enum Renderer {
     }
 
     /// Markers, one column each: ● new since you looked, » shared by you or « with you, ⊘ read-only,
-    /// ! conflict, ↑ waiting to be sent.
+    /// ! conflict or a change the cloud refused, ↑ waiting to be sent.
     static func markers(_ row: ScreenModel.Row) -> [(String, Role)] {
         let sharing = switch row.sharing { case .notShared: " "; case .byMe: "»"; case .withMe: "«" }
         return [(row.unread ? "●" : " ", .heading), (sharing, .shared), (row.readOnly ? "⊘" : " ", .readOnly),
-                (row.conflicted ? "!" : " ", .conflict), (row.pending ? "↑" : " ", .pending)]
+                (row.conflicted || row.refused ? "!" : " ", .conflict), (row.pending ? "↑" : " ", .pending)]
     }
 
     /// The columns right of the titles, as the width allows, most useful first: how long ago, the notebook

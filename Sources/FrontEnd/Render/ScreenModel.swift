@@ -11,6 +11,8 @@ public struct ScreenModel: Sendable {
         public var readOnly = false
         public var conflicted = false
         public var pending = false
+        /// The cloud refused its change; kept here, not sent.
+        public var refused = false
         /// Someone else changed it since this device last showed it.
         public var unread = false
         public var comments = 0

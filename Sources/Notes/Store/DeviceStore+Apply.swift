@@ -146,14 +146,21 @@ extension DeviceStore {
                     try Self.deleteRow(db, scope, id)
                     try Self.forget(db, scope, id)
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
-                case .quotaExceeded:
-                    // Not sent, but kept here: the user's text stays, and goes out with its next edit.
-                    refusals.append(Refusal(id, error, outcome: "not sent, the account's storage is full; the post is kept on this device"))
-                    try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                case .quotaExceeded, .limitExceeded, .invalidArguments:
+                    // Refused for what it is (too large, say): kept here as typed and marked with the reason, not sent
+                    // again until an edit changes it, never counted as sent. An edit made meanwhile goes out as it is.
+                    guard try stillHolds(db, scope, record) else {
+                        again.append(.saveRecord(id))
+                        continue
+                    }
+                    let reason = Self.refusalReason(record, error)
+                    refusals.append(Refusal(id, error, outcome: "not sent: \(reason); it is kept on this device (edit it to fit, or discard it)"))
+                    try Self.markRefused(db, scope, id, reason: reason, at: now())
                 case _ where record.type == Post.recordType && scope == .private:
-                    // Refused (too big, say): not sent, kept here as typed; it goes out with a later edit that fits.
-                    refusals.append(Refusal(id, error, outcome: "not sent (\(error)); your text is kept on this device"))
-                    try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                    // Refused for another reason the app does not expect of its own notebook: kept and marked too.
+                    let reason = Self.refusalReason(record, error)
+                    refusals.append(Refusal(id, error, outcome: "not sent: \(reason); it is kept on this device"))
+                    try Self.markRefused(db, scope, id, reason: reason, at: now())
                 default:
                     // Refused (read-only now, out of reach): the post goes back to the cloud's version, and the
                     // words typed into it are kept as a post of this account's own.
@@ -265,7 +272,7 @@ extension DeviceStore {
     }
 
     /// Puts a post or comment the cloud refused back as the cloud has it (gone, if it never had it).
-    private func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+    func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try Self.clearPending(db, scope, zone: id.zone, name: id.name)
         switch try Self.lastKnown(db, scope, id) {
         case let known? where known.type == Post.recordType:
@@ -277,6 +284,14 @@ extension DeviceStore {
         case nil:
             try Self.deleteRow(db, scope, id)
         }
+    }
+
+    /// Whether the post or comment still holds what `sent` carried (not edited again since, in another process).
+    private func stillHolds(_ db: Database, _ scope: DatabaseScope, _ sent: Record) throws -> Bool {
+        if sent.type == Comment.recordType {
+            return try Self.localComment(db, scope, sent.id)?.text == Comment(record: sent, scope: scope).text
+        }
+        return try Self.localPost(db, scope, sent.id)?.fields.sameSynced(as: Post.fields(of: sent)) ?? false
     }
 
     /// Deletes the post's or comment's row with this ID.

@@ -51,6 +51,7 @@ extension DeviceStore {
     }
 
     private func save(_ comment: Comment) throws {
+        try Self.requireFits(comment)
         try write(comment.scope) { db in
             try Self.upsert(db, comment)
             try Self.markPending(db, comment.scope, zone: comment.zone, name: comment.id, kind: .saveRecord)

@@ -98,6 +98,7 @@ extension DeviceStore {
             post.createdBy = editor.accountID
         }
         post.conflicted = ConflictBlock.isConflicted(post.fields)
+        try Self.requireFits(post)
         try Self.upsert(db, post)
         try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: .saveRecord)
     }

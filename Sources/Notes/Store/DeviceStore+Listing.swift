@@ -8,6 +8,8 @@ public struct ListedPost: Equatable, Sendable {
     public var post: Post
     /// A change to it waits to be sent.
     public var pending: Bool
+    /// The cloud refused its change; it is kept here, not sent (`DeviceStore.refusal(of:)` says why).
+    public var refused = false
     public var comments = 0
     /// When this device last showed it (`markSeen`); nil if never.
     public var seenAt: Date?
@@ -27,6 +29,7 @@ public struct PostFilter: Equatable, Sendable {
     /// Posts by how they stand, for `f`.
     public enum Kind: String, CaseIterable, Sendable {
         case sharedWithMe = "shared with me", sharedByMe = "shared by me", conflicts = "with conflicts", waiting = "waiting to be sent"
+        case notSent = "refused by the cloud"
     }
 
     public var notebook: Notebook?
@@ -88,7 +91,8 @@ extension DeviceStore {
             return try (fromEnd ? rows.reversed() : rows).map {
                 let post = Self.post(from: $0, scope: $0["scope"] == "shared" ? .shared : .private, at: 1)
                 let (comments, seenAt, arrivedAt) = try Self.commentsAndSeen(db, post)
-                return ListedPost(post: post, pending: $0["is_pending"], comments: comments, seenAt: seenAt, arrivedAt: arrivedAt)
+                return ListedPost(post: post, pending: $0["is_pending"], refused: $0["is_refused"], comments: comments, seenAt: seenAt,
+                                  arrivedAt: arrivedAt)
             }
         }
     }
@@ -223,7 +227,8 @@ extension DeviceStore {
             }
             switch filter.kind {
             case .conflicts: conditions.append("t.conflicted <> 0")
-            case .waiting: conditions.append("EXISTS(SELECT 1 FROM \(schema).pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id)")
+            case .waiting: conditions.append("EXISTS(SELECT 1 FROM \(schema).pending p WHERE \(Self.samePending) AND p.refused IS NULL)")
+            case .notSent: conditions.append("EXISTS(SELECT 1 FROM \(schema).pending p WHERE \(Self.samePending) AND p.refused IS NOT NULL)")
             case .sharedByMe:
                 conditions.append("""
                     EXISTS(SELECT 1 FROM \(schema).server_records s WHERE s.zone_name = t.zone_name AND s.zone_owner = t.zone_owner
@@ -235,6 +240,9 @@ extension DeviceStore {
                        searchOnly: filter.search?.match != nil && conditions.count == 1)
         }
     }
+
+    /// The pending row `p` of the post `t`.
+    private static let samePending = "p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id"
 
     /// A page of the list, newest first or (to read a window near the end) oldest first.
     private func page(_ filter: PostFilter, newestFirst: Bool, limit: Int, offset: Int) -> (String, StatementArguments) {
@@ -249,7 +257,8 @@ extension DeviceStore {
             // Each store's first `offset + limit` in order, then the two merged: each arm stops early.
             return """
                 SELECT * FROM (SELECT '\(arm.scope.rawValue)' AS scope, \(columns.joined(separator: ", ")),
-                    EXISTS(SELECT 1 FROM \(Self.schema(arm.scope)).pending p WHERE p.zone_name = t.zone_name AND p.zone_owner = t.zone_owner AND p.name = t.id) AS is_pending,
+                    EXISTS(SELECT 1 FROM \(Self.schema(arm.scope)).pending p WHERE \(Self.samePending) AND p.refused IS NULL) AS is_pending,
+                    EXISTS(SELECT 1 FROM \(Self.schema(arm.scope)).pending p WHERE \(Self.samePending) AND p.refused IS NOT NULL) AS is_refused,
                     \(searched ? "w.rowid" : "t.modified_at") AS sort
                 FROM \(arm.from) WHERE \(arm.condition) ORDER BY \(searched ? "w.rowid \(direction)" : "t.modified_at \(direction), t.id \(direction)") LIMIT ?)
                 """

@@ -13,6 +13,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case invalid(String)
     /// A pending change of a kind this version does not know: kept, and nothing is sent until it is understood.
     case unknownPendingKind(String, RecordID)
+    /// A post or comment bigger than the cloud takes in one record: refused before anything is saved.
+    case tooLarge(what: String, size: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -23,6 +25,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .unknownPendingKind(let kind, let id):
             "a change waiting for \(id.name.isEmpty ? "zone \(id.zone.name)" : id.name) is of an unknown kind '\(kind)' "
                 + "(written by a newer CloudNotes?); it is kept, and this device sends nothing until it is understood"
+        case .tooLarge(let what, let size, let limit):
+            "\(what) is too large for the cloud (\(ByteCount.over(size, limit: limit))): nothing was saved; shorten it, or split it "
+                + "into several posts"
         }
     }
 }
@@ -75,14 +80,13 @@ extension DeviceStore {
         }
     }
 
-    /// How many changes wait to be sent.
-    /// Changes made here and not sent yet; with `deletionsOnly`, the deletions among them (the cloud's trash
-    /// holds those once they are sent).
+    /// How many changes made here wait to be sent (those the cloud refused are counted by `refusedChanges`);
+    /// with `deletionsOnly`, the deletions among them (the cloud's trash holds those once they are sent).
     public func pendingCount(deletionsOnly: Bool = false) throws -> Int {
         let kind = deletionsOnly ? PendingKind.deleteRecord.rawValue : nil
         return try read { db in
             try ["main", "shared"].reduce(0) { total, schema in
-                total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema).pending WHERE ?1 IS NULL OR kind = ?1",
+                total + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema).pending WHERE refused IS NULL AND (?1 IS NULL OR kind = ?1)",
                                           arguments: [kind]) ?? 0)
             }
         }
@@ -141,6 +145,7 @@ extension DeviceStore {
                     post.createdAt = now
                     post.createdBy = account
                 }
+                try Self.requireFits(post)  // before any is written: an import is kept whole or not at all
                 try Self.upsert(db, post)
                 try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: .saveRecord)
             }

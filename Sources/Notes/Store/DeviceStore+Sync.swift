@@ -10,10 +10,12 @@ import Sync
 /// truth (a command in another process may add to it); the engines' state
 /// mirrors it.
 extension DeviceStore {
+    /// What waits to be sent, in the order it was made; changes the cloud refused for what they are are kept
+    /// apart (see `RefusedChange`) and not offered again.
     func pending(_ scope: DatabaseScope) throws -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange]) {
         try read { db in
             var records: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = []
-            try db.cachedStatement(sql: "SELECT zone_name, zone_owner, name, kind FROM \(Self.schema(scope)).pending ORDER BY rowid")
+            try db.cachedStatement(sql: "SELECT zone_name, zone_owner, name, kind FROM \(Self.schema(scope)).pending WHERE refused IS NULL ORDER BY rowid")
                 .run(binding: { _ in }, row: { row in
                     let zone = ZoneID(name: row.text(0), owner: row.text(1))
                     let id = RecordID(name: row.text(2), zone: zone)

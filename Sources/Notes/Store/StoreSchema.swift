@@ -87,6 +87,12 @@ enum StoreSchema {
         """,
         // v11: the full-text index of `/` search (see `SearchIndex`), filled from the posts already here.
         SearchIndex.migration,
+        // v12: a change the cloud refused for what it is (too large, say) stays in `pending`, marked with the
+        // cloud's reason and when, so it is neither sent again nor forgotten (see `DeviceStore+Refused`).
+        """
+        ALTER TABLE SCHEMA.pending ADD COLUMN refused TEXT;
+        ALTER TABLE SCHEMA.pending ADD COLUMN refused_at REAL;
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.

@@ -80,7 +80,13 @@ public final class DeviceSync: @unchecked Sendable {
 
     public func status() -> LiveSync.Status {
         if let live = lock.withLock({ live }) { return live.status() }
-        return .elsewhere(waiting: (try? store.pendingCount()) ?? 0)
+        do {
+            let (waiting, refused) = (try store.pendingCount(), try store.refusedChanges())
+            if waiting == 0, let first = refused.first { return .notSent(refused.count, reason: first.reason) }
+            return .elsewhere(waiting: waiting)
+        } catch {
+            return .error("cannot read this device's store: \(error)")
+        }
     }
 
     /// Takes the device's lock if it is free, and starts syncing.

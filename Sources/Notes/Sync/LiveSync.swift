@@ -18,6 +18,9 @@ public final class LiveSync: @unchecked Sendable {
         case error(String)
         /// Another process of the device syncs it; this many changes wait for it.
         case elsewhere(waiting: Int)
+        /// Everything else is in the cloud, but the cloud refused these changes (the first one's reason); they are
+        /// kept on the device, marked, until edited or discarded.
+        case notSent(Int, reason: String)
     }
 
     /// What one round brought; the store may have changed whenever one is delivered.
@@ -120,7 +123,12 @@ public final class LiveSync: @unchecked Sendable {
     }
 
     public func status() -> Status {
-        let waiting = (try? sync.store.pendingCount()) ?? 0
+        let waiting: Int, refused: [RefusedChange]
+        do {
+            (waiting, refused) = (try sync.store.pendingCount(), try sync.store.refusedChanges())
+        } catch {
+            return .error("cannot read this device's store: \(error)")
+        }
         switch lastError {
         case .some(SyncError.cloudChanged):
             return .error("the cloud was emptied, replaced or restored; :reupload rebuilds it from this device")
@@ -130,8 +138,16 @@ public final class LiveSync: @unchecked Sendable {
             default: return .offline(waiting: waiting, retryAt: loop.retryAt)
             }
         case let error?: return .error("\(error)")
-        case nil: return waiting == 0 ? .synced : .sending(waiting)
+        case nil: return Self.settled(waiting: waiting, refused: refused) ?? .synced
         }
+    }
+
+    /// What a device whose rounds go well says: changes on their way, else those the cloud refused; nil when
+    /// everything is in the cloud.
+    public static func settled(waiting: Int, refused: [RefusedChange]) -> Status? {
+        if waiting > 0 { return .sending(waiting) }
+        if let first = refused.first { return .notSent(refused.count, reason: first.reason) }
+        return nil
     }
 
     public static func notifyDirectory(_ device: URL) -> URL { device.appendingPathComponent("notify") }

@@ -52,7 +52,17 @@ struct SyncNow: ParsableCommand {
             try session.reupload()
             return Output.line("sent everything this device holds to the cloud; \(try session.store.pendingCount()) changes waiting")
         }
-        if let note = session.sync() { throw CLIError(message: note) }
+        let note = session.sync()
+        let refused = try session.store.refusedChanges()
+        if let first = refused.first {
+            // Everything else went (or waits, as the note says); these did not, and saying "synced" would hide that
+            // their only copy is here.
+            let more = refused.count == 1 ? "" : " (and \(refused.count - 1) more: cloudnotes status)"
+            let failure = note.flatMap { $0.hasPrefix(DeviceSession.refusedPrefix) ? nil : "; also \($0)" } ?? ""
+            throw CLIError(message: "not synced: the cloud refused \(first.what) (\(first.id.name)): \(first.reason)\(more); it is kept on "
+                           + "this device: edit it to fit, or give it up with cloudnotes discard \(first.id.name)" + failure)
+        }
+        if let note { throw CLIError(message: note) }
         Output.line("synced; \(try session.store.pendingCount()) changes waiting")
     }
 }
@@ -71,16 +81,31 @@ struct Status: ParsableCommand {
         var lastError: String?
         /// Posts whose location this device holds no key to open yet.
         var lockedLocations: Int
+        /// Changes the cloud refused, kept here and not sent (not counted in `pending`).
+        var notSent: [NotSent]
+
+        struct NotSent: Encodable {
+            var id: String
+            var title: String?
+            var reason: String
+            var refusedAt: Date
+        }
     }
 
     func run() throws {
         let session = try device.open(syncFirst: true)
         let (lastSync, lastError) = try session.store.syncStatus()
+        let refused = try session.store.refusedChanges()
         let view = View(account: session.account.name, device: session.device, pending: try session.store.pendingCount(),
-                        lastSync: lastSync, lastError: lastError, lockedLocations: try session.store.lockedLocationCount())
+                        lastSync: lastSync, lastError: lastError, lockedLocations: try session.store.lockedLocationCount(),
+                        notSent: refused.map { .init(id: $0.id.name, title: $0.title, reason: $0.reason, refusedAt: $0.at) })
         if json { return try Output.json(view) }
-        var rows = [["account", view.account], ["device", view.device], ["pending", String(view.pending)],
-                    ["last sync", lastSync.map(Output.date) ?? "never"], ["last error", lastError ?? "none"]]
+        var rows = [["account", view.account], ["device", view.device], ["pending", String(view.pending)]]
+        if !refused.isEmpty {
+            rows.append(["not sent", "\(refused.count) — refused by the cloud, kept on this device (edit to fit, or cloudnotes discard ID)"])
+            rows += refused.map { ["", "\($0.id.name) \($0.what): \($0.reason)"] }
+        }
+        rows += [["last sync", lastSync.map(Output.date) ?? "never"], ["last error", lastError ?? "none"]]
         if view.lockedLocations > 0 {
             let posts = view.lockedLocations == 1 ? "1 post" : "\(view.lockedLocations) posts"
             rows.append(["locked", "\(posts) with a location sealed with a key this device has not been granted yet "

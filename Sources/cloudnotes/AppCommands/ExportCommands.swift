@@ -84,6 +84,9 @@ struct ImportPosts: ParsableCommand {
             Post(id: "p" + SystemRandom().hex(bytes: 6), zone: books.first { $0.title == title }!.zone, title: markdown.title,
                  content: markdown.content, tags: markdown.tags, location: markdown.location)
         }
+        for (post, path) in zip(posts, files) {
+            do { try DeviceStore.requireFits(post) } catch { throw CLIError(message: "\(path): \(error); nothing was imported") }
+        }
         try session.store.save(posts, by: session.account.id, now: Date(), creating: made)  // all of them and their notebooks, or none
         for (post, title) in zip(posts, titles) { Output.line("created \(post.id) \"\(post.title)\" in \(title)") }
         if let note = session.sync() { Output.line(note) }

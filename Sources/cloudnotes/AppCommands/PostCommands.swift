@@ -8,13 +8,17 @@ struct NewPost: ParsableCommand {
 
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The title.") var title: String
-    @Option(help: "The text.") var body: String = ""
+    @Option(help: "The text.") var body: String?
+    @Option(help: ArgumentHelp("Read the text from this file (- reads standard input).", valueName: "PATH|-")) var bodyFile: String?
     @Option(help: "The notebook.") var notebook: String = "Notes"
     @Option(help: "Where it was written; it reaches the cloud sealed, for the post's readers only.") var location: String?
     @Option(help: "Tags, comma-separated.") var tags: String?
 
+    func validate() throws { try BodyInput(text: body, file: bodyFile).validate() }
+
     func run() throws {
         guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("the title is empty") }
+        let body = try BodyInput(text: body, file: bodyFile).read() ?? ""
         let session = try device.open()
         guard let book = try session.store.notebooks().first(where: { $0.title == notebook && $0.scope == .private }) else {
             throw CLIError(message: "no notebook named '\(notebook)' (create it with 'cloudnotes new-notebook \(notebook)')")
@@ -40,7 +44,11 @@ struct ListPosts: ParsableCommand {
         let session = try device.open(syncFirst: true)
         let names = try AccountNames(session.cloud)
         let sharing = try session.sharing()
-        let views = try session.store.posts(notebook: notebook).map { PostView($0, sharing: sharing, names: names) }
+        let views = try session.store.posts(notebook: notebook).map { post in
+            var view = PostView(post, sharing: sharing, names: names)
+            view.notSent = try session.store.refusal(of: post)
+            return view
+        }
         if json { return try Output.json(views) }
         if views.isEmpty { return Output.line("no posts (write one with 'cloudnotes new TITLE')") }
         Output.table([["ID", "NOTEBOOK", "TITLE", "MARKS"]] + views.map { [$0.id, $0.notebook, $0.title, $0.markers] })
@@ -59,6 +67,7 @@ struct ShowPost: ParsableCommand {
         let found = try session.store.post(post)
         let names = try AccountNames(session.cloud)
         var view = PostView(found, sharing: try session.sharing(), names: names)
+        view.notSent = try session.store.refusal(of: found)
         view.comments = try session.store.comments(on: found).map {
             PostView.CommentView(id: $0.id, by: $0.createdBy.map(names.callAsFunction) ?? "?", at: $0.createdAt,
                                  edited: $0.wasEdited ? $0.modifiedAt : nil, text: $0.text)
@@ -74,13 +83,18 @@ struct EditPost: ParsableCommand {
     @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
     @Option(help: "The new title.") var title: String?
     @Option(help: "The new text.") var body: String?
+    @Option(help: ArgumentHelp("Read the new text from this file (- reads standard input).", valueName: "PATH|-")) var bodyFile: String?
     @Option(help: "The new location.") var location: String?
 
     func validate() throws {
-        if title == nil && body == nil && location == nil { throw ValidationError("say what to change: --title, --body or --location") }
+        try BodyInput(text: body, file: bodyFile).validate()
+        if title == nil && body == nil && bodyFile == nil && location == nil {
+            throw ValidationError("say what to change: --title, --body, --body-file or --location")
+        }
     }
 
     func run() throws {
+        let body = try BodyInput(text: body, file: bodyFile).read()
         let session = try device.open()
         // The edit's base is the copy this device showed before the command syncs: what the person saw
         // when they wrote the new text. Others' edits fetched now are merged with it, never overwritten.
@@ -118,6 +132,33 @@ struct DeletePost: ParsableCommand {
         try session.store.delete(found)
         Output.line("deleted \(found.id) \"\(found.title)\"")
         if let note = session.sync() { Output.line(note) }
+    }
+}
+
+struct DiscardRefused: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discard",
+        abstract: "Give up a change the cloud refused (too large, say): the post goes back to the cloud's copy, or goes if the cloud never had it.",
+        discussion: "`cloudnotes status` lists the changes the cloud refused. Editing the post so that it fits sends it instead.")
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
+    @Flag(help: "Do not ask.") var yes = false
+
+    func run() throws {
+        let session = try device.open()
+        let found = try session.store.post(post)
+        guard let reason = try session.store.refusal(of: found) else {
+            throw CLIError(message: "the cloud refused no change of \"\(found.title)\": nothing to discard")
+        }
+        let kept = try session.store.cloudHasCopy(of: found)
+        if !yes {
+            guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("discarding needs --yes when not asked at a terminal") }
+            Output.ask("discard the change of \"\(found.title)\" the cloud refused (\(reason))? The text typed here is lost. [y/N]")
+            guard readLine()?.lowercased().hasPrefix("y") == true else { return Output.line("kept") }
+        }
+        try session.store.discardRefused(found.recordID, in: found.scope)
+        Output.line(kept ? "discarded; \"\(found.title)\" is as the cloud has it" : "discarded; \"\(found.title)\" is gone: the cloud never had it")
     }
 }
 

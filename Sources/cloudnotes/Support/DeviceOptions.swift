@@ -151,12 +151,15 @@ struct DeviceSession {
         do {
             let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: "\(account.name)/\(device)")
             try sync.syncNow()
-            return sync.refusals.first.map { "refused by the cloud: \($0)" }
+            return sync.refusals.first.map { Self.refusedPrefix + "\($0)" }
         } catch {
             if let remedy = (error as? SyncError)?.remedy { return "not synced: \(error); \(remedy)" }
             return "not synced yet (\(error)); the change is kept and will be sent later"
         }
     }
+
+    /// How `sync()` begins a note about a change the cloud refused.
+    static let refusedPrefix = "refused by the cloud: "
 
     /// Rebuilds a cloud that lost this device's data from it (`NotesSync.reupload`); needs the device's lock.
     func reupload() throws {

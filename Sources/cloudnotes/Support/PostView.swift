@@ -21,6 +21,8 @@ struct PostView: Encodable {
     /// Each conflict block, with whose text is whose.
     var conflicts: [ConflictView]
     var comments: [CommentView] = []
+    /// Why the cloud refused this post's change, kept here and not sent; nil when it did not.
+    var notSent: String?
 
     struct ConflictView: Encodable {
         struct Side: Encodable {
@@ -64,7 +66,7 @@ struct PostView: Encodable {
     }
 
     var markers: String {
-        [shared ? "shared" : nil, readOnly ? "read-only" : nil, conflicted ? "conflict" : nil]
+        [shared ? "shared" : nil, readOnly ? "read-only" : nil, conflicted ? "conflict" : nil, notSent != nil ? "not-sent" : nil]
             .compactMap { $0 }.joined(separator: ",")
     }
 
@@ -77,6 +79,9 @@ struct PostView: Encodable {
         if let created { rows.append(["  created", "\(Output.date(created.at)) by \(created.by)"]) }
         if let modified { rows.append(["  modified", "\(Output.date(modified.at)) by \(modified.by)"]) }
         if !markers.isEmpty { rows.append(["  marks", markers]) }
+        if let notSent {
+            rows.append(["  not sent", "\(notSent); kept on this device: edit it to fit, or cloudnotes discard \(id)"])
+        }
         for conflict in conflicts {
             rows.append(["  conflict", "\(conflict.field.rawValue): " + conflict.sides.map(\.label).joined(separator: " / ")
                          + "; resolve: cloudnotes resolve \(id) --mine|--theirs|--both"])

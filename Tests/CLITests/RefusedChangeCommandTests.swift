@@ -1,0 +1,68 @@
+import Cloud
+import Foundation
+import GRDB
+import Notes
+import Testing
+import TestSupport
+
+/// A change the cloud refuses is never reported as synced: `sync` fails saying which and why, `status` counts it
+/// apart, `show` and `list` mark it, and `discard` gives it up; text too large is refused before it is saved.
+@Suite struct RefusedChangeCommandTests {
+    static let huge = String(repeating: "a long paste ", count: 100_000)  // 1.2 MB
+
+    @Test func aRefusedPostIsNeverSaidToBeSyncedAndCanBeDiscarded() throws {
+        let app = App()
+        _ = try app.ok("new", "Diary", "--body", "short", as: "jermaine")
+        // What an older version let through: the post grown past the record limit, waiting to be sent (the cloud's
+        // copy kept aside as the base, as an edit keeps it).
+        let device = app.directory.url.appendingPathComponent("data/devices/jermaine")
+        let id = try DeviceStore(directory: device).post("Diary").recordID
+        let known = try #require(try DeviceStore(directory: device).record(for: id, in: .private))
+        let store = try DatabaseQueue(path: device.appendingPathComponent("private.sqlite").path)
+        try store.write { db in
+            try db.execute(sql: "INSERT INTO server_records(zone_name, zone_owner, name, record, change_tag) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [id.zone.name, id.zone.owner, id.name, RecordArchive.encode(known), known.changeTag])
+            try db.execute(sql: "UPDATE posts SET content = ?, change_tag = NULL", arguments: [Self.huge])
+            try db.execute(sql: "INSERT INTO pending(zone_name, zone_owner, name, kind) VALUES (?, ?, ?, 'saveRecord')",
+                           arguments: [id.zone.name, id.zone.owner, id.name])
+        }
+        try store.close()
+
+        let sync = try app.run("sync", as: "jermaine")
+        #expect(sync.isOneLineRefusal, "\(sync)")
+        #expect(sync.stderr.contains("not synced: the cloud refused the post \"Diary\"") && sync.stderr.contains("too large for the cloud (1.2 MB of 1 MB)"))
+        #expect(!sync.stdout.contains("synced"))
+
+        let status = try JSONSerialization.jsonObject(with: Data(try app.ok("status", "--json", as: "jermaine").utf8)) as! [String: Any]
+        #expect(status["pending"] as? Int == 0)
+        let notSent = status["notSent"] as? [[String: Any]]
+        #expect(notSent?.count == 1 && (notSent?.first?["reason"] as? String)?.contains("too large") == true, "\(status)")
+        #expect(try app.ok("status", as: "jermaine").contains("1 — refused by the cloud, kept on this device"))
+        #expect(try app.ok("show", "Diary", as: "jermaine").contains("not sent  too large for the cloud (1.2 MB of 1 MB)"))
+        #expect(try app.ok("list", as: "jermaine").contains("not-sent"))
+
+        let asked = try app.run("discard", "Diary", as: "jermaine")
+        #expect(asked.isOneLineRefusal && asked.stderr.contains("--yes"))
+        #expect(try app.ok("discard", "Diary", "--yes", as: "jermaine").contains("discarded; \"Diary\" is as the cloud has it"))
+        #expect(try app.post("Diary", as: "jermaine")["content"] as? String == "short")
+        #expect(try app.ok("sync", as: "jermaine").contains("synced; 0 changes waiting"))
+        let again = try app.run("discard", "Diary", "--yes", as: "jermaine")
+        #expect(again.isOneLineRefusal && again.stderr.contains("nothing to discard"))
+    }
+
+    @Test func textTooLargeForARecordIsRefusedBeforeAnythingIsSaved() throws {
+        let app = App()
+        let paste = app.directory.url.appendingPathComponent("paste.txt")
+        try Self.huge.write(to: paste, atomically: true, encoding: .utf8)
+        let new = try app.run("new", "Paste", "--body-file", paste.path, as: "jermaine")
+        #expect(new.isOneLineRefusal && new.stderr.contains("\"Paste\" is too large for the cloud (1.2 MB of 1 MB): nothing was saved"), "\(new.stderr)")
+        #expect(try app.titles("jermaine") == [])
+
+        let good = app.directory.url.appendingPathComponent("good.md"), big = app.directory.url.appendingPathComponent("big.md")
+        try "---\ntitle: \"Fine\"\n---\ntext\n".write(to: good, atomically: true, encoding: .utf8)
+        try ("---\ntitle: \"Big\"\n---\n" + Self.huge).write(to: big, atomically: true, encoding: .utf8)
+        let imported = try app.run("import", good.path, big.path, as: "jermaine")
+        #expect(imported.isOneLineRefusal && imported.stderr.contains("big.md: \"Big\" is too large") && imported.stderr.contains("nothing was imported"))
+        #expect(try app.titles("jermaine") == [])
+    }
+}
