@@ -7,7 +7,10 @@ extension SyncEngine {
     /// zones are fetched. A transient error stops the fetch and is thrown;
     /// the tokens saved so far stay, so the next fetch goes on from there.
     /// A batch the app could not apply stops it too, before its token: the
-    /// next fetch brings that batch again.
+    /// next fetch brings that batch again. A zone the cloud cannot serve (not
+    /// one that ended) keeps its token and its place among the zones to
+    /// fetch; the others are fetched, and the fetch then fails with
+    /// `SyncError.zoneUnreadable`, so nothing says all is well.
     public func fetchChanges(_ zoneScope: ZoneScope = .all) throws {
         try exclusively { database in
             post(.willFetchChanges)
@@ -20,7 +23,16 @@ extension SyncEngine {
             case .zones(let set):
                 zones = set.sorted { $0.description < $1.description }
             }
-            for zone in zones { try fetchZone(zone, database) }
+            var unreadable: SyncError?
+            for zone in zones {
+                do {
+                    try fetchZone(zone, database)
+                } catch let error as SyncError {
+                    guard case .zoneUnreadable = error else { throw error }
+                    unreadable = unreadable ?? error
+                }
+            }
+            if let unreadable { throw unreadable }
         }
     }
 
@@ -106,7 +118,7 @@ extension SyncEngine {
             case let transient where transient.isTransient:
                 post(.didFetchRecordZoneChanges(zone, error: error))
                 throw error
-            default:
+            case .zoneNotFound, .permissionFailure, .unknownItem, .unknownShare, .notAuthenticated, .unknownAccount:
                 // Gone or out of reach (deleted, access lost): the app hears why (and drops the zone, or
                 // the zone is asked about again next time); other zones go on.
                 try ensureSameCloud()
@@ -117,6 +129,12 @@ extension SyncEngine {
                     state.zonesToFetch.removeAll { $0 == zone }
                 }
                 postStateUpdate()
+            default:
+                // The cloud could not serve the zone (a record it cannot read, its store failing): the zone is no less
+                // there. The app hears why; the token and the zone to fetch stay, so nothing is taken as deleted.
+                finished = true
+                try deliver(.didFetchRecordZoneChanges(zone, error: error))
+                throw SyncError.zoneUnreadable(zone, cause: error)
             }
         } catch {
             // The app could not take a batch in (or finish the zone): the token stays before it.

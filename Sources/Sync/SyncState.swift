@@ -243,6 +243,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// restored from an older copy): nothing syncs until the app decides
     /// (`SyncEngine.adopt`), so what the devices hold is never taken as deleted.
     case cloudChanged(remembered: String, found: CloudIdentity)
+    /// The cloud could not give a zone's changes for a reason that is not the zone's end (a record it cannot read,
+    /// a failure of its store): what the device holds of the zone stays as it was, and the zone is asked for
+    /// again at the next fetch.
+    case zoneUnreadable(ZoneID, cause: CloudError)
 
     public var description: String {
         switch self {
@@ -252,6 +256,9 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cloudChanged(let remembered, let found):
             "the cloud is not the one this device synced with (it was \(remembered), it is now \(found.id)): it was emptied, "
                 + "replaced or restored from an older copy; nothing syncs, and everything stays on this device"
+        case .zoneUnreadable(let zone, let cause):
+            "the cloud cannot give the changes of zone \(zone.name): \(cause); what this device holds of it stays as it was, "
+                + "and it is asked for again at the next sync"
         }
     }
 
@@ -260,6 +267,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case (.malformedState, .malformedState), (.signedOut, .signedOut): true
         case (.delegateFailed(let x, let c), .delegateFailed(let y, let d)): x == y && "\(c)" == "\(d)"
         case (.cloudChanged(let x, let c), .cloudChanged(let y, let d)): x == y && c == d
+        case (.zoneUnreadable(let x, let c), .zoneUnreadable(let y, let d)): x == y && c == d
         default: false
         }
     }

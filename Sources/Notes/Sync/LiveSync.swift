@@ -118,7 +118,7 @@ public final class LiveSync: @unchecked Sendable {
             }
             let news = sync.takeNews()
             Self.announceStored(sync.store.directory)
-            onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }))
+            onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map(sync.explain)))
         }
     }
 
@@ -137,7 +137,7 @@ public final class LiveSync: @unchecked Sendable {
             case .zoneBusy, .serviceUnavailable, .requestRateLimited: return .busy(waiting: waiting, retryAt: loop.retryAt)
             default: return .offline(waiting: waiting, retryAt: loop.retryAt)
             }
-        case let error?: return .error("\(error)")
+        case let error?: return .error(sync.explain(error))
         case nil: return Self.settled(waiting: waiting, refused: refused) ?? .synced
         }
     }
@@ -164,7 +164,7 @@ public final class LiveSync: @unchecked Sendable {
             let news = sync.takeNews()
             Self.announceStored(sync.store.directory)
             let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map { "\($0)" }, inbox: sync.inboxCount(),
+            onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map(sync.explain), inbox: sync.inboxCount(),
                             started: started, duration: duration))
         }
         do {

@@ -98,10 +98,22 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         let waiting = firstError == nil ? try store.locationsWaitingForKeys() : []
         let note = waiting.isEmpty ? nil : "the location of a post in \(waiting.map { "\($0.name)" }.joined(separator: ", ")) waits for "
             + "the notebook's key: its owner's devices grant it to this device when they next sync"
-        try store.noteSync(at: Date(), error: firstError.map { error in
-            (error as? SyncError)?.remedy.map { "\(error); \($0)" } ?? "\(error)"
-        } ?? note)
+        try store.noteSync(at: Date(), error: firstError.map(explain) ?? note)
         if let firstError { throw firstError }
+    }
+
+    /// A sync's failure as a person reads it: what failed, in the app's words (a notebook by its name and
+    /// owner), and what to do where the app offers a way.
+    public func explain(_ error: any Error) -> String {
+        guard let error = error as? SyncError else { return "\(error)" }
+        switch error {
+        case .zoneUnreadable(let zone, let cause):
+            let whose = zone.owner == account.currentAccount()?.id ? "" : " (\(store.names(zone.owner))'s)"
+            return "cannot read notebook \(zone.name)\(whose) from the cloud: \(cause); this device keeps what it had of it and "
+                + "asks again at the next sync (if it lasts, the cloud's operator can look: cloudnotes cloud check)"
+        default:
+            return error.remedy.map { "\(error); \($0)" } ?? "\(error)"
+        }
     }
 
     private func publishKeyIfNeeded() throws {

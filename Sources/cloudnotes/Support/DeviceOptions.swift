@@ -148,13 +148,16 @@ struct DeviceSession {
             return nil
         }
         defer { withExtendedLifetime(lock) {} }
+        var made: NotesSync?
         do {
             let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: "\(account.name)/\(device)")
+            made = sync
             try sync.syncNow()
             return sync.refusals.first.map { Self.refusedPrefix + "\($0)" }
         } catch {
-            if let remedy = (error as? SyncError)?.remedy { return "not synced: \(error); \(remedy)" }
-            return "not synced yet (\(error)); the change is kept and will be sent later"
+            let said = made?.explain(error) ?? "\(error)"
+            if error is SyncError { return "not synced: \(said)" }
+            return "not synced yet (\(said)); the change is kept and will be sent later"
         }
     }
 
