@@ -80,6 +80,9 @@ public final class SyncLoop: @unchecked Sendable {
     /// Fetch and send everything now, as a refresh key asks.
     public func refresh() { queue.async { self.handle(.started(self.allScopes)) } }
 
+    /// The cloud answers again (a heartbeat got through after errors): stop backing off and sync now.
+    public func recovered() { queue.async { self.handle(.recovered(self.allScopes)) } }
+
     public var counts: Counts { countsLock.withLock { _counts } }
 
     /// When the loop tries again after a transient error (nil when it is not backing off), for a status to say.

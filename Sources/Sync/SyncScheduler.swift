@@ -12,6 +12,9 @@ public struct SyncTiming: Sendable, Equatable {
     public var backoffCap: TimeInterval = 30
     /// Up to this share is added at random, so devices do not retry in step.
     public var jitter: Double = 0.2
+    /// How often an idle device asks the cloud whether it still answers (and still knows the device), so a dead
+    /// server or a revoked device shows within seconds, and its return ends a back-off at once.
+    public var heartbeat: TimeInterval = 4
 
     public init() {}
 }
@@ -54,6 +57,8 @@ public struct SyncScheduler {
         case pushReceived(Set<DatabaseScope>)
         case timerFired
         case finished(Outcome)
+        /// The cloud answers again after errors: the back-off ends, and these databases are fetched and sent now.
+        case recovered(Set<DatabaseScope>)
     }
 
     public enum Outcome: Equatable {
@@ -90,6 +95,12 @@ public struct SyncScheduler {
         case .pushReceived(let scopes):
             wanted.fetch.formUnion(scopes)
             return schedule(at: now + timing.fetchDelay)
+        case .recovered(let scopes):
+            backoffUntil = nil
+            consecutiveFailures = 0
+            armedAt = nil  // (the timer armed for the back-off's end is replaced)
+            wanted.formUnion(.everything(scopes))
+            return schedule(at: now)
         case .timerFired:
             armedAt = nil
             guard running == nil, !wanted.isEmpty else { return nil }

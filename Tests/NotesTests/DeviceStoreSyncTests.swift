@@ -14,8 +14,9 @@ struct TwoDevices {
     let notes: Notebook
 
     /// `keys`: the devices share the account's keychain, so locations travel (sealed).
-    init(start: Date? = nil, keys: Bool = false, limits: CloudLimits = CloudLimits()) throws {
-        test = try TestCloud(limits: limits, start: start)
+    /// `faults`: nil reads the cloud directory's fault switch (`setFaultPlan`) on each request.
+    init(start: Date? = nil, keys: Bool = false, limits: CloudLimits = CloudLimits(), faults: FaultPlan? = .off) throws {
+        test = try TestCloud(limits: limits, faults: faults, start: start)
         heather = try test.cloud.createAccount(name: "heather")
         let devices = dir
         let stores = try ["a", "b"].map { try DeviceStore(directory: devices.path($0)) }

@@ -104,3 +104,48 @@ final class Updates: @unchecked Sendable {
         #expect(try reopened.store.pendingCount() == 0)
     }
 }
+
+/// The status leaves "synced" within seconds of the cloud going away, with nothing typed and no key pressed, and
+/// comes back as soon as the cloud answers again (not at the end of a long back-off).
+@Suite struct HeartbeatTests {
+    @Test func anIdleDeviceSeesTheCloudGoAndComeBack() throws {
+        let d = try TwoDevices(faults: nil)
+        var timing = SyncTiming()
+        timing.heartbeat = 0.2
+        timing.backoffBase = 30  // a round's own retry would come far too late to pass
+        let live = LiveSync(sync: d.b, timing: timing, random: SeededRandom(seed: 7)) { _ in }
+        live.start()
+        defer { live.stop() }
+        #expect(eventually { live.status() == .synced })
+
+        try d.test.cloud.setFaultPlan(.unreachable)
+        #expect(eventually(timeout: 3) { if case .offline = live.status() { true } else { false } }, "\(live.status())")
+
+        try d.test.cloud.setFaultPlan(.off)
+        #expect(eventually(timeout: 3) { live.status() == .synced }, "\(live.status())")
+    }
+}
+
+extension HeartbeatTests {
+    /// A second front end of the device, which follows the syncing one, says what that one sees.
+    @Test func aFollowingProcessSaysWhatTheSyncingOneSees() throws {
+        let d = try TwoDevices(faults: nil)
+        var timing = SyncTiming()
+        timing.heartbeat = 0.2
+        let store = d.b.store
+        let leader = DeviceSync(store: store, timing: timing, makeSync: { d.b }, onUpdate: { _ in })
+        leader.start()
+        defer { leader.stop() }
+        #expect(eventually { leader.isSyncing })
+        let follower = DeviceSync(store: try DeviceStore(directory: store.directory), timing: timing,
+                                  makeSync: { throw StoreError.invalid("the follower never syncs here") }, onUpdate: { _ in })
+        follower.start()
+        defer { follower.stop() }
+        #expect(eventually { follower.status() == .elsewhere(waiting: 0) })
+
+        try d.test.cloud.setFaultPlan(.unreachable)
+        #expect(eventually(timeout: 3) { if case .offline = follower.status() { true } else { false } }, "\(follower.status())")
+        try d.test.cloud.setFaultPlan(.off)
+        #expect(eventually(timeout: 3) { follower.status() == .elsewhere(waiting: 0) }, "\(follower.status())")
+    }
+}

@@ -122,3 +122,38 @@ final class RoundsDone: @unchecked Sendable {
         #expect(try b.store.post("Offline").content == "typed on a train")
     }
 }
+
+/// A device whose server stops answering, or which the operator revokes, says so within seconds with nothing typed.
+@Suite(.serialized) struct RemoteHeartbeatTests {
+    @Test func aRevokedDeviceLeavesSyncedWithinSeconds() throws {
+        let r = try RemoteDevices()
+        let b = try r.device("b")
+        var timing = SyncTiming()
+        timing.heartbeat = 0.3
+        let rounds = RoundsDone()
+        let live = LiveSync(sync: b, timing: timing, random: SeededRandom(seed: 3)) { if $0.started > 0 { rounds.add() } }
+        live.start()
+        defer { live.stop() }
+        #expect(eventually { live.status() == .synced && rounds.count > 0 })
+        Thread.sleep(forTimeInterval: 0.5)  // idle: nothing left for a round to find
+        let remote = try #require(b.cloud as? RemoteCloud)
+        try r.f.cloud.revokeDevice(keyID: remote.credentials.keyID)
+        #expect(eventually(timeout: 4) { if case .error(let why) = live.status() { why.contains("not signed in") } else { false } },
+                "\(live.status())")
+    }
+
+    @Test func aDeadServerShowsOfflineWithinSeconds() throws {
+        let r = try RemoteDevices()
+        let b = try r.device("b")
+        var timing = SyncTiming()
+        timing.heartbeat = 0.3
+        let rounds = RoundsDone()
+        let live = LiveSync(sync: b, timing: timing, random: SeededRandom(seed: 3)) { if $0.started > 0 { rounds.add() } }
+        live.start()
+        defer { live.stop() }
+        #expect(eventually { live.status() == .synced && rounds.count > 0 })
+        Thread.sleep(forTimeInterval: 0.5)  // idle: nothing left for a round to find
+        r.f.server.kill()
+        #expect(eventually(timeout: 4) { if case .offline = live.status() { true } else { false } }, "\(live.status())")
+    }
+}

@@ -12,6 +12,7 @@ public final class DeviceSync: @unchecked Sendable {
     public let store: DeviceStore
     private let makeSync: () throws -> NotesSync
     private let onUpdate: @Sendable (LiveSync.Update) -> Void
+    private let timing: SyncTiming
     private let queue = DispatchQueue(label: "cloudnotes.device-sync")
     private let lock = NSLock()
     private var live: LiveSync?
@@ -22,8 +23,10 @@ public final class DeviceSync: @unchecked Sendable {
 
     /// `makeSync` builds the sync for when this process takes the lock; `onUpdate` hears each round (or, while
     /// another process syncs, that the store changed).
-    public init(store: DeviceStore, makeSync: @escaping () throws -> NotesSync, onUpdate: @escaping @Sendable (LiveSync.Update) -> Void) {
+    public init(store: DeviceStore, timing: SyncTiming = SyncTiming(), makeSync: @escaping () throws -> NotesSync,
+                onUpdate: @escaping @Sendable (LiveSync.Update) -> Void) {
         self.store = store
+        self.timing = timing
         self.makeSync = makeSync
         self.onUpdate = onUpdate
     }
@@ -80,6 +83,7 @@ public final class DeviceSync: @unchecked Sendable {
 
     public func status() -> LiveSync.Status {
         if let live = lock.withLock({ live }) { return live.status() }
+        if let failing = LiveSync.publishedFailure(store.directory) { return failing }
         do {
             let (waiting, refused) = (try store.pendingCount(), try store.refusedChanges())
             if waiting == 0, let first = refused.first { return .notSent(refused.count, reason: first.reason) }
@@ -93,7 +97,7 @@ public final class DeviceSync: @unchecked Sendable {
     private func takeLock() -> Bool {
         guard !stopped, let taken = DeviceLock(directory: store.directory) else { return false }
         do {
-            let sync = LiveSync(sync: try makeSync(), onUpdate: onUpdate)
+            let sync = LiveSync(sync: try makeSync(), timing: timing, onUpdate: onUpdate)
             lock.withLock {
                 deviceLock = taken
                 live = sync

@@ -8,7 +8,7 @@ import Sync
 /// through `notify/changed`), backs off while the cloud is unreachable, and
 /// reports what arrived. Rounds run on its `SyncLoop`'s queue, never the caller's.
 public final class LiveSync: @unchecked Sendable {
-    public enum Status: Equatable, Sendable {
+    public enum Status: Equatable, Sendable, Codable {
         case synced
         case sending(Int)
         /// The cloud cannot be reached; the next try at `retryAt` (nil: when something changes).
@@ -21,6 +21,14 @@ public final class LiveSync: @unchecked Sendable {
         /// Everything else is in the cloud, but the cloud refused these changes (the first one's reason); they are
         /// kept on the device, marked, until edited or discarded.
         case notSent(Int, reason: String)
+
+        /// The cloud cannot be reached, is busy, or failed: what a device's other processes repeat.
+        public var isFailing: Bool {
+            switch self {
+            case .offline, .busy, .error: true
+            case .synced, .sending, .elsewhere, .notSent: false
+            }
+        }
     }
 
     /// What one round brought; the store may have changed whenever one is delivered.
@@ -50,10 +58,21 @@ public final class LiveSync: @unchecked Sendable {
     public static let changedFile = "changed"
     /// The syncing process changed the store; other readers of the device reload.
     public static let storedFile = "stored"
+    /// The syncing process's status, as it last changed: a front end that follows it says what it sees (a dead server,
+    /// a revoked device) rather than "synced".
+    public static let statusFile = "status.json"
 
     private let sync: NotesSync
     private let onUpdate: @Sendable (Update) -> Void
     private var loop: SyncLoop!
+    private let timing: SyncTiming
+    /// Asks the cloud, between rounds, whether it still answers (see `probe`).
+    private var heartbeat: DispatchSourceTimer?
+    private let heartbeatQueue = DispatchQueue(label: "cloudnotes.heartbeat")
+    /// When a round last ended well, or a probe got through: no probe is needed for a heartbeat after it.
+    private let lastAnswer = LastAnswer()
+    /// The status last written for the device's other processes.
+    private let published = Published()
     /// Wakes the loop when another process of the device saved something.
     private var wake: (any PushWatch)?
     /// Set once stopped: nothing runs after.
@@ -72,6 +91,7 @@ public final class LiveSync: @unchecked Sendable {
                 onUpdate: @escaping @Sendable (Update) -> Void) {
         self.sync = sync
         self.onUpdate = onUpdate
+        self.timing = timing
         loop = SyncLoop(engines: [sync.engine(.private), sync.engine(.shared)], pushes: sync.cloud, timing: timing, random: random) {
             [weak self] round in try self?.run(round)
         }
@@ -84,12 +104,48 @@ public final class LiveSync: @unchecked Sendable {
             self.loop.changesAdded()
         }
         loop.start()
+        let timer = DispatchSource.makeTimerSource(queue: heartbeatQueue)
+        timer.schedule(deadline: .now() + timing.heartbeat, repeating: timing.heartbeat, leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in
+            guard let self, !self.stopped, self.lastAnswer.due(every: self.timing.heartbeat) else { return }
+            self.loop.perform { [weak self] in self?.probe() }
+        }
+        timer.resume()
+        heartbeat = timer
     }
 
     public func stop() {
         stoppedLock.withLock { _stopped = true }
+        heartbeat?.cancel()
         wake?.cancel()
         loop.stop()
+    }
+
+    /// A heartbeat, on the loop's queue between rounds: one cheap request (the cloud's identity, signed like any
+    /// other, so a revoked device hears it). A failure becomes the status at once (the top line leaves "synced"
+    /// without a key press, and without waiting for an edit to fail); the cloud answering again after a failure of
+    /// reach ends the back-off and syncs now.
+    private func probe() {
+        guard !stopped else { return }
+        do {
+            _ = try sync.cloud.identity()
+            lastAnswer.note()
+            if let error = lastError, Self.isReach(error) { loop.recovered() }
+        } catch {
+            // A failure a round found (a cloud that changed, say) says more than the probe's; it stays.
+            if let error = lastError, !Self.isReach(error) { return }
+            let before = lastError.map(sync.explain)
+            lastError = error
+            if before != sync.explain(error) { onUpdate(Update(error: sync.explain(error))) }
+        }
+        publishStatus()
+    }
+
+    /// An error of reaching the cloud (it does not answer, or no longer takes this device's requests), which its
+    /// answering again ends.
+    private static func isReach(_ error: any Error) -> Bool {
+        guard let error = error as? CloudError else { return false }
+        return error.isTransient || error.code == "notAuthenticated"
     }
 
     /// An edit was saved here: send it soon.
@@ -152,6 +208,44 @@ public final class LiveSync: @unchecked Sendable {
 
     public static func notifyDirectory(_ device: URL) -> URL { device.appendingPathComponent("notify") }
 
+    /// Writes the status for the device's other processes when it changed. A write that fails only leaves them
+    /// saying less (their own store's counts); nothing else reads the file.
+    private func publishStatus() {
+        let now = status()
+        guard published.swap(now) != now, let data = try? JSONEncoder().encode(now) else { return }
+        try? data.write(to: Self.notifyDirectory(sync.store.directory).appendingPathComponent(Self.statusFile), options: .atomic)
+    }
+
+    /// The status the device's syncing process last published, if it is one of failure; nil otherwise (none
+    /// written, or unreadable: the follower then goes by its own store).
+    public static func publishedFailure(_ device: URL) -> Status? {
+        guard let data = try? Data(contentsOf: notifyDirectory(device).appendingPathComponent(statusFile)),
+              let status = try? JSONDecoder().decode(Status.self, from: data), status.isFailing else { return nil }
+        return status
+    }
+
+    private final class Published: @unchecked Sendable {
+        private let lock = NSLock()
+        private var last: Status?
+
+        /// Keeps `status`, returning the one kept before.
+        func swap(_ status: Status) -> Status? { lock.withLock { defer { last = status }; return last } }
+    }
+
+    /// When the cloud last answered a round or a probe, by the uptime clock.
+    private final class LastAnswer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var at: UInt64 = 0
+
+        func note() { lock.withLock { at = DispatchTime.now().uptimeNanoseconds } }
+
+        /// Whether a heartbeat is due: nothing answered within the interval.
+        func due(every interval: TimeInterval) -> Bool {
+            let now = DispatchTime.now().uptimeNanoseconds
+            return lock.withLock { now - at >= UInt64(interval * 0.9 * 1e9) }
+        }
+    }
+
     /// Tells the device's other readers that the store changed.
     static func announceStored(_ device: URL) { DeviceLock.signal(storedFile, directory: device) }
 
@@ -162,6 +256,7 @@ public final class LiveSync: @unchecked Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         defer {
             let news = sync.takeNews()
+            publishStatus()
             Self.announceStored(sync.store.directory)
             let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             onUpdate(Update(arrivals: news.arrivals, refusals: news.refusals, error: lastError.map(sync.explain), inbox: sync.inboxCount(),
@@ -170,6 +265,7 @@ public final class LiveSync: @unchecked Sendable {
         do {
             try sync.sync(round)
             lastError = nil
+            lastAnswer.note()
         } catch {
             lastError = error
             throw error
