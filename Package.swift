@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        // Hummingbird's own (HTTP parts in the server's pipeline, for `ConnectionGuard`): no more to build.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // The cloud's storage on PostgreSQL (CloudPostgres): the server and the console only.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
@@ -59,6 +61,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         // The cloud's storage on PostgreSQL (`--store postgresql://…`), behind `Cloud`'s storage seam.

@@ -152,6 +152,7 @@ public final class LocalCloud: PushSource, Sendable {
 
     /// Runs one read-only client request through the fault switch.
     func performRead<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
+        try ServedRequest.checkContinue()
         if let fault = faults.current.draw(random) { throw fault }
         guard let served = ServedRequest.current else { return try storage.read(body) }
         return try storage.read { db in
@@ -168,6 +169,7 @@ public final class LocalCloud: PushSource, Sendable {
     /// token is checked against and moves to): read in the statement that asks the cloud's identity for the
     /// answer, so one statement and one round trip, not two.
     func performRead<T>(atSequence body: (any SQLTransaction, _ now: Int64) throws -> T) throws(CloudError) -> T {
+        try ServedRequest.checkContinue()
         if let fault = faults.current.draw(random) { throw fault }
         return try storage.read { db in
             let (id, now) = try Self.readIdentity(db)

@@ -73,9 +73,8 @@ extension LocalDatabase {
             let rows = limit + 1 + known.count
             var stored: [StoredRecord]
             if let visible = try access.visibleNames(db) {
-                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: Int.max, zoneID: zoneID,
-                                                 known: known)
-                    .filter { visible.contains($0.name) }
+                stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: rows, zoneID: zoneID,
+                                                 known: known, visible: visible)
             } else {
                 stored = try RecordTable.changed(db, zone: access.zone.id, after: token?.sequence, limit: rows, zoneID: zoneID,
                                                  known: known)
@@ -93,10 +92,10 @@ extension LocalDatabase {
         }
     }
 
-    /// The batch size asked for, or the cloud's, kept within what a count can grow by safely
-    /// (a limit of `Int.max` from the command line must not overflow).
+    /// The batch size asked for, or the cloud's, and never more than the cloud's: one answer is one transaction,
+    /// which holds the store while it is read, and any account may ask.
     private func batchLimit(_ requested: Int?) -> Int {
-        min(max(1, requested ?? cloud.limits.fetchBatchSize), 1 << 40)
+        min(max(1, requested ?? cloud.limits.fetchBatchSize), cloud.limits.fetchBatchSize)
     }
 
     /// Keeps `stored` up to its `limit`-th change that is sent (not known to the caller); true when more follow.

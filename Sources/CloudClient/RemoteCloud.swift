@@ -73,6 +73,9 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         configuration.timeout = .init(connect: .seconds(5), read: self.timeout)
         // A server that refuses connections is down now: say so at once (the sync core retries with its back-off).
         configuration.connectionPool.retryConnectionEstablishment = false
+        // A connection left idle is let go before the server's idle timeout (15 s) closes it: a request is never sent
+        // on one the server is closing.
+        configuration.connectionPool.idleTimeout = .seconds(10)
         if let trustRoots, !trustRoots.isEmpty {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .file(trustRoots)

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
@@ -36,6 +37,25 @@ public struct CloudServer: Sendable {
         /// hold the threads fetches need. A request is authenticated and limited on its operation's threads.
         public var workThreads = 16
         public var writeThreads = 8
+        /// A connection with no request under way, or whose request's head has not all arrived, is closed after this.
+        public var idleTimeout: TimeInterval = 15
+        /// A request's body must arrive within this of its head; an answer must be taken within `writeTimeout`.
+        public var bodyTimeout: TimeInterval = 30
+        public var writeTimeout: TimeInterval = 60
+        /// The work of one request stops past this (LIMIT_EXCEEDED), and as soon as its client hangs up.
+        public var requestTimeout: TimeInterval = 20
+        /// Connections open at once; past it, new ones wait in the listening socket's backlog.
+        public var maxConnections = 4096
+        /// Requests of one account being worked on at once: reads, writes, and queries (the costliest reads) among
+        /// the reads. Past them, THROTTLED at once: one account's load holds at most these of the server's threads.
+        public var inFlightReads = 8
+        public var inFlightWrites = 8
+        public var inFlightQueries = 1
+        /// The share of one thread's time an account's long requests may take, sustained: a request's work past
+        /// `freeWork` costs its account `rate / workShare` requests' worth a second of it, so a flood of costly
+        /// queries runs at a trickle while a device's sync (each request a few milliseconds) costs what it always did.
+        public var workShare = 0.1
+        public var freeWork: TimeInterval = 0.05
 
         public init(host: String, port: Int, tlsCertificate: String? = nil, tlsKey: String? = nil) {
             self.host = host
@@ -63,18 +83,26 @@ public struct CloudServer: Sendable {
         work.start()
         writes.start()
         let handler = RequestHandler(cloud: cloud, configuration: configuration, hub: hub, work: work, writes: writes, logger: logger)
-        let responder = CallbackResponder<PeerContext> { request, context in await handler.respond(to: request, from: context.peer) }
+        let responder = CallbackResponder<PeerContext> { request, context in
+            await handler.respond(to: request, from: context.peer, connection: context.connection)
+        }
         let scheme = configuration.tlsCertificate == nil ? "http" : "https"
-        var server: HTTPServerBuilder = .http1()
+        let (body, write) = (configuration.bodyTimeout, configuration.writeTimeout)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionGuard(bodyTimeout: .interval(body), writeTimeout: .interval(write))],
+            idleTimeout: .interval(configuration.idleTimeout),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 64 * 1024, maxHeaderFieldCount: 100))
+        var server: HTTPServerBuilder = .http1(configuration: http1)
         if let certificate = configuration.tlsCertificate, let key = configuration.tlsKey {
             let tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-            server = try .tls(.http1(), tlsConfiguration: tls)
+            server = try .tls(.http1(configuration: http1), tlsConfiguration: tls)
         }
         let app = Application(
             responder: responder, server: server,
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "cloudnotes"),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "cloudnotes",
+                                                    availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 handler.baseURL = "\(scheme)://\(configuration.host):\(port)"
@@ -96,13 +124,20 @@ public struct CloudServer: Sendable {
     }
 }
 
-/// A request's context: Hummingbird's, and the address that connected (the unsigned operations are limited by it).
+/// A request's context: Hummingbird's, the address that connected (the unsigned operations are limited by it), and
+/// its connection's state (whether the client is still there).
 struct PeerContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let peer: String
+    let connection: ConnectionState?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peer = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        connection = ConnectionState.registry.state(of: source.channel)
     }
+}
+
+extension TimeAmount {
+    static func interval(_ seconds: TimeInterval) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
 }

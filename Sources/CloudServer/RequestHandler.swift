@@ -16,6 +16,10 @@ final class RequestHandler: @unchecked Sendable {
     private let service: WireService
     private let authenticator: Authenticator
     private let limiter: RateLimiter
+    /// Keys told to wait, refused before their signature is checked.
+    private let waiting = Waiting()
+    /// Each account's requests under way, by kind (`CloudServer.Configuration.inFlightReads`…).
+    private let reads: InFlight, writing: InFlight, queries: InFlight
     /// Enrolments by address.
     private let enrolments: RateLimiter
     /// The cloud's calls run here, off the event loops. Not on Dispatch's pool: it adds threads slowly past the
@@ -44,17 +48,20 @@ final class RequestHandler: @unchecked Sendable {
         })
         authenticator = Authenticator(cloud: cloud)
         limiter = RateLimiter(rate: configuration.rate, burst: configuration.burst)
+        reads = InFlight(limit: configuration.inFlightReads)
+        writing = InFlight(limit: configuration.inFlightWrites)
+        queries = InFlight(limit: configuration.inFlightQueries)
         enrolments = RateLimiter(rate: configuration.enrolmentRate, burst: configuration.enrolmentBurst)
     }
 
-    func respond(to request: Request, from peer: String) async -> Response {
+    func respond(to request: Request, from peer: String, connection: ConnectionState? = nil) async -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
         var request = request
         let path = request.uri.path
         var account: String?
         let response: Response
         do {
-            (response, account) = try await route(&request, path: path, peer: peer)
+            (response, account) = try await route(&request, path: path, peer: peer, connection: connection)
         } catch {
             // The detail stays in the log: it may name files or SQL.
             logger.error("failed", metadata: ["path": "\(Self.logged(path))", "error": "\(error)"])
@@ -70,7 +77,7 @@ final class RequestHandler: @unchecked Sendable {
         return response
     }
 
-    private func route(_ request: inout Request, path: String, peer: String) async throws -> (Response, String?) {
+    private func route(_ request: inout Request, path: String, peer: String, connection: ConnectionState?) async throws -> (Response, String?) {
         if path == "/healthz" { return (Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok\n"))), nil) }
         if path.hasPrefix("/notifications/") { return (await poll(request, token: String(path.dropFirst("/notifications/".count))), nil) }
         guard let wirePath = WirePath(parsing: path) else {
@@ -104,21 +111,48 @@ final class RequestHandler: @unchecked Sendable {
         }
         // Who calls, the rate limit and the operation in one turn on a work thread: each turn is two thread
         // switches there and back, on every request.
+        let clientLeft: @Sendable () -> Bool = { connection?.hasLeft ?? false }
         let outcome = await run(on: wirePath.onlyReads ? work : writes, { () -> Outcome in
+            // Queued behind others while its client hung up: nobody would read the answer.
+            guard !clientLeft() else { return .abandoned }
+            let key = headers[RequestSignature.keyIDHeader.lowercased()]
+            if let key, let wait = self.waiting.wait(key) { return .held(wait: wait) }
             let authenticated: Authenticator.Caller
             do {
                 authenticated = try self.authenticator.caller(headers: headers, path: path, query: query, body: body)
             } catch {
                 return .refused(error)
             }
-            if let wait = self.limiter.wait(for: authenticated.account.id) { return .limited(authenticated, wait: wait) }
+            let account = authenticated.account.id
+            func limited(_ wait: TimeInterval) -> Outcome {
+                if let key { self.waiting.hold(key, for: wait) }
+                return .limited(authenticated, wait: wait)
+            }
+            if let wait = self.limiter.wait(for: account) { return limited(wait) }
             guard wirePath.operation != "tokens/create" else { return .wantsToken(authenticated) }
-            let (answer, identity) = self.answer(wirePath, body: body, as: authenticated)
+            let kinds = [wirePath.onlyReads ? self.reads : self.writing] + (wirePath.operation == "records/query" ? [self.queries] : [])
+            var entered: [InFlight] = []
+            defer { for kind in entered { kind.leave(account) } }
+            for kind in kinds {
+                guard kind.enter(account) else { return limited(Self.busyRetryAfter) }
+                entered.append(kind)
+            }
+            let started = Date()
+            let (answer, identity) = self.answer(wirePath, body: body, as: authenticated, clientLeft: clientLeft)
+            let work = Date().timeIntervalSince(started) - self.configuration.freeWork
+            if work > 0 { self.limiter.charge(account, work * self.configuration.rate / self.configuration.workShare) }
             return .answered(authenticated, answer, identity)
         }, stopping: .stopped)
         switch outcome {
         case .stopped:
             return (reply(stopping()), nil)
+        case .abandoned:
+            return (reply(service.failure(WireError(.networkFailure, uuid: uuid()))), nil)
+        case .held(let wait):
+            // Back before it was told: answered no sooner than the wait's end (at most a few seconds), on no thread,
+            // so a client that ignores THROTTLED sends no faster than one that honours it.
+            try? await Task.sleep(for: .seconds(min(wait, Self.longestHold)))
+            return (reply(service.failure(WireError(.requestRateLimited(retryAfter: 0), uuid: uuid()))), nil)
         case .refused(let error):
             return (refusal(path, error).response, nil)
         case .limited(let caller, let wait):
@@ -149,10 +183,19 @@ final class RequestHandler: @unchecked Sendable {
         return json(["webcourierURL": "\(base)/notifications/\(token)", "apnsToken": token])
     }
 
+    /// How long an account at its limit of requests under way is told to wait: about what one takes.
+    static let busyRetryAfter: TimeInterval = 0.5
+    /// The longest a request sent before its key's wait ended is held before its answer.
+    static let longestHold: TimeInterval = 3
+
     /// How a signed caller's request went on its work thread.
     private enum Outcome: Sendable {
         /// The server is too far into stopping to run it.
         case stopped
+        /// Its client hung up while it waited for a thread: not run.
+        case abandoned
+        /// Its key was told to wait and has not: refused before its signature was checked.
+        case held(wait: TimeInterval)
         /// Not authenticated.
         case refused(any Error)
         /// Past the caller's account's limit: refused, to try after `wait` seconds.
@@ -165,8 +208,9 @@ final class RequestHandler: @unchecked Sendable {
 
     /// The operation's answer, its writes recording the request's signature where it has one, and the cloud's
     /// identity as its transactions saw it.
-    private func answer(_ path: WirePath, body: Data, as caller: Authenticator.Caller) -> (WireService.Answer, CloudIdentity?) {
-        let served = ServedRequest(signature: caller.signature)
+    private func answer(_ path: WirePath, body: Data, as caller: Authenticator.Caller,
+                        clientLeft: @escaping @Sendable () -> Bool) -> (WireService.Answer, CloudIdentity?) {
+        let served = ServedRequest(signature: caller.signature, deadline: Date() + configuration.requestTimeout, clientLeft: clientLeft)
         let answer = served.answering { service.handle(path, body: body, caller: caller.account) }
         return (answer, try? cloud.identity(answering: served))
     }

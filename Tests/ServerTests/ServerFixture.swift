@@ -19,12 +19,13 @@ final class ServerFixture: @unchecked Sendable {
     /// Made last: a client dropped unshut (the server above failed to start) stops the whole test process.
     let http: HTTPClient
 
-    init() throws {
+    /// `environment`: the server's (its limits, say: see `Serve`).
+    init(environment: [String: String] = [:]) throws {
         cloud = try TestStore.open(directory: directory.url, faults: nil)
         heather = try cloud.createAccount(name: "heather")
         let code = try cloud.makeEnrolmentCode(for: heather)
         keyID = try cloud.enrol(code: code, publicKey: key.publicKey.derRepresentation, deviceName: "heather/laptop").key.keyID
-        server = try TestServer(cloud: directory.url)
+        server = try TestServer(cloud: directory.url, environment: environment)
         http = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 

@@ -10,7 +10,8 @@ import TestSupport
 @Suite(.enabled(if: TestStore.isPostgres, "the PostgreSQL run's (CLOUDNOTES_TEST_STORE=postgresql)"))
 struct WorkThreadsTests {
     @Test func aFetchIsAnsweredWhileManySavesWaitForTheWritersLock() throws {
-        let f = try ServerFixture()
+        // (Thirty writes of one account under way at once: past the default limit of requests in flight per account.)
+        let f = try ServerFixture(environment: ["CLOUDNOTES_IN_FLIGHT": "64,64,2"])
         // Another process's writer holding the cloud's writers' lock (the sequence row).
         let holder = WritersLockHolder(try TestStore.open(directory: f.directory.url, faults: nil))
         defer { holder.release() }

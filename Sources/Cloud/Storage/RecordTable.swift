@@ -73,15 +73,20 @@ enum RecordTable {
     /// Records changed after `sequence` (tombstones included), or every live
     /// record when nil, in the order they changed. A record whose change tag
     /// `known` holds for its name comes back marked known, without its fields.
+    /// With `visible`, only the records it names, up to `limit` of them: the
+    /// others are passed over unread (a participant of one post in a zone of
+    /// thousands costs the server its post, not the zone).
     static func changed(_ db: any SQLTransaction, zone: Int64, after sequence: Int64?, limit: Int, zoneID: ZoneID,
-                        known: [String: String] = [:]) throws -> [StoredRecord] {
+                        known: [String: String] = [:], visible: Set<String>? = nil) throws -> [StoredRecord] {
+        let sqlLimit = visible == nil ? limit : Int(Int32.max)
         let sql = sequence == nil
             ? "SELECT \(columns) FROM records WHERE zone = ? AND deleted = 0 ORDER BY seq LIMIT ?"
             : "SELECT \(columns) FROM records WHERE zone = ? AND seq > ? ORDER BY seq LIMIT ?"
-        let values: [SQLValue] = sequence.map { [.integer(zone), .integer($0), .integer(Int64(limit))] }
-            ?? [.integer(zone), .integer(Int64(limit))]
+        let values: [SQLValue] = sequence.map { [.integer(zone), .integer($0), .integer(Int64(sqlLimit))] }
+            ?? [.integer(zone), .integer(Int64(sqlLimit))]
         var changed: [StoredRecord] = []
         try db.run(sql, values) { row in
+            if let visible, changed.count >= limit || !visible.contains(row.text(0)) { return }
             if !known.isEmpty, let tag = row.optionalText(4), known[row.text(0)] == tag, row.int64(10) == 0 {
                 changed.append(StoredRecord(name: row.text(0), type: row.text(1), seq: row.int64(9), createdBy: row.text(6),
                                             parent: row.optionalText(3), record: nil, isKnown: true))

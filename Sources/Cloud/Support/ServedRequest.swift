@@ -28,12 +28,31 @@ public final class ServedRequest: @unchecked Sendable {
     }
 
     public let signature: Signature?
+    /// Past this, the answer is not worth its work: a long one stops (`checkContinue`) with LIMIT_EXCEEDED.
+    public let deadline: Date?
+    /// Whether the client has hung up: an answer nobody will read stops, and frees its thread.
+    private let clientLeft: @Sendable () -> Bool
     /// Whether a write of this request has recorded its signature (a request may write more than once).
     private var recorded = false
     /// The cloud's identity, and the sequence, as the last transaction of this request saw them.
     public private(set) var identitySeen: CloudIdentity?
 
-    public init(signature: Signature?) { self.signature = signature }
+    public init(signature: Signature?, deadline: Date? = nil, clientLeft: @escaping @Sendable () -> Bool = { false }) {
+        self.signature = signature
+        self.deadline = deadline
+        self.clientLeft = clientLeft
+    }
+
+    /// Throws when the request answered on this thread should stop: its client left (`networkFailure`: nobody hears
+    /// the answer), or it ran past its deadline (`limitExceeded`). Every read of the cloud checks first, and a long
+    /// answer (a query) between its batches; outside a served request it never throws.
+    public static func checkContinue() throws(CloudError) {
+        guard let current else { return }
+        if current.clientLeft() { throw .networkFailure }
+        if let deadline = current.deadline, Date() > deadline {
+            throw .limitExceeded("the request took longer than the server gives one; ask for less (a smaller page, fewer zones)")
+        }
+    }
 
     /// Runs `body` on this thread as the answer to this request.
     public func answering<T>(_ body: () throws -> T) rethrows -> T {

@@ -52,6 +52,15 @@ struct Serve: AsyncParsableCommand {
         if let limit = env["CLOUDNOTES_ENROL_LIMIT"]?.split(separator: ",").compactMap({ Double($0) }), limit.count == 2 {
             (configuration.enrolmentRate, configuration.enrolmentBurst) = (limit[0], limit[1])
         }
+        // CLOUDNOTES_TIMEOUTS=IDLE,BODY,WRITE,REQUEST (seconds); CLOUDNOTES_IN_FLIGHT=READS,WRITES,QUERIES (per account);
+        // CLOUDNOTES_CONNECTIONS=N (see CloudServer.Configuration).
+        if let t = env["CLOUDNOTES_TIMEOUTS"]?.split(separator: ",").compactMap({ Double($0) }), t.count == 4, t.allSatisfy({ $0 > 0 }) {
+            (configuration.idleTimeout, configuration.bodyTimeout, configuration.writeTimeout, configuration.requestTimeout) = (t[0], t[1], t[2], t[3])
+        }
+        if let n = env["CLOUDNOTES_IN_FLIGHT"]?.split(separator: ",").compactMap({ Int($0) }), n.count == 3, n.allSatisfy({ $0 > 0 }) {
+            (configuration.inFlightReads, configuration.inFlightWrites, configuration.inFlightQueries) = (n[0], n[1], n[2])
+        }
+        if let n = env["CLOUDNOTES_CONNECTIONS"].flatMap({ Int($0) }), n > 0 { configuration.maxConnections = n }
         let server = CloudServer(cloud: local, configuration: configuration)
         do {
             try await server.run { address in Output.line("listening on \(address)") }
