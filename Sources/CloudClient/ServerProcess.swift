@@ -11,16 +11,17 @@ public final class ServerProcess: @unchecked Sendable {
     ///   - environment: added to this process's (`CLOUDNOTES_FAULTS` only if given here).
     ///   - log: where its access log goes (nowhere by default).
     ///   - tls: a PEM certificate and key: serve HTTPS.
+    ///   - arguments: more of `serve`'s (`--init`).
     ///
     /// A port just freed by a killed server can take a moment to bind again, so it tries for a few seconds.
     public init(executable: URL, cloud directory: URL, listen: String = "127.0.0.1:0", environment: [String: String] = [:],
-                log: URL? = nil, tls: (certificate: String, key: String)? = nil) throws {
+                log: URL? = nil, tls: (certificate: String, key: String)? = nil, arguments: [String] = []) throws {
         var said = ""
         for _ in 0..<50 {
             let process = Process()
             process.executableURL = executable
             process.arguments = ["cloud", "serve", "--cloud", directory.path, "--listen", listen]
-                + (tls.map { ["--tls-cert", $0.certificate, "--tls-key", $0.key] } ?? [])
+                + (tls.map { ["--tls-cert", $0.certificate, "--tls-key", $0.key] } ?? []) + arguments
             var env = ProcessInfo.processInfo.environment
             env["CLOUDNOTES_CLOUD"] = nil
             env["CLOUDNOTES_FAULTS"] = nil  // only those given

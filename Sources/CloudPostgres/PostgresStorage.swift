@@ -55,6 +55,21 @@ public final class PostgresStorage: CloudStorage, @unchecked Sendable {
         try self.init(try PostgresLocation(parsing: url))
     }
 
+    /// Whether the database holds a cloud (its tables), asked without making one: a command that only uses a cloud
+    /// must not start a new, empty one in a database named by mistake.
+    public static func holdsCloud(_ location: PostgresLocation, logger: Logger = Logger(label: "cloudnotes.postgres")) throws(CloudError) -> Bool {
+        let pool = PostgresPool(location: location, size: 1, logger: logger)
+        defer { pool.close() }
+        do {
+            return try pool.with { connection in
+                try connection.queryAnswered(PostgresQuery(unsafeSQL: "SELECT to_regclass('identity') IS NOT NULL"), logger: logger).wait()
+                    .rows.first.map { try $0.decode(Bool.self) } ?? false
+            }
+        } catch {
+            throw PostgresFailure(error).cloudError
+        }
+    }
+
     public func write<T>(_ body: (any SQLTransaction) throws -> T) throws(CloudError) -> T {
         try write(unlocked: { _ in }, body)
     }

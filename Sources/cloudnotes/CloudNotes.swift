@@ -27,7 +27,7 @@ struct CloudCommand: ParsableCommand {
         commandName: "cloud",
         abstract: "Inspect and change the cloud directly: accounts, zones, records, changes, shares, faults.",
         subcommands: [
-            CreateAccount.self, Accounts.self,
+            InitCloud.self, CreateAccount.self, Accounts.self,
             CreateZone.self, DeleteZone.self, Zones.self,
             SaveRecord.self, GetRecord.self, DeleteRecord.self,
             Changes.self,

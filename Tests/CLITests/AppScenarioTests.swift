@@ -20,14 +20,15 @@ final class App: @unchecked Sendable {
     private let lock = NSLock()
     private var signedIn: Set<String> = []
 
-    init() { place = .directory }
+    convenience init() {
+        do { try self.init(.directory) } catch { fatalError("cannot make the test's cloud: \(error)") }
+    }
 
+    /// With a new, empty cloud (as `cloudnotes cloud init` makes one; no command makes one by itself), served or not.
     init(_ place: CloudPlace) throws {
         self.place = place
-        if place == .server {
-            _ = try TestStore.open(directory: directory.url.appendingPathComponent("cloud"), faults: nil)
-            server = try TestServer(cloud: directory.url.appendingPathComponent("cloud"))
-        }
+        _ = try TestStore.open(directory: directory.url.appendingPathComponent("cloud"), faults: nil)
+        if place == .server { server = try TestServer(cloud: directory.url.appendingPathComponent("cloud")) }
     }
 
     /// For the operator's commands (`cloudnotes cloud …`): the cloud directory, on the server's machine.
@@ -42,11 +43,18 @@ final class App: @unchecked Sendable {
         return ["CLOUDNOTES_CLOUD": server.url.absoluteString, "CLOUDNOTES_DATA": directory.url.appendingPathComponent("machines/\(account)").path]
     }
 
-    /// With a server: makes the account if new and signs the device in with a fresh code, once.
-    private func signIn(_ account: String, device: String?) throws {
-        guard let server else { return }
+    /// Makes the account if new and signs the device in, once: on a directory cloud with `sign-in` (no other
+    /// command makes an account), on a server with a fresh code.
+    /// (A device of a directory cloud is signed in at its first use only: a test may then use it as another
+    /// account, to see that refused.)
+    func signIn(_ account: String, device: String? = nil) throws {
         let device = device ?? account
-        guard lock.withLock({ signedIn.insert("\(account)/\(device)").inserted }) else { return }
+        guard lock.withLock({ signedIn.insert(server == nil ? device : "\(account)/\(device)").inserted }) else { return }
+        guard let server else {
+            let signIn = try CloudNotesBinary.run(["sign-in", account, "--device", device], environment: environment)
+            guard signIn.status == 0 else { throw CLITestFailure("sign-in \(account)/\(device): \(signIn.stderr)") }
+            return
+        }
         var made = try CloudNotesBinary.run(["cloud", "create-account", account, "--json"], environment: environment)
         if made.status != 0 { made = try CloudNotesBinary.run(["cloud", "enrol", account, "--json"], environment: environment) }
         guard made.status == 0, let code = (try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])?["code"] as? String

@@ -78,6 +78,7 @@ import TestSupport
         func environment(_ home: String) -> [String: String] {
             ["CLOUDNOTES_CLOUD": cloud.url.appendingPathComponent("cloud").path, "CLOUDNOTES_DATA": home]
         }
+        _ = try TestStore.open(directory: cloud.url.appendingPathComponent("cloud"), faults: nil)
         _ = try CloudNotesBinary.run(["cloud", "create-account", "jo"], environment: environment(homes[0]))
         let running = try homes.enumerated().map { index, home in
             try CloudNotesBinary.start(["new", "From \(index)", "--location", "Place \(index)", "--account", "jo"], environment: environment(home))

@@ -33,7 +33,7 @@ import TestSupport
         let data = app.directory.url.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         try Data("not a folder".utf8).write(to: data.appendingPathComponent("keychain"))
-        let result = try app.run("status", as: "ann", device: "d1")
+        let result = try CloudNotesBinary.run(["sign-in", "ann", "--device", "d1"], environment: app.environment)
         #expect(result.isOneLineRefusal, "\(result.stderr)")
         #expect(result.stderr.contains("cannot make the keychain folder") && !result.stderr.contains("NSCocoaErrorDomain"), "\(result.stderr)")
     }

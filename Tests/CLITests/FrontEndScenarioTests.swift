@@ -10,6 +10,7 @@ import TestSupport
     let tmux = Tmux(width: 160, height: 40)
 
     func openFrontEnd(_ account: String) throws {
+        try app.signIn(account)
         try tmux.open(account, [CloudNotesBinary.url.path, "--account", account], environment: app.environment)
         let ready = try tmux.waitFor(account) { $0.contains("CloudNotes · \(account)") && $0.contains("synced") }
         try #require(ready.ok, "front end of \(account) did not start:\n\(ready.screen)")
@@ -18,6 +19,7 @@ import TestSupport
     /// Runs `cloudnotes accept URL` in a terminal of its own and waits for it to finish.
     func acceptInThirdTerminal(_ url: String, as account: String) throws {
         let name = "accept-\(account)-\(UUID().uuidString.prefix(4))"
+        try app.signIn(account)
         try tmux.open(name, [CloudNotesBinary.url.path, "accept", url, "--account", account], environment: app.environment)
         let done = try tmux.waitFor(name) { $0.contains("[exited]") }
         try #require(done.ok && done.screen.contains("accepted \""), "accept failed:\n\(done.screen)")
@@ -55,6 +57,7 @@ import TestSupport
     /// sends End as `ESC [4~`): in the editor they are keys or nothing, never Esc and then commands.
     @Test func endHomeFunctionAndAltKeysInTheEditorAreNotCommands() throws {
         defer { tmux.end() }
+        try app.signIn("jermaine")
         try tmux.open("jermaine", [CloudNotesBinary.url.path, "--account", "jermaine"],
                       environment: app.environment.merging(["TERM": "xterm-256color"]) { $1 })
         try #require(try tmux.waitFor("jermaine") { $0.contains("CloudNotes · jermaine") && $0.contains("synced") }.ok)
@@ -75,6 +78,7 @@ import TestSupport
         for (title, body) in [("Phở in Hà Nội", "breakfast"), ("Groceries", "milk"), ("Trip plan", "Đà Nẵng then Huế")] {
             _ = try app.ok("new", title, "--body", body, as: "jermaine")
         }
+        try app.signIn("jermaine")
         try tmux.open("jermaine", [CloudNotesBinary.url.path, "--account", "jermaine"],
                       environment: app.environment.merging(["TERM": "xterm-256color"]) { $1 })
         try #require(try tmux.waitFor("jermaine") { $0.contains("Posts (3)") && $0.contains("synced") }.ok)
@@ -99,6 +103,7 @@ import TestSupport
 
     @Test func aTerminalThatCannotMoveTheCursorGetsAPlainMessage() throws {
         defer { tmux.end() }
+        try app.signIn("jermaine")
         try tmux.open("dumb", [CloudNotesBinary.url.path, "--account", "jermaine"], environment: app.environment.merging(["TERM": "dumb"]) { $1 })
         let said = try tmux.waitFor("dumb") { $0.contains("[exited]") }
         #expect(said.ok && said.screen.contains("the front end needs a terminal that can move the cursor (TERM is 'dumb'"), "\(said.screen)")

@@ -19,6 +19,7 @@ import TestSupport
     @Test func whatTheSecondFrontEndWritesIsShownAndSentAndItTakesOver() throws {
         defer { tmux.end() }
         let command = [CloudNotesBinary.url.path, "--account", "jermaine", "--device", "laptop"]
+        try app.signIn("jermaine", device: "laptop")
         try tmux.open("one", command, environment: app.environment)
         try #require(try tmux.waitFor("one") { $0.contains("● synced") }.ok)
         try tmux.open("two", command, environment: app.environment)

@@ -146,7 +146,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: cloud, withIntermediateDirectories: true)
         let started = Mutex<Result<TestServer, any Error>?>(nil)
         let thread = Thread {
-            let server = Result { try TestServer(cloud: cloud, environment: ["CLOUDNOTES_STORE": cluster.url]) }
+            let server = Result { try TestServer(cloud: cloud, environment: ["CLOUDNOTES_STORE": cluster.url], arguments: ["--init"]) }
             started.withLock { $0 = server }
         }
         thread.start()

@@ -7,9 +7,9 @@ public typealias TestServer = ServerProcess
 
 extension ServerProcess {
     public convenience init(cloud directory: URL, environment: [String: String] = [:], listen: String = "127.0.0.1:0",
-                            tls: (certificate: String, key: String)? = nil) throws {
+                            tls: (certificate: String, key: String)? = nil, arguments: [String] = []) throws {
         try self.init(executable: CloudNotesBinary.url, cloud: directory, listen: listen,
                       environment: TestStore.environment(for: directory).merging(environment) { $1 },
-                      log: directory.appendingPathComponent("server.log"), tls: tls)
+                      log: directory.appendingPathComponent("server.log"), tls: tls, arguments: arguments)
     }
 }

@@ -20,6 +20,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to listen.", valueName: "HOST:PORT")) var listen = "127.0.0.1:8443"
     @Option(help: ArgumentHelp("A PEM certificate chain: serve HTTPS.", valueName: "FILE")) var tlsCert: String?
     @Option(help: ArgumentHelp("The certificate's PEM private key.", valueName: "FILE")) var tlsKey: String?
+    @Flag(name: .customLong("init"), help: "Make a new, empty cloud if the directory (or --store's database) holds none.") var makeCloud = false
 
     /// `--listen` as a host and a port, if it is one.
     private var address: (host: String, port: Int)? {
@@ -77,7 +78,7 @@ extension Serve {
         var said = false
         while true {
             do {
-                return try cloud.open(explained: false)
+                return try cloud.open(explained: false, creating: makeCloud)
             } catch let error as CloudError {
                 guard case .serviceUnavailable(let wait) = error else { throw error }
                 if !said {
@@ -88,6 +89,30 @@ extension Serve {
                 try await Task.sleep(for: .seconds(max(1, wait)))
             }
         }
+    }
+}
+
+struct InitCloud: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Make a new, empty cloud in a directory (its state in the directory's file, or in PostgreSQL with --store).",
+        discussion: "No other command makes a cloud: one that names a directory without one is refused, so a mistyped or forgotten "
+            + "--cloud or --store never starts an empty cloud that devices would take for theirs.")
+
+    @Argument(help: "The directory (default: $CLOUDNOTES_CLOUD, else $XDG_DATA_HOME/cloudnotes/cloud).") var directory: String?
+    @Option(name: .customLong("store"), help: ArgumentHelp("Keep the cloud's state in this PostgreSQL database.",
+                                                          valueName: "postgresql://USER@HOST[:PORT]/DB")) var storeURL: String?
+
+    func run() throws {
+        let cloud = try CloudOptions.parse((directory.map { ["--cloud", $0] } ?? []) + (storeURL.map { ["--store", $0] } ?? []))
+        let path = cloud.url.path
+        guard try !cloud.holdsCloud() else {
+            let there = try cloud.open().identity()
+            throw CLIError(message: "\(path) already holds a cloud (\(there)): nothing was made")
+        }
+        let made = try cloud.open(creating: true)
+        Output.line("made a new cloud in \(path)" + (cloud.store.map { ", its state in \(DeviceCloud.redacted($0))" } ?? "")
+                    + " (\(try made.identity().id)); sign in on it with cloudnotes sign-in NAME --cloud \(path)")
     }
 }
 

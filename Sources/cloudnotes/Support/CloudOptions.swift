@@ -32,10 +32,14 @@ struct CloudOptions: ParsableArguments {
 
     /// A store named for a server's cloud would be left unused: the server has its own.
     func validate() throws {
+        for text in serverTexts { _ = try ServerURL.normalized(text) }
         if storeURL != nil, !servers.isEmpty {
             throw ValidationError("--store names where a cloud directory keeps its state; a server (--cloud URL) keeps its own")
         }
     }
+
+    /// Whether the command names a cloud (an option or the environment), rather than leaving it to the device.
+    var isNamed: Bool { given != nil || store != nil }
 
     /// The PostgreSQL store at `text`, or one line saying which store failed and how (named as given: the
     /// option, or the variable).
@@ -54,10 +58,30 @@ struct CloudOptions: ParsableArguments {
     /// The server named (the first, when several are), if the cloud is one.
     var server: URL? { servers.first }
 
-    /// The servers named, in the order to try them; none when the cloud is a directory.
-    var servers: [URL] {
-        guard let given, given.hasPrefix("http://") || given.hasPrefix("https://") else { return [] }
-        return given.split(separator: ",").compactMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
+    /// Whether the place named holds a cloud: the directory its file, or the database its tables.
+    func holdsCloud(explained: Bool = true) throws -> Bool {
+        guard let store else { return FileManager.default.fileExists(atPath: url.appendingPathComponent(LocalCloud.fileName).path) }
+        let location: PostgresLocation
+        do { location = try PostgresLocation(parsing: store) } catch {
+            let why = if case .invalidArguments(let why) = error { why } else { "\(error)" }
+            throw CLIError(message: "\(storeURL == nil ? "$CLOUDNOTES_STORE" : "--store"): \(why)")
+        }
+        do {
+            return try PostgresStorage.holdsCloud(location)
+        } catch {
+            guard explained else { throw error }
+            _ = try openStore(store)  // says which store failed and how, in one line
+            throw error
+        }
+    }
+
+    /// The servers named, in the order to try them, each as one cloud's URL is written (`ServerURL`); none when the
+    /// cloud is a directory.
+    var servers: [URL] { serverTexts.compactMap { try? ServerURL.normalized($0) } }  // (each checked by `validate`)
+
+    private var serverTexts: [String] {
+        guard let given, given.lowercased().hasPrefix("http://") || given.lowercased().hasPrefix("https://") else { return [] }
+        return given.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     /// The cloud directory (when the cloud is not a server).
@@ -86,9 +110,26 @@ struct CloudOptions: ParsableArguments {
     /// that cannot be read is said on stderr (`warning`), as it is ignored.
     /// `explained`: a store that cannot be used is one line naming it (a `CLIError`), not the store's `CloudError`
     /// (which a server waits out when it says the store is not answering yet).
-    func open(warning: Bool = true, explained: Bool = true) throws -> LocalCloud {
+    /// `creating`: a directory (or database) without a cloud gets a new one; otherwise it is refused, saying how to
+    /// make one and where else the cloud may be: no command makes a cloud as a side effect.
+    func open(warning: Bool = true, explained: Bool = true, creating: Bool = false) throws -> LocalCloud {
         if let server {
             throw CLIError.usage("this command works on the machine that holds the cloud directory, not through a server (\(server.absoluteString))")
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw CLIError(message: "cannot use cloud directory \(url.path): it is a file, not a directory")
+        }
+        if !creating, !(try holdsCloud(explained: explained)) {
+            if let store {
+                throw CLIError(message: "the database \(DeviceCloud.redacted(store)) holds no cloud: to make one there, cloudnotes cloud init "
+                               + "\(url.path) --store \(DeviceCloud.redacted(store)); or name the database the cloud is in")
+            }
+            let markedElsewhere = FileManager.default.fileExists(atPath: url.appendingPathComponent("high-water").path)
+            throw CLIError(message: "there is no cloud in \(url.path)"
+                           + (markedElsewhere ? " (its state seems to be kept in PostgreSQL: give --store postgresql://…, or $CLOUDNOTES_STORE)"
+                              : "; if its state is kept in PostgreSQL, give --store postgresql://… (or $CLOUDNOTES_STORE)")
+                           + "; to make a new cloud there: cloudnotes cloud init \(url.path)")
         }
         let storage = try store.map { explained ? try openStore($0) : try PostgresStorage(url: $0) }
         let cloud = try LocalCloud(directory: url, storage: storage)

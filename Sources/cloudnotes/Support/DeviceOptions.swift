@@ -78,38 +78,56 @@ struct DeviceOptions: ParsableArguments {
         return session
     }
 
-    func open() throws -> DeviceSession {
+    /// - Parameters:
+    ///   - creatingAccount: make the account if its cloud (a directory's) does not know it (`sign-in`); otherwise a
+    ///     name the cloud does not know is refused, with the names it may have meant.
+    ///   - creatingCloud: make a cloud in a directory that holds none (`sign-in --init`).
+    func open(creatingAccount: Bool = false, creatingCloud: Bool = false) throws -> DeviceSession {
         let directory = deviceDirectory
         let name = accountName
-        switch Self.signedIn(directory) {
-        case nil: try Self.signIn(directory, as: name)
-        case name?: break
-        case let other?:
+        let signedIn = Self.signedIn(directory)
+        if let other = signedIn, other != name {
             throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(name) --device \(deviceName)")
         }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let cloud: any Cloud
         let account: Account
-        if let server = self.cloud.server {
-            guard let credentials = try ServerSignIn.load(from: directory, server: server) else {
-                throw CLIError(message: "device \(deviceName) is not signed in to \(server.absoluteString): "
-                               + "cloudnotes sign-in \(name) --device \(deviceName) --cloud \(server.absoluteString) --code CODE "
+        let (place, isNew) = try self.place(of: directory)
+        if let servers = place.servers {
+            guard let credentials = try ServerSignIn.load(from: directory) else {
+                throw CLIError(message: "device \(deviceName) is not signed in to \(place.description): "
+                               + "cloudnotes sign-in \(name) --device \(deviceName) --cloud \(servers[0]) --code CODE "
                                + "(its operator prints a code with: cloudnotes cloud enrol \(name))")
             }
             guard credentials.account.name == name else {
-                throw CLIError(message: "device \(deviceName) is signed in to \(server.absoluteString) as \(credentials.account.name), not \(name)")
+                throw CLIError(message: "device \(deviceName) is signed in to \(place.description) as \(credentials.account.name), not \(name)")
             }
-            cloud = RemoteCloud(servers: self.cloud.servers, credentials: credentials)
+            cloud = RemoteCloud(servers: servers.compactMap(URL.init(string:)), credentials: credentials)
             account = credentials.account
             if Self.remembered(directory) == nil { try Self.remember(account, in: directory) }
-        } else if let known = Self.remembered(directory), known.name == name {
-            cloud = try self.cloud.open()
-            account = known  // even if the cloud lost it, or holds another of that name: the sync says so
         } else {
-            let local = try self.cloud.open()
+            // A device that knows its cloud opens it even if it is gone (emptied, removed): the sync then says so,
+            // and how to rebuild it. Otherwise only a cloud that exists, unless asked to make one.
+            let options = self.cloud(at: place), creating = creatingCloud || (!isNew && place.identity != nil)
+            if !creating, isNew, !self.cloud.isNamed, try !options.holdsCloud() {
+                throw CLIError(message: "there is no cloud here yet (\(options.url.path)): to start one and sign in, cloudnotes sign-in \(name) "
+                               + "--init; to use a server, cloudnotes sign-in \(name) --cloud https://SERVER --code CODE")
+            }
+            let local = try options.open(creating: creating)
             cloud = local
-            account = try local.accountCreatingIfNeeded(name: name)
-            try Self.remember(account, in: directory)
+            if let known = Self.remembered(directory), known.name == name {
+                account = known  // even if the cloud lost it, or holds another of that name: the sync says so
+            } else {
+                account = try Self.account(named: name, in: local, creating: creatingAccount)
+                try Self.remember(account, in: directory)
+            }
+            if isNew || place.identity == nil {
+                var bound = place
+                bound.identity = try local.identity().id
+                try bound.save(in: directory)
+            }
         }
+        if signedIn == nil { try Self.signIn(directory, as: name) }
         let store = try DeviceStore(directory: directory)
         let names = try AccountNames(cloud)
         store.names = { names($0) }
@@ -118,6 +136,78 @@ struct DeviceOptions: ParsableArguments {
         try? keyring.publish()  // offline: published on a later run
         _ = try store.ensureDefaultNotebook(owner: account.id)
         return DeviceSession(cloud: cloud, account: account, device: deviceName, store: store)
+    }
+
+    /// The account of this name in a directory's cloud: made with `creating`, else refused with the names the cloud
+    /// knows that are close to it (a misspelt `--account` never makes an account).
+    static func account(named name: String, in cloud: LocalCloud, creating: Bool) throws -> Account {
+        if creating { return try cloud.accountCreatingIfNeeded(name: name) }
+        let found = Result { () throws(CloudError) in try cloud.account(named: name) }
+        if case .failure(let error) = found, case .unknownAccount = error {
+            let near = try cloud.accounts().map(\.name).filter { EditDistance.isNear($0, name) }.sorted()
+            throw CLIError(message: "no account \(name.inlineQuoted) in this cloud"
+                           + (near.isEmpty ? "" : "; did you mean \(near.map(\.inlineQuoted).joined(separator: " or "))?")
+                           + " (to make it: cloudnotes sign-in \(name))")
+        }
+        return try found.get()
+    }
+
+    /// The cloud the device belongs to (`DeviceCloud`): the one it remembers, unless this command names another
+    /// place of the same cloud (another server of it, the database its directory moved to), which is remembered too.
+    /// A device that remembers none belongs to the cloud named, or the default one, once it opens (`isNew`: the
+    /// caller keeps it then). A command naming another cloud is refused, naming both.
+    func place(of directory: URL) throws -> (place: DeviceCloud, isNew: Bool) {
+        let named = DeviceCloud(named: self.cloud)
+        guard var known = try DeviceCloud.load(directory) ?? ServerSignIn.place(of: directory) else { return (named, true) }
+        if !self.cloud.isNamed || named.samePlace(as: known) {
+            if known.servers != nil, known.identity == nil, let seen = try? identity(at: known, signedInAs: directory) {
+                known.identity = seen  // (learnt now; unknown while the server does not answer: asked again next time)
+                try known.save(in: directory)
+            }
+            return (known, false)
+        }
+        // Another place: the same cloud only if it says it is.
+        let seen: String
+        do {
+            seen = try identity(at: named, signedInAs: known.servers != nil && named.servers != nil ? directory : nil)
+        } catch {
+            throw CLIError(message: "device \(deviceName) belongs to \(known.description); this command names \(named.description), "
+                           + "which cannot say whether it is the same cloud (\(error)): leave --cloud out to use the device's own")
+        }
+        guard seen == known.identity else {
+            throw CLIError(message: "device \(deviceName) belongs to \(known.description), not \(named.description) (another cloud): "
+                           + "leave --cloud out to use the device's own, or use another --device there")
+        }
+        var moved = named
+        moved.identity = seen
+        if let servers = known.servers, let added = named.servers { moved.servers = servers + added.filter { !servers.contains($0) } }
+        try moved.save(in: directory)
+        return (moved, false)
+    }
+
+    /// The identity of the cloud at a place: a directory's own, or a server's, asked as the device signed in to
+    /// `signedInAs` (a server answers only its enrolled devices).
+    private func identity(at place: DeviceCloud, signedInAs device: URL? = nil) throws -> String {
+        if let servers = place.servers {
+            guard let device, let credentials = try ServerSignIn.load(from: device) else {
+                throw CLIError(message: "the device is not signed in there")
+            }
+            return try RemoteCloud(servers: servers.compactMap(URL.init(string:)), credentials: credentials, timeout: 10).identity().id
+        }
+        let options = cloud(at: place)
+        guard options.store != nil || FileManager.default.fileExists(atPath: options.url.appendingPathComponent(LocalCloud.fileName).path) else {
+            throw CLIError(message: "there is no cloud there")  // (asking would make one)
+        }
+        return try options.open(warning: false).identity().id
+    }
+
+    /// The cloud options that open a directory place (the store as named to this command, with its password, when
+    /// it is the same store).
+    private func cloud(at place: DeviceCloud) -> CloudOptions {
+        var options = self.cloud
+        options.directory = place.directory
+        if DeviceCloud(named: self.cloud).store != place.store { options.storeURL = place.store }
+        return options
     }
 }
 

@@ -74,7 +74,7 @@ struct OperatorSignIn: Codable {
         let base = directory().appendingPathComponent(name(of: server))
         guard let data = try? Data(contentsOf: base.appendingPathExtension("json")) else { return nil }
         let saved = try JSONDecoder().decode(OperatorSignIn.self, from: data)
-        guard saved.server == server.absoluteString else { return nil }
+        guard (try? ServerURL.normalized(saved.server)) == server else { return nil }
         let pem = try String(contentsOf: base.appendingPathExtension("pem"), encoding: .utf8)
         return RemoteOperator(server: server, keyID: saved.keyID, key: try P256.Signing.PrivateKey(pemRepresentation: pem))
     }

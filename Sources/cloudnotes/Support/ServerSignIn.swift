@@ -13,13 +13,25 @@ struct ServerSignIn: Codable {
     var keyID: String
     var account: Account
 
-    /// The device's sign-in to `server`, if it has one.
-    static func load(from directory: URL, server: URL) throws -> RemoteCloud.Credentials? {
-        guard let data = try? Data(contentsOf: directory.appendingPathComponent(file)) else { return nil }
-        let saved = try JSONDecoder().decode(ServerSignIn.self, from: data)
-        guard saved.server == server.absoluteString else { return nil }
+    /// The device's sign-in to its cloud's servers, if it has one (whichever server it enrolled through: the
+    /// cloud's other servers know the device as well; `DeviceCloud` says which cloud it is).
+    static func load(from directory: URL) throws -> RemoteCloud.Credentials? {
+        guard let saved = try saved(in: directory) else { return nil }
         let pem = try String(contentsOf: directory.appendingPathComponent(keyFile), encoding: .utf8)
         return RemoteCloud.Credentials(keyID: saved.keyID, key: try P256.Signing.PrivateKey(pemRepresentation: pem), account: saved.account)
+    }
+
+    private static func saved(in directory: URL) throws -> ServerSignIn? {
+        let url = directory.appendingPathComponent(file)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try JSONDecoder().decode(ServerSignIn.self, from: Data(contentsOf: url))
+    }
+
+    /// The place of a device signed in to a server before devices kept `cloud.json`: the server it enrolled through.
+    static func place(of directory: URL) throws -> DeviceCloud? {
+        guard let saved = try saved(in: directory) else { return nil }
+        return DeviceCloud(directory: nil, store: nil, servers: [(try? ServerURL.normalized(saved.server))?.absoluteString ?? saved.server],
+                           identity: nil)
     }
 
     /// Makes the device's key pair, trades the enrolment code for the registration of its public half, and keeps

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// No command makes a cloud or an account as a side effect: a cloud is made by `cloud init` (or `--init`), an
+/// account by `sign-in` (or `cloud create-account`); a forgotten `--store` or a misspelt `--account` is refused,
+/// saying what was meant.
+@Suite struct ExplicitCreationTests {
+    @Test func aDirectoryWithoutACloudIsRefusedByServeAndTheConsole() throws {
+        let dir = TemporaryDirectory("no-cloud")
+        let cloud = dir.path("cloud")
+        let served = try CloudNotesBinary.run(["cloud", "serve", "--cloud", cloud.path, "--listen", "127.0.0.1:0"])
+        #expect(served.isOneLineRefusal && served.stderr.contains("there is no cloud in \(cloud.path)") && served.stderr.contains("--store"),
+                "\(served.stderr)")
+        let devices = try CloudNotesBinary.run(["cloud", "devices", "--account", "ann", "--cloud", cloud.path])
+        #expect(devices.isOneLineRefusal && devices.stderr.contains("cloudnotes cloud init \(cloud.path)"), "\(devices.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cloud.appendingPathComponent("cloud.sqlite").path))
+
+        #expect(try CloudNotesBinary.run(["cloud", "init", cloud.path]).stdout.contains("made a new cloud in \(cloud.path)"))
+        let again = try CloudNotesBinary.run(["cloud", "init", cloud.path])
+        #expect(again.isOneLineRefusal && again.stderr.contains("already holds a cloud") && again.stderr.contains("nothing was made"))
+        #expect(try CloudNotesBinary.run(["cloud", "accounts", "--cloud", cloud.path]).status == 0)
+    }
+
+    @Test func aMisspeltAccountIsRefusedWithTheNameMeantAndMakesNothing() throws {
+        let app = App()
+        _ = try app.ok("new", "Groceries", as: "heather")
+        for command in [["show", "Groceries"], ["new", "Typo"], ["list"]] {
+            let result = try CloudNotesBinary.run(command + ["--account", "heahter"], environment: app.environment)
+            #expect(result.isOneLineRefusal && result.stderr.contains("no account 'heahter' in this cloud; did you mean 'heather'?"),
+                    "\(command): \(result.stderr)")
+        }
+        let accounts = try CloudNotesBinary.run(["cloud", "accounts"], environment: app.environment).stdout
+        #expect(!accounts.contains("heahter"), "\(accounts)")
+        #expect(try CloudNotesBinary.run(["list", "--account", "zed"], environment: app.environment).stderr.contains("no account 'zed'"))
+    }
+
+    @Test func signInMakesTheAccountOnItsDefaultDeviceAndAFailedOneChangesNothing() throws {
+        let app = App()
+        let made = try CloudNotesBinary.run(["sign-in", "ann"], environment: app.environment)
+        #expect(made.status == 0 && made.stdout.contains("device ann is signed into ann"), "\(made.stderr)")
+        #expect(try CloudNotesBinary.run(["list", "--account", "ann"], environment: app.environment).status == 0)
+        // Into a directory without a cloud: refused, and the device is still ann's, on its cloud.
+        let elsewhere = app.directory.url.appendingPathComponent("elsewhere").path
+        let refused = try CloudNotesBinary.run(["sign-in", "bob", "--device", "ann", "--cloud", elsewhere], environment: app.environment)
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("there is no cloud in \(elsewhere)"), "\(refused.stderr)")
+        #expect(try CloudNotesBinary.run(["list", "--account", "ann"], environment: app.environment).status == 0)
+    }
+}
