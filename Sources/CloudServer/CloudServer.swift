@@ -51,9 +51,10 @@ public struct CloudServer: Sendable {
         public var inFlightReads = 8
         public var inFlightWrites = 8
         public var inFlightQueries = 1
-        /// The share of one thread's time an account's long requests may take, sustained: a request's work past
-        /// `freeWork` costs its account `rate / workShare` requests' worth a second of it, so a flood of costly
-        /// queries runs at a trickle while a device's sync (each request a few milliseconds) costs what it always did.
+        /// The share of one processor an account's long requests may take, sustained: a request's processor time
+        /// past `freeWork` costs its account `rate / workShare` requests' worth a second of it, so a flood of costly
+        /// queries runs at a trickle while a device's sync (each request a few milliseconds) costs what it always
+        /// did. Waits (for the writers' lock, for PostgreSQL) are not work, and cost nothing.
         public var workShare = 0.1
         public var freeWork: TimeInterval = 0.05
 

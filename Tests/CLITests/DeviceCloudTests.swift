@@ -79,7 +79,7 @@ import TestSupport
         #expect(try Self.run(["new", "Trip", "--account", "jo", "--cloud", first], data: data).status == 0)
         #expect(try Self.run(["list", "--account", "jo"], data: data).stdout.contains("Trip"))  // its own, untold
         let refused = try Self.run(["list", "--account", "jo", "--cloud", second], data: data)
-        #expect(refused.isOneLineRefusal && refused.stderr.contains("belongs to the cloud directory") && refused.stderr.contains(second),
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("device jo belongs to the cloud") && refused.stderr.contains(second),
                 "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: second))
     }

@@ -13,6 +13,8 @@ public final class FrontEnd: @unchecked Sendable {
     public var clipboard: String?
     /// A post to edit in $EDITOR; the host runs it and calls `finishExternalEdit`.
     public var externalEdit: Post?
+    /// Why the front end closed by itself (its session with the device ended), for the host to say once it has.
+    public private(set) var farewell: String?
 
     /// The list rows on screen, with their sharing marks.
     struct Window {
@@ -111,6 +113,12 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// The store changed (a sync round, another process): reread what shows, tell what arrived.
     public func storeChanged(_ update: LiveSync.Update? = nil) {
+        if let ended = update?.sessionEnded {
+            // The store is another account's now: nothing more is read from it.
+            farewell = ended
+            state.quit = true
+            return
+        }
         // The post the selection is on: read now, or, where changes came faster than frames (the rows are
         // not read since), the one it was on when last read, if the selection has not moved since.
         let keep = window != nil ? selectedPost : anchor.flatMap { $0.selection == state.selection ? $0.post : nil }
@@ -216,6 +224,7 @@ public final class FrontEnd: @unchecked Sendable {
 
     public func model(width: Int, height: Int) -> ScreenModel {
         drainInbox()
+        if state.quit { return ScreenModel() }  // (closing: it may be because the store is no longer this account's)
         updatePresence()
         if !noticesSaid {
             noticesSaid = true

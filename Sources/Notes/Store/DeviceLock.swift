@@ -4,17 +4,32 @@ import Foundation
 /// `sync.lock` in the device directory, released when the process ends
 /// (even by a crash), since the kernel drops flock locks with the descriptor.
 /// (`cloudnotes cloud migrate` takes one of a cloud directory's the same way.)
+/// The holder writes who it is into the file, so another process refused the
+/// lock can name it.
 public final class DeviceLock: @unchecked Sendable {
     private let fd: Int32
 
     /// Nil when another process holds the lock (or the file cannot be opened).
-    public init?(directory: URL, file: String = "sync.lock") {
+    /// - Parameter holder: what this process is, for one refused the lock ("the front end, as heather").
+    public init?(directory: URL, file: String = "sync.lock", holder: String = "cloudnotes") {
         fd = open(directory.appendingPathComponent(file).path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
             return nil
         }
+        // (A note for people only: a holder that cannot be written is named as "another process".)
+        let note = Array("\(getpid())\n\(holder.prefix(200))\n".utf8)
+        if ftruncate(fd, 0) == 0 { _ = note.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+    }
+
+    /// Who holds the lock, as it wrote itself ("process 4242 (the front end, as heather)"), while that process
+    /// lives; nil when the file says nothing of a live one.
+    public static func holder(directory: URL, file: String = "sync.lock") -> String? {
+        guard let text = try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", maxSplits: 1).map(String.init)
+        guard let pid = lines.first.flatMap({ Int32($0) }), pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return nil }
+        return "process \(pid)" + (lines.count > 1 ? " (\(lines[1].trimmingCharacters(in: .newlines)))" : "")
     }
 
     deinit {

@@ -13,6 +13,11 @@ public final class DeviceSync: @unchecked Sendable {
     private let makeSync: () throws -> NotesSync
     private let onUpdate: @Sendable (LiveSync.Update) -> Void
     private let timing: SyncTiming
+    /// What this process is, written into the device's lock while it holds it (`DeviceLock.holder`).
+    private let holder: String
+    /// Whether the device is still signed into this process's account: a follower that finds it signed into another
+    /// (by `sign-in` while it only followed) ends its session rather than show that account's data.
+    private let stillSignedIn: @Sendable () -> Bool
     private let queue = DispatchQueue(label: "cloudnotes.device-sync")
     private let lock = NSLock()
     private var live: LiveSync?
@@ -23,10 +28,13 @@ public final class DeviceSync: @unchecked Sendable {
 
     /// `makeSync` builds the sync for when this process takes the lock; `onUpdate` hears each round (or, while
     /// another process syncs, that the store changed).
-    public init(store: DeviceStore, timing: SyncTiming = SyncTiming(), makeSync: @escaping () throws -> NotesSync,
+    public init(store: DeviceStore, timing: SyncTiming = SyncTiming(), holder: String = "cloudnotes",
+                stillSignedIn: @escaping @Sendable () -> Bool = { true }, makeSync: @escaping () throws -> NotesSync,
                 onUpdate: @escaping @Sendable (LiveSync.Update) -> Void) {
         self.store = store
         self.timing = timing
+        self.holder = holder
+        self.stillSignedIn = stillSignedIn
         self.makeSync = makeSync
         self.onUpdate = onUpdate
     }
@@ -36,12 +44,19 @@ public final class DeviceSync: @unchecked Sendable {
         queue.async { [self] in
             if takeLock() { return }
             watch = PushSubscription(watching: LiveSync.notifyDirectory(store.directory), files: [LiveSync.storedFile]) { [weak self] _ in
-                self?.onUpdate(LiveSync.Update())
+                guard let self else { return }
+                self.onUpdate(self.stillSignedIn() ? LiveSync.Update() : self.signedOut())
             }
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + 1, repeating: 1)
             timer.setEventHandler { [weak self] in
-                guard let self, self.takeLock() else { return }
+                guard let self else { return }
+                guard self.stillSignedIn() else {
+                    self.retry?.cancel()
+                    self.watch?.cancel()
+                    return self.onUpdate(self.signedOut())
+                }
+                guard self.takeLock() else { return }
                 self.retry?.cancel()
                 self.retry = nil
                 self.watch?.cancel()
@@ -93,9 +108,15 @@ public final class DeviceSync: @unchecked Sendable {
         }
     }
 
+    /// What a follower hears when the device was signed into another account under it: its session is over.
+    private func signedOut() -> LiveSync.Update {
+        LiveSync.Update(sessionEnded: "this device was signed into another account (cloudnotes sign-in) while this front end was open; "
+                        + "it has closed, so that account's posts are not shown as this one's")
+    }
+
     /// Takes the device's lock if it is free, and starts syncing.
     private func takeLock() -> Bool {
-        guard !stopped, let taken = DeviceLock(directory: store.directory) else { return false }
+        guard !stopped, stillSignedIn(), let taken = DeviceLock(directory: store.directory, holder: holder) else { return false }
         do {
             let sync = LiveSync(sync: try makeSync(), timing: timing, onUpdate: onUpdate)
             lock.withLock {

@@ -38,13 +38,16 @@ public final class LiveSync: @unchecked Sendable {
         public var error: String?
         /// What waits in the inbox, counted after the round; nil when not counted.
         public var inbox: InboxCount?
+        /// This process's session with the device is over (signed into another account under it): why.
+        public var sessionEnded: String?
         /// When the round began (`DispatchTime` uptime, nanoseconds) and how long its fetch and send took;
         /// zero when no round ran.
         public var started: UInt64 = 0
         public var duration: TimeInterval = 0
 
         public init(arrivals: [Arrival] = [], refusals: [Refusal] = [], error: String? = nil, inbox: InboxCount? = nil,
-                    started: UInt64 = 0, duration: TimeInterval = 0) {
+                    started: UInt64 = 0, duration: TimeInterval = 0, sessionEnded: String? = nil) {
+            self.sessionEnded = sessionEnded
             self.arrivals = arrivals
             self.refusals = refusals
             self.error = error

@@ -31,7 +31,9 @@ struct OpenFrontEnd: ParsableCommand {
         let wakeup = Wakeup()
         let holder = FrontEndHolder()
         // This process syncs the device if no other does, and takes over when the one that does ends.
-        let sync = DeviceSync(store: session.store, makeSync: {
+        let directory = session.store.directory, account = session.account.name
+        let sync = DeviceSync(store: session.store, holder: "the front end, as \(account)",
+                              stillSignedIn: { DeviceOptions.signedIn(directory) == account }, makeSync: {
             try NotesSync(store: session.store, cloud: session.cloud, account: FixedAccount(session.account),
                           deviceName: "\(session.account.name)/\(session.device)")
         }, onUpdate: { update in holder.frontEnd?.post { $0.storeChanged(update) } })
@@ -45,6 +47,7 @@ struct OpenFrontEnd: ParsableCommand {
         sync.start()
         TerminalApp.run(frontEnd, wakeup: wakeup, environment: ProcessInfo.processInfo.environment)
         sync.stop()
+        if let farewell = frontEnd.farewell { throw CLIError(message: farewell) }
     }
 }
 

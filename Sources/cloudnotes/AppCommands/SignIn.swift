@@ -32,6 +32,14 @@ struct SignIn: ParsableCommand {
         var options = try DeviceOptions.parse((name.map { ["--account", $0] } ?? []) + (device.map { ["--device", $0] } ?? []))
         options.cloud = cloud
         let device = options.deviceName, account = options.accountName
+        // No other process syncs the device while its account changes: a front end open on it would go on
+        // syncing, and showing, the account it opened with.
+        try FileManager.default.createDirectory(at: options.deviceDirectory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        guard let lock = DeviceLock(directory: options.deviceDirectory, holder: "cloudnotes sign-in \(account)") else {
+            let who = DeviceLock.holder(directory: options.deviceDirectory) ?? "another process"
+            throw CLIError(message: "device \(device) is in use by \(who): quit it first, then sign in")
+        }
         let previous = DeviceOptions.signedIn(options.deviceDirectory)
         if let previous, previous != account, !discardUnsent,
            FileManager.default.fileExists(atPath: options.deviceDirectory.appendingPathComponent("private.sqlite").path) {
@@ -44,7 +52,7 @@ struct SignIn: ParsableCommand {
         // A sign-in that fails (a code for someone else, no cloud there, a typo) leaves the device as it was.
         let before = DeviceFiles(options.deviceDirectory)
         do {
-            try signIn(options, device: device)
+            try signIn(options, device: device, holding: lock)
         } catch {
             before.putBack()
             throw error
@@ -56,7 +64,7 @@ struct SignIn: ParsableCommand {
         }
     }
 
-    private func signIn(_ options: DeviceOptions, device: String) throws {
+    private func signIn(_ options: DeviceOptions, device: String, holding lock: DeviceLock) throws {
         let account = options.accountName
         try DeviceOptions.signIn(options.deviceDirectory, as: account)
         // The device belongs from now on to the cloud named here (or the one it had, when none is).
@@ -74,7 +82,7 @@ struct SignIn: ParsableCommand {
         if cloud.isNamed { try place.save(in: options.deviceDirectory) }
         let session = try options.open(creatingAccount: cloud.server == nil, creatingCloud: makeCloud)
         // The sync core notices the new account before anything else and the store forgets the old one's data.
-        if let note = session.sync() { Output.line(note) }
+        if let note = session.sync(holding: lock) { Output.line(note) }
     }
 }
 

@@ -231,9 +231,10 @@ struct DeviceSession {
     /// Syncs now if no other process is syncing this device; otherwise wakes
     /// that process (the front end), which sends the change for us.
     /// Returns a line to print when the sync could not finish.
+    /// - Parameter held: the device's lock, when the caller holds it already (`sign-in`).
     @discardableResult
-    func sync() -> String? {
-        guard let lock = DeviceLock(directory: store.directory) else {
+    func sync(holding held: DeviceLock? = nil) -> String? {
+        guard let lock = held ?? DeviceLock(directory: store.directory, holder: "cloudnotes, as \(account.name)") else {
             DeviceLock.wake(directory: store.directory)
             return nil
         }
@@ -256,8 +257,9 @@ struct DeviceSession {
 
     /// Rebuilds a cloud that lost this device's data from it (`NotesSync.reupload`); needs the device's lock.
     func reupload() throws {
-        guard let lock = DeviceLock(directory: store.directory) else {
-            throw CLIError(message: "another process (the front end?) syncs device \(device): quit it, or use :reupload there")
+        guard let lock = DeviceLock(directory: store.directory, holder: "cloudnotes sync --reupload, as \(account.name)") else {
+            let who = DeviceLock.holder(directory: store.directory) ?? "another process"
+            throw CLIError(message: "\(who) syncs device \(device): quit it, or use :reupload there")
         }
         defer { withExtendedLifetime(lock) {} }
         let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: "\(account.name)/\(device)")
