@@ -35,6 +35,9 @@ public enum CloudError: Error, Equatable, Sendable {
     case storage(String)
     /// A server refused to take the request as this device's (no valid signature or token; a revoked device).
     case notAuthenticated(String)
+    /// A server whose TLS certificate did not verify was not spoken to (a client's own error, never a server's):
+    /// like an outage, the next server is tried and the request retried later, and the person is told why.
+    case untrustedServer(String)
 
     /// A stable code, for scripts and logs.
     public var code: String {
@@ -62,6 +65,7 @@ public enum CloudError: Error, Equatable, Sendable {
         case .zoneBusy: "zoneBusy"
         case .storage: "storage"
         case .notAuthenticated: "notAuthenticated"
+        case .untrustedServer: "untrustedServer"
         }
     }
 
@@ -72,6 +76,7 @@ public enum CloudError: Error, Equatable, Sendable {
         switch self {
         case .networkUnavailable, .networkFailure: 1
         case .serviceUnavailable(let t), .requestRateLimited(let t), .zoneBusy(let t): t
+        case .untrustedServer: 30  // (a certificate is renewed, or its CA trusted, by a person: no sooner)
         default: nil
         }
     }
@@ -112,6 +117,8 @@ extension CloudError: CustomStringConvertible {
         case .zoneBusy(let t): "zone busy: retry after \(Self.seconds(t))"
         case .storage(let what): "cloud storage error: \(what)"
         case .notAuthenticated(let why): "not signed in: \(why)"
+        case .untrustedServer(let why): "the server's TLS certificate could not be verified (\(why)); for a server with a private CA, "
+            + "CLOUDNOTES_CA_FILE names the CA's PEM file"
         }
     }
 

@@ -124,7 +124,7 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
                              deadline: deadline, started: started, neverReached: &neverReached)
             }
             guard case .failure(let error) = result, servers.count > 1,
-                  error == .networkUnavailable || error == .networkFailure else { return try result.get() }
+                  error == .networkUnavailable || error == .networkFailure || error.code == "untrustedServer" else { return try result.get() }
             currentServer.withLockedValue { if $0 == index { $0 = (index + 1) % servers.count } }
             tries += 1
             guard neverReached, tries < servers.count else { throw error }
@@ -158,9 +158,11 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         } catch let error as HTTPClientError where error == .readTimeout || error == .deadlineExceeded {
             throw .networkFailure
         } catch let error as NIOSSLError {
-            throw Self.untrusted(error)
+            neverReached = true  // (the handshake failed: no request went)
+            throw .untrustedServer("\(server.absoluteString): \(error)")
         } catch let error as BoringSSLError {
-            throw Self.untrusted(error)
+            neverReached = true
+            throw .untrustedServer("\(server.absoluteString): \(error)")
         } catch {
             neverReached = Self.neverReached(error)
             throw .networkUnavailable
@@ -175,12 +177,6 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         if let error = error as? ChannelError, case .connectTimeout = error { return true }
         if let error = error as? IOError { return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode) }
         return false
-    }
-
-    /// A server whose certificate does not verify is not one to retry: say so, and how to trust a private CA.
-    private static func untrusted(_ error: any Error) -> CloudError {
-        .permissionFailure("the server's TLS certificate could not be verified (\(error)); "
-                           + "for a server with a private CA, CLOUDNOTES_CA_FILE names the CA's PEM file")
     }
 
     static func error(status: Int, body: Data) -> CloudError {

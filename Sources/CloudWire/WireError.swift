@@ -73,6 +73,7 @@ public struct WireError: Hashable, Sendable, Error {
         case .networkUnavailable, .networkFailure, .serviceUnavailable, .zoneBusy: ("TRY_AGAIN_LATER", error.retryAfter)
         case .storage: ("INTERNAL_ERROR", nil)
         case .notAuthenticated: ("AUTHENTICATION_FAILED", nil)
+        case .untrustedServer: ("TRY_AGAIN_LATER", error.retryAfter)  // (a client's own; no server sends it)
         }
         self.init(uuid: uuid, serverErrorCode: code, reason: error.description, retryAfter: retry)
         self.recordName = recordName

@@ -5,13 +5,14 @@ import Foundation
 public struct AccountNames: Sendable {
     private let byID: [String: String]
 
-    /// The cloud's names; while it cannot be reached (a server down), none: IDs show until it can.
+    /// The cloud's names; while it cannot say (a server down or untrusted, a device revoked, a cloud that changed),
+    /// none: IDs show until it can. Names only decorate; what failed is said by the sync that meets it, and nothing a
+    /// person typed may wait on them (a command that writes opens the cloud's names first).
     public init(_ cloud: any Cloud) throws {
         let accounts: [Account]
         do {
             accounts = try cloud.accounts()
         } catch {
-            guard error.isTransient else { throw error }
             accounts = []
         }
         byID = Dictionary(uniqueKeysWithValues: accounts.map { ($0.id, $0.name) })

@@ -193,6 +193,7 @@ public final class LiveSync: @unchecked Sendable {
             return .error("the cloud was emptied, replaced or restored; :reupload rebuilds it from this device")
         case let error as CloudError where error.isTransient:
             switch error {
+            case .untrustedServer: return .error(sync.explain(error))  // (retried, but a person must act: said as it is)
             case .zoneBusy, .serviceUnavailable, .requestRateLimited: return .busy(waiting: waiting, retryAt: loop.retryAt)
             default: return .offline(waiting: waiting, retryAt: loop.retryAt)
             }
