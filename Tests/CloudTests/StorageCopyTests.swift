@@ -220,6 +220,50 @@ struct StorageCopyTests {
         _ = try reopened.createAccount(name: "mary")
     }
 
+    /// `migrate --undo` is refused whenever the database's cloud is not exactly the one the file holds: restored
+    /// from a dump and given a new identity (devices then rebuilt it and wrote on), emptied, or past the file by
+    /// what a server of the file's directory wrote down; it never says "the same" without having compared.
+    @Test func anUndoIsRefusedUnlessTheDatabaseHoldsExactlyTheFilesCloud() throws {
+        let (directory, file, heather) = try Self.heathersFile("undo-restored")
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("restored").url))
+        let source = try LocalCloud.fileStorage(in: directory.url)
+        _ = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date())
+        func undo() -> String? {
+            do {
+                _ = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in try PostgresStorage(url: url) }, force: false,
+                                                 highWater: directory.url)
+                return nil
+            } catch { return "\(error)" }
+        }
+        // Restored from a dump taken at the copy, below what servers had written: re-identified on its next opening.
+        let dump = try TestStore.dump(url)
+        let served = try LocalCloud(directory: TemporaryDirectory("served-restored").url, storage: PostgresStorage(url: url), environment: [:])
+        _ = try served.database(.private, as: heather).save(zone: ZoneID(name: "Later"))
+        try TestStore.putBack(dump, into: url)
+        try TestStore.psql("UPDATE identity SET cloud = 'crestored' WHERE id = 1", in: url)  // as recoverIfRestored does
+        #expect(undo()?.contains("holds cloud crestored, not") == true, "\(undo() ?? "taken back")")
+        // Emptied.
+        try TestStore.psql("DROP SCHEMA public CASCADE; CREATE SCHEMA public", in: url)
+        _ = try PostgresStorage(url: url)  // (its tables again, empty)
+        #expect(undo()?.contains("holds no cloud") == true, "\(undo() ?? "taken back")")
+        #expect(throws: CloudError.self, "still marked") { _ = try file.createAccount(name: "mary") }
+    }
+
+    /// Even with the database holding the file's cloud row for row, a server of the file's directory that went past
+    /// the file's change (its high-water mark says) stops the undo: devices' tokens are past the file's.
+    @Test func anUndoIsRefusedWhenThisDirectorysServerWentPastTheFile() throws {
+        let (directory, _, _) = try Self.heathersFile("undo-high-water")
+        let url = try #require(try TestStore.database(for: TemporaryDirectory("high-water").url))
+        let source = try LocalCloud.fileStorage(in: directory.url)
+        _ = try StorageCopy.copy(from: source, to: try PostgresStorage(url: url), retiredAt: Date())
+        let id = try #require(try source.read { db in try LocalCloud.readIdentity(db).id })
+        try Data("999999 \(id)\n".utf8).write(to: directory.url.appendingPathComponent("high-water"))
+        #expect {
+            _ = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in try PostgresStorage(url: url) }, force: false,
+                                             highWater: directory.url)
+        } throws: { "\($0)".contains("served the cloud up to change 999999") }
+    }
+
     /// A copy cut short after the database took the cloud (the file not marked) is finished by running it again:
     /// nothing copied twice, the file marked. A file that changed since is refused, not marked.
     @Test func aCopyCutShortIsFinishedByRunningItAgain() throws {

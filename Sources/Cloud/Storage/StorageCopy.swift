@@ -122,32 +122,48 @@ public enum StorageCopy {
     /// or the operator changed it there since, or may have, and devices' tokens are past the file's. `force`
     /// takes the file back all the same, under a new identity, so those devices rebuild the cloud from what
     /// they hold rather than miss changes. Nil if the file had not moved.
+    /// `highWater`: the file's directory's high-water mark, where a server that served the moved cloud from this
+    /// directory wrote how far it went (changes past the file's, which the file would not have).
     public static func takeBackMove(of source: any CloudStorage, database: () throws(CloudError) -> any CloudStorage, force: Bool,
-                                    random: any RandomSource = SystemRandom(), clock: any CloudClock = SystemClock()) throws(CloudError) -> TakenBack? {
+                                    highWater directory: URL? = nil, random: any RandomSource = SystemRandom(),
+                                    clock: any CloudClock = SystemClock()) throws(CloudError) -> TakenBack? {
         guard let file = source as? SQLiteStorage, let move = try file.move() else { return nil }
         let opened = Result { () throws(CloudError) in try database() }
         if case .success(let other) = opened, other.location != move.destination {
             throw .invalidArguments("the file moved to \(move.destination), not \(other.location): give --to that database")
         }
-        // Whether the database holds the file's cloud with anything the file has not: a change devices saved,
-        // or an account, device or token made there (which move no change number), by a hash a row.
-        let there = Result { () throws(CloudError) -> (sequence: Int64, same: Bool)? in
+        // The database must hold exactly the cloud the file holds (what was copied): its identity, its sequence, and
+        // every row, an account, device or token made there included (which move no change number), by a hash a
+        // row. Anything else (another identity: restored from a dump and re-identified, or another cloud; no cloud;
+        // more) may hold what devices saved there since, which the file would not have.
+        let here = try file.read { from in try LocalCloud.readIdentity(from) }
+        let verdict = Result { () throws(CloudError) -> String? in
             let database = try opened.get()
             return try file.read { from in
                 try database.read { to in
-                    let (here, there) = (try LocalCloud.readIdentity(from), try LocalCloud.readIdentity(to))
-                    guard there.id == here.id else { return nil }
-                    return (there.sequence, try same(tables.filter { !replayGuards.contains($0.name) }, from, to))
+                    let there = try LocalCloud.readIdentity(to)
+                    guard let id = there.id, !id.isEmpty else { return "holds no cloud (emptied since, or it never took the copy)" }
+                    guard id == here.id else {
+                        return "holds cloud \(id), not \(here.id ?? "?") as the file does (restored or re-identified since, or another cloud)"
+                    }
+                    guard there.sequence == here.sequence, try same(tables.filter { !replayGuards.contains($0.name) }, from, to) else {
+                        return "holds this cloud with changes the file has not (at change \(there.sequence), the file at \(here.sequence)): "
+                            + "devices or the operator made them there since"
+                    }
+                    return nil
                 }
             }
         }
         var doubt: String?
-        switch there {
-        case .success(let held?) where !held.same:
-            doubt = "\(move.destination) holds this cloud with changes the file has not (at change \(held.sequence)): devices or the operator "
-                + "made them there since"
-        case .success: break
+        switch verdict {
+        case .success(let found?): doubt = "\(move.destination) \(found)"
+        case .success(nil): break
         case .failure(let error): doubt = "\(move.destination) cannot say whether devices saved there since (\(error))"
+        }
+        if doubt == nil, let directory, let id = here.id,
+           let seen = HighWaterMark(path: directory.appendingPathComponent("high-water").path, ownsUnnamedMark: false).read()?.byCloud[id],
+           seen > here.sequence {
+            doubt = "a server of this directory served the cloud up to change \(seen), past the file's \(here.sequence)"
         }
         if let doubt, !force {
             throw .invalidArguments("\(doubt), and the file would not have it: --force takes the file back under a new identity, "

@@ -72,13 +72,13 @@ struct Migrate: ParsableCommand {
         let marked = try StorageCopy.destination(of: source)
         let taken = try StorageCopy.takeBackMove(of: source, database: { () throws(CloudError) in
             try PostgresStorage(url: to ?? marked ?? "")
-        }, force: force)
+        }, force: force, highWater: URL(fileURLWithPath: from))
         guard let taken else { throw CLIError(message: "\(from) has not moved: there is no migrate to undo") }
         if let renamed = taken.newIdentity {
             Output.line("\(from) serves its cloud again, as it was when copied to \(taken.destination), as cloud \(renamed): "
                         + "devices rebuild it from what they hold (sync --reupload)")
         } else {
-            Output.line("\(from) serves its cloud again, as it was when copied to \(taken.destination), which took no change since")
+            Output.line("\(from) serves its cloud again, as it was when copied to \(taken.destination), which holds the same, row for row")
         }
     }
 }
