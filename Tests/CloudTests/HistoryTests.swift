@@ -177,3 +177,39 @@ import TestSupport
         #expect(try f.owner.trash(in: trip, type: "Post").count == 2)
     }
 }
+
+/// History shows a participant only versions from while they could read the record, whatever the owner did before:
+/// a private record moved under a shared post, or a deleted private record's name used again for a shared one.
+@Suite struct HistoryVisibilityTests {
+    @Test func aPrivateRecordMovedUnderASharedPostShowsNoVersionFromBefore() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        var secret = try f.owner.save(.make("secret", in: f.notes, type: "Comment", ["text": "password: hunter2"]))
+        secret["text"] = .string("nothing to see")
+        secret = try f.owner.save(secret)
+        secret.setParent("p1")  // into the share
+        secret = try f.owner.save(secret)
+
+        let hers = try f.shared(f.heather).history(of: f.id("secret"))
+        #expect(hers.count == 1 && hers.allSatisfy { $0.record.string("text") == "nothing to see" }, "\(hers.map { $0.record.string("text") ?? "" })")
+        #expect(try f.owner.history(of: f.id("secret")).count == 3)  // the owner's own, all of them
+    }
+
+    @Test func aNameUsedAgainShowsNoneOfTheDeletedRecordsVersions() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.sharePost(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        var old = try f.owner.save(.make("note", in: f.notes, type: "Comment", ["text": "password: hunter2"]))
+        old["text"] = .string("password: hunter3")
+        _ = try f.owner.save(old)
+        try f.owner.delete(f.id("note"))
+        f.test.clock.advance(by: 1)
+        var again = Record.make("note", in: f.notes, type: "Comment", ["text": "agenda"])
+        again.setParent("p1")
+        _ = try f.owner.save(again)
+
+        for db in [f.owner, f.shared(f.heather)] {
+            let texts = try db.history(of: f.id("note")).map { $0.record.string("text") ?? "" }
+            #expect(texts == ["agenda"], "\(texts)")
+        }
+    }
+}

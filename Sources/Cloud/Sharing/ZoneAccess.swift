@@ -49,6 +49,15 @@ struct ZoneAccess {
         return covering(try RecordTable.chain(db, zone: zone.id, from: name), in: grants) != nil
     }
 
+    /// Whether the caller could read record `name` when its parent was `parent` (a version of it): a hierarchical
+    /// participant only where that parent's chain (as it stands) reached a root of theirs, or the record is one.
+    func couldRead(_ db: any SQLTransaction, name: String, parent: String?) throws -> Bool {
+        guard case .hierarchies(let grants) = grant else { return true }
+        if grants.contains(where: { $0.share.name == name || $0.share.root == name }) { return true }
+        guard let parent else { return false }
+        return covering([name] + (try RecordTable.chain(db, zone: zone.id, from: parent)), in: grants) != nil
+    }
+
     /// When the caller joined the share through which they read the record `name` (its earliest grant, if
     /// several cover it): what the cloud kept from before, they never saw, and its history does not show them.
     /// Nil where no limit holds (the owner, the public database, participants from before the cloud kept it).
