@@ -1,4 +1,6 @@
+import Cloud
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -104,5 +106,32 @@ import TestSupport
         _ = try app.ok("sync", as: "mary")  // grants heather's key, published on her first run
         #expect(try app.post("Trip", as: "heather")["location"] as? String == "Da Lat")
         #expect(!(try app.ok("status", as: "heather")).contains("sealed with a key"))
+    }
+}
+
+/// Others' text is laid out in time linear in it: a title of 200,000 characters (saved by a client with no limit)
+/// lists in well under the minute the old padding took on a tenth of it.
+@Suite struct LongTextTests {
+    @Test func aVeryLongTitleFromAnotherClientListsAtOnce() throws {
+        let app = App()
+        _ = try app.ok("new", "Short", as: "jermaine")
+        let cloud = try TestStore.open(directory: app.directory.url.appendingPathComponent("cloud"), faults: nil)
+        let jermaine = try cloud.account(named: "jermaine")
+        var record = Record(type: "Post", id: RecordID(name: "long", zone: ZoneID(name: "Notes")))
+        record["title"] = .string(Array(repeating: "word", count: 40_000).joined(separator: " "))
+        record["content"] = .string("")
+        _ = try cloud.database(.private, as: jermaine).save(record, policy: .allKeys)
+        _ = try app.ok("sync", as: "jermaine")
+        let listing = try CloudNotesBinary.start(["list", "--account", "jermaine"], environment: app.environment)
+        let done = DispatchSemaphore(value: 0), output = Mutex("")
+        Thread {
+            output.withLock { $0 = listing.finish().stdout }  // (read as it is written: a pipe holds 64 KB)
+            done.signal()
+        }.start()
+        let finished = done.wait(timeout: .now() + 20) == .success
+        #expect(finished, "list still running after 20 s")
+        if !finished { listing.terminate() }
+        _ = done.wait(timeout: .now() + 5)
+        #expect(output.withLock { $0 }.contains("word word"))
     }
 }

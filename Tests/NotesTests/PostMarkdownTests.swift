@@ -47,3 +47,20 @@ import TestSupport
         #expect(PostMarkdown.fileName(for: String(repeating: "ệ", count: 200), taken: []).utf8.count <= 153)
     }
 }
+
+/// A file exported from others' text never acts on the terminal it is printed on, and imports back exactly.
+@Suite struct InertExportTests {
+    @Test func controlsAndBidiOverridesAreWrittenAsEscapesAndReadBack() throws {
+        let hostile = "clear\u{1B}[2J\u{1B}]52;c;ZXZl\u{07} \u{202E}txt.exe \u{9B}31m and a literal \\u{41}\nline two\ttabbed"
+        let markdown = PostMarkdown(title: "t\u{1B}[31m\u{202E}", tags: ["a\u{1B}b"], location: "x\u{2066}y", content: hostile)
+        let text = markdown.text
+        #expect(!text.unicodeScalars.contains { PostMarkdown.isControl($0) }, "\(text.debugDescription)")
+        #expect(text.contains("escaped: true") && text.contains("line two\ttabbed"))
+        let back = try PostMarkdown(parsing: text, fallbackTitle: "x")
+        #expect(back.content == hostile && back.title == markdown.title && back.tags == markdown.tags && back.location == markdown.location)
+
+        let plain = PostMarkdown(title: "Plain", content: "a literal \\u{41} stays as it is")
+        #expect(!plain.text.contains("escaped") && plain.text.hasSuffix("a literal \\u{41} stays as it is"))
+        #expect(try PostMarkdown(parsing: plain.text, fallbackTitle: "x").content == plain.content)
+    }
+}

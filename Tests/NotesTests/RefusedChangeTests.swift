@@ -112,3 +112,14 @@ import TestSupport
         #expect(try d.a.store.comments(on: d.a.store.post("p2")).isEmpty)
     }
 }
+
+extension RefusedChangeTests {
+    @Test func aTitleLongerThanTheLimitIsRefusedAtOnce() throws {
+        let d = try TwoDevices()
+        #expect {
+            try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: String(repeating: "t", count: Post.maxTitleLength + 1)))
+        } throws: { "\($0)".contains("a title holds at most 1000 characters") }
+        try d.write(d.a, Post(id: "p2", zone: d.notes.zone, title: String(repeating: "t", count: Post.maxTitleLength)))
+        #expect(try d.a.store.posts().map(\.id) == ["p2"])
+    }
+}

@@ -15,3 +15,13 @@ extension StringProtocol {
         return out
     }
 }
+
+extension StringProtocol {
+    /// The text without the whitespace it ends with, found from the end: linear in the text (a pattern anchored at
+    /// its end, `\\s+$`, is tried from every space of a line of others' words, quadratic in it).
+    public var withoutTrailingWhitespace: String {
+        var end = endIndex
+        while end > startIndex, self[index(before: end)].isWhitespace { end = index(before: end) }
+        return String(self[..<end])
+    }
+}

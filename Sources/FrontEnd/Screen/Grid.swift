@@ -72,7 +72,7 @@ public struct Grid: Equatable, Sendable {
     }
 
     public var text: String {
-        lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.joined(separator: "\n")
+        lines.map(\.withoutTrailingWhitespace).joined(separator: "\n")
     }
 
     /// Rows that differ from `old` (all of them when the size changed).

@@ -1,9 +1,14 @@
 import Foundation
 
 /// A post as a Markdown file: front matter (title, tags, location, notebook, authors, dates) between `---`
-/// lines, then its text as it is. Front matter values are JSON (strings, arrays of strings), which YAML
-/// reads too, so any character a title holds survives the trip; what the file says about authors and
-/// dates is for people reading it, and an import makes a new post of the account importing.
+/// lines, then its text. Front matter values are JSON (strings, arrays of strings), which YAML reads too, so
+/// any character a title holds survives the trip; what the file says about authors and dates is for people
+/// reading it, and an import makes a new post of the account importing.
+///
+/// Text is others' data, never terminal control: a file printed with `cat` must not act on the terminal. A
+/// text holding control characters (line breaks and tabs aside) or bidirectional overrides is written with each
+/// of them as `\u{1B}` (and any `\u{` it held as `\u{5C}u{`), and the front matter says `escaped: true`, which an
+/// import reads back to the text exactly.
 public struct PostMarkdown: Equatable, Sendable {
     public var title: String
     public var tags: [String] = []
@@ -43,8 +48,11 @@ public struct PostMarkdown: Equatable, Sendable {
         if !authors.isEmpty { lines.append("authors: [" + authors.map(Self.json).joined(separator: ", ") + "]") }
         if let created { lines.append("created: " + Self.date(created)) }
         if let modified { lines.append("modified: " + Self.date(modified)) }
+        let inert = content.unicodeScalars.contains(where: Self.isControl)
+        if inert { lines.append("escaped: true") }
         lines += ["---", "", ""]  // a blank line between the front matter and the text
-        return lines.joined(separator: "\n") + content  // as it is, to the last character: an import gives it back exactly
+        // As it is, to the last character, or escaped as the front matter says: an import gives it back exactly.
+        return lines.joined(separator: "\n") + (inert ? Self.escaped(content) : content)
     }
 
     /// Reads a file `text` wrote, or plain Markdown (its first heading, else `fallbackTitle`, as the title).
@@ -76,7 +84,7 @@ public struct PostMarkdown: Equatable, Sendable {
             guard let items = try? JSONSerialization.jsonObject(with: Data(value.utf8)) as? [String] else { throw MarkdownError.badValue(key) }
             return items
         }
-        let content = String(body)
+        let content = fields["escaped"] == "true" ? Self.unescaped(String(body)) : String(body)
         let heading = content.split(separator: "\n").first { $0.hasPrefix("# ") }.map { $0.dropFirst(2).trimmingCharacters(in: .whitespaces) }
         // An untitled post's file says title: "": its heading or its file's name stands in.
         let title = try string("title").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? heading ?? fallbackTitle
@@ -109,9 +117,36 @@ public struct PostMarkdown: Equatable, Sendable {
     // MARK: Values
 
     private static func json(_ text: String) -> String {
-        // One string's JSON; JSONSerialization escapes quotes, backslashes and control characters.
+        // One string's JSON; JSONSerialization escapes quotes, backslashes and C0 controls; the other controls a
+        // terminal acts on (all in the Basic Multilingual Plane) are escaped here, as JSON writes any character.
         let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        var out = ""
+        for scalar in String(decoding: data.dropFirst().dropLast(), as: UTF8.self).unicodeScalars {
+            if isControl(scalar) { out += String(format: "\\u%04X", scalar.value) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    /// Characters a terminal acts on, which a file of others' text must not carry raw: controls but line breaks and
+    /// tabs, and the bidirectional overrides and isolates that make text read as other text.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar == "\n" || scalar == "\t" { return false }
+        return scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+
+    /// `text` with each control as `\u{HEX}`, and the `\u{` it held already as `\u{5C}u{`, so `unescaped` gives it back.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.replacingOccurrences(of: "\\u{", with: "\\u{5C}u{").unicodeScalars {
+            if isControl(scalar) { out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    static func unescaped(_ text: String) -> String {
+        text.replacing(/\\u\{([0-9A-Fa-f]{1,6})\}/) { match in
+            UInt32(match.1, radix: 16).flatMap(Unicode.Scalar.init).map { String(Character($0)) } ?? String(match.0)
+        }
     }
 
     /// A value as a string: JSON's quoted form, or plain text as YAML allows.

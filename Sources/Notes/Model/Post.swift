@@ -4,6 +4,8 @@ import Foundation
 /// A post: a record of type `Post` in a notebook's zone.
 public struct Post: Equatable, Sendable {
     public static let recordType = "Post"
+    /// The longest title this app saves: a title is a line on every reader's screen (a text goes in the text).
+    public static let maxTitleLength = 1_000
 
     /// The record name: a stable ID, unique in its zone.
     public var id: String

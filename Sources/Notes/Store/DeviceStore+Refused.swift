@@ -29,6 +29,10 @@ extension DeviceStore {
     /// Refuses a post that could never reach the cloud as it is, measured as a send builds its record (a location
     /// sealed adds AES-GCM's nonce and tag), before anything of it is saved.
     public static func requireFits(_ post: Post) throws {
+        guard post.title.count <= Post.maxTitleLength else {
+            throw StoreError.invalid("a title holds at most \(Post.maxTitleLength) characters, and this one has \(post.title.count): "
+                                     + "nothing was saved; put the rest in the text")
+        }
         var record = Record(type: Post.recordType, id: post.recordID)
         post.apply(to: &record)
         if let location = post.location {

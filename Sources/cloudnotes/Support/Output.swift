@@ -106,7 +106,7 @@ enum Output {
             let cells = row.enumerated().map { i, cell in
                 i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.columns)
             }
-            write(cells.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n")
+            write(cells.joined(separator: "  ").withoutTrailingWhitespace + "\n")
         }
     }
 
