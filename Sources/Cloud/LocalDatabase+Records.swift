@@ -131,10 +131,12 @@ extension LocalDatabase {
             var body = body
             var created = (at: request.now, by: caller.id)
             if let existing, let live = existing.record {
+                // Readable first: a record the caller cannot read is unknown to it, whatever its type (the type's name
+                // would tell it exists, and what it is).
+                guard try access.canRead(db, name: live.id.name) else { throw CloudError.unknownItem(live.id) }
                 guard live.type == record.type else {
                     throw CloudError.invalidArguments("record \(record.id.name) is a \(live.type), not a \(record.type)")
                 }
-                guard try access.canRead(db, name: live.id.name) else { throw CloudError.unknownItem(live.id) }
                 if policy == .ifServerRecordUnchanged && record.changeTag != live.changeTag {
                     throw CloudError.serverRecordChanged(server: live)
                 }

@@ -9,7 +9,8 @@ import PostgresNIO
 /// as libpq's (default: `disable` on loopback and a socket, else `prefer`; the server's certificate and name are
 /// checked with `require`, as libpq's `verify-full`), and `?sslrootcert=FILE`, the PEM file of the CA that signs
 /// the server's certificate (a private CA's; without it, the system's CAs; with it and no `sslmode`, `require`).
-/// `postgres://` works too.
+/// `postgres://` works too. Without a password in the URL, it comes from where libpq looks (`PostgresPassword`):
+/// `PGPASSWORD`, `?passfile=FILE`, `PGPASSFILE`, `~/.pgpass`.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var user: String
     public var password: String?
@@ -40,7 +41,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The query parameters a store's URL takes.
-    static let parameters = ["host", "sslmode", "sslrootcert"]
+    static let parameters = ["host", "sslmode", "sslrootcert", "passfile"]
+
+    /// Whether the URL itself holds a password (which `ps` shows to every user of the machine).
+    public static func holdsPassword(_ text: String) -> Bool { withoutPassword(text) != text }
 
     /// Whether `text` names a PostgreSQL database rather than a directory.
     public static func isURL(_ text: String) -> Bool {
@@ -76,6 +80,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw .invalidArguments("sslmode is disable, prefer or require (or verify-full), not \(mode!.inlineQuoted)")
         }
         sslRootCertificate = items.first(where: { $0.name == "sslrootcert" })?.value
+        if password == nil {
+            password = PostgresPassword.lookUp(host: host, port: port, database: database, user: self.user,
+                                               passfile: items.first(where: { $0.name == "passfile" })?.value)
+        }
         // A CA named is a CA to check against: unless told otherwise, require it.
         sslMode = mode ?? (sslRootCertificate != nil ? "require" : Self.defaultSSLMode(host: host, socket: socketDirectory))
         if let file = sslRootCertificate, !FileManager.default.isReadableFile(atPath: file) {

@@ -3,16 +3,28 @@ import Foundation
 
 /// CloudNotes' own operations, by path: each reads the `CallRequest` keys it needs and fills its `CallResponse` keys.
 enum WireCalls {
+    /// The account named `name` that `caller` shares with, else `unknownAccount`: one it does not is unknown to it.
+    private static func known(_ name: String, in cloud: LocalCloud, to caller: Account) throws -> Account {
+        guard let account = try cloud.accounts(knownTo: caller).first(where: { $0.name.lowercased() == name.lowercased() }) else {
+            throw CloudError.unknownAccount(name)
+        }
+        return account
+    }
+
     typealias Call = @Sendable (LocalCloud, CallRequest, CloudDatabase) throws -> CallResponse
 
     static let operations: [String: Call] = [
         "cloud/identity": { cloud, _, _ in try answer { $0.identity = try cloud.identity() } },
         "users/restore": { cloud, _, db in try answer { $0.users = [WireUser(try cloud.restoreAccount(db.caller))] } },
-        "users/lookup/name": { cloud, r, _ in
-            try answer { $0.users = [WireUser(try cloud.account(named: try r.require(r.accountName, "accountName")))] }
+        // Only the people the caller already shares with are found by name or ID: anyone's email and ID is not every
+        // account's business (an exact email finds anyone, as inviting needs: users/lookup/email).
+        "users/lookup/name": { cloud, r, db in
+            let name = try r.require(r.accountName, "accountName")
+            return try answer { $0.users = [WireUser(try known(name, in: cloud, to: db.caller))] }
         },
-        "users/lookup/id": { cloud, r, _ in
-            try answer { $0.users = try cloud.account(id: try r.require(r.userRecordName, "userRecordName")).map { [WireUser($0)] } ?? [] }
+        "users/lookup/id": { cloud, r, db in
+            let id = try r.require(r.userRecordName, "userRecordName")
+            return try answer { $0.users = try cloud.accounts(knownTo: db.caller).filter { $0.id == id }.map(WireUser.init) }
         },
         "users/list": { cloud, _, db in try answer { $0.users = try cloud.accounts(knownTo: db.caller).map(WireUser.init) } },
         "shares/requestAccess": { cloud, r, db in
@@ -34,10 +46,12 @@ enum WireCalls {
         },
         "records/emptyTrash": { _, r, db in try answer { $0.count = try db.emptyTrash(in: try r.zone()) } },
         "shares/ended": { _, r, db in try answer { $0.ended = try db.endedShares(in: try r.zone()) } },
-        "shares/lookupParticipant": { _, r, db in
+        "shares/lookupParticipant": { cloud, r, db in
             try answer {
-                $0.participant = try r.emailAddress.map { try db.lookUpParticipant(email: $0) }
-                    ?? db.lookUpParticipant(accountName: try r.require(r.accountName, "emailAddress or accountName"))
+                if let email = r.emailAddress { return $0.participant = try db.lookUpParticipant(email: email) }
+                let name = try r.require(r.accountName, "emailAddress or accountName")
+                _ = try known(name, in: cloud, to: db.caller)
+                $0.participant = try db.lookUpParticipant(accountName: name)
             }
         },
         "shares/save": { _, r, db in

@@ -200,10 +200,16 @@ public struct PostSharing: Sendable {
         return invitees
     }
 
-    /// Invitees by email, or by account name when there is no '@'.
+    /// Invitees by email, or by account name when there is no '@' (a server finds by name only the people this
+    /// account shares with already: anyone else is invited by their email).
     private func lookUp(_ invitees: [String], in db: CloudDatabase) throws -> [ShareParticipant] {
         try invitees.map { who in
-            who.contains("@") ? try db.lookUpParticipant(email: who) : try db.lookUpParticipant(accountName: who)
+            if who.contains("@") { return try db.lookUpParticipant(email: who) }
+            let found = Result { () throws(CloudError) in try db.lookUpParticipant(accountName: who) }
+            if case .failure(let error) = found, case .unknownAccount = error {
+                throw StoreError.invalid("no account \(who.inlineQuoted) among the people you share with: invite them by their email")
+            }
+            return try found.get()
         }
     }
 

@@ -116,6 +116,10 @@ struct CloudOptions: ParsableArguments {
         if let server {
             throw CLIError.usage("this command works on the machine that holds the cloud directory, not through a server (\(server.absoluteString))")
         }
+        if let given = storeURL, PostgresLocation.holdsPassword(given) {
+            Output.warn("--store's URL holds a password, which every user of this machine can read (ps): put it in ~/.pgpass, "
+                        + "PGPASSWORD, or a file named by ?passfile=FILE")
+        }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw CLIError(message: "cannot use cloud directory \(url.path): it is a file, not a directory")
