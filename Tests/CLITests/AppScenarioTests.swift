@@ -392,7 +392,8 @@ final class App: @unchecked Sendable {
         for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
         _ = try app.ok("new", "Trip", as: "jermaine")
         _ = try app.ok("new", "Budget", as: "jermaine")
-        _ = try app.ok("share", "Trip", "--invite", "heather,mary", "--read-write", as: "jermaine")
+        // (By email: a server finds strangers by their email only.)
+        _ = try app.ok("share", "Trip", "--invite", "heather@example.com,mary@example.com", "--read-write", as: "jermaine")
         _ = try app.ok("share", "Budget", "--invite", "heather", as: "jermaine")
         #expect(try app.ok("invitations", as: "heather").contains("\"Trip\"    jermaine  read-write"))
 
