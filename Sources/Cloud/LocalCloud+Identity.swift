@@ -47,9 +47,12 @@ extension LocalCloud {
         let wentBack = highWater.map { sequence < $0 } ?? false
         if let known, !wentBack { return CloudIdentity(id: known, sequence: sequence) }
         let id = try giveNewIdentity(db, random: random, clock: clock)
-        if wentBack, let highWater {
-            try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [highWater])
-            return CloudIdentity(id: id, sequence: highWater)
+        // Past every number any cloud of this place handed out (an older copy put back may carry the identity of a cloud
+        // whose mark is lower than the one that served here last): a change tag is never handed out twice, so no
+        // device's tag of before can pass for a version it never saw.
+        if let ceiling = mark?.bound(for: nil), sequence < ceiling {
+            try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [ceiling])
+            return CloudIdentity(id: id, sequence: ceiling)
         }
         return CloudIdentity(id: id, sequence: sequence)
     }

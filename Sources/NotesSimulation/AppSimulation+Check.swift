@@ -11,7 +11,7 @@ extension AppSimulation {
             if try devices.allSatisfy({ try $0.store.pendingCount() == 0 }) { break }
         }
         for device in devices { sync(device) }
-        for device in devices { refusedPosts.formUnion(device.sync.refusals.map(\.id.name)) }
+        for device in devices { refusedPosts.formUnion(device.sync.refusals.map(\.id)) }
     }
 
     /// What must hold after any step eve takes, and at the end: her key opens only what was filed for her, and
@@ -26,13 +26,15 @@ extension AppSimulation {
     }
 
     func check() throws {
-        var views: [String: [String: Post]] = [:]  // post ID → device → post
+        // Post → device → its copy there. A post is its record (a zone and a name): each account keeps a shared post
+        // it lost under the same name ("r" and the post's), in a notebook of its own, and these are different posts.
+        var views: [RecordID: [String: Post]] = [:]
         for device in devices {
             if try device.store.pendingCount() != 0 { violations.append("\(device.name): changes still pending") }
             if let error = try device.store.syncStatus().lastError { violations.append("\(device.name): last sync failed: \(error)") }
-            for post in try device.store.posts() { views[post.id, default: [:]][device.name] = post }
+            for post in try device.store.posts() { views[post.recordID, default: [:]][device.name] = post }
         }
-        for (id, seen) in views.sorted(by: { $0.key < $1.key }) {
+        for (id, seen) in views.sorted(by: { $0.key.description < $1.key.description }) {
             func describe(_ post: Post) -> String { "\(post.title)|\(post.content)|\(post.tags)|\(post.location ?? "-")" }
             if Set(seen.values.map(describe)).count > 1 {
                 violations.append("post \(id) differs between devices: \(seen.map { "\($0.key): \(describe($0.value).debugDescription)" }.sorted())")

@@ -26,7 +26,7 @@ extension AppSimulation {
             edited.content += "\n" + tag
             if (try? other.saveEdit(edited, from: base.fields, by: device.editor, now: now)) != nil {
                 log?.note("step \(step) a second process of \(device.name) typed \(tag) into \(base.id) at: \(line)")
-                typed[base.id, default: []].insert(tag)
+                typed[base.recordID, default: []].insert(tag)
                 counts["secondProcessWrote", default: 0] += 1
             }
         }

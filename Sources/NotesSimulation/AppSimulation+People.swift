@@ -31,7 +31,7 @@ extension AppSimulation {
     /// Saves an edit from `base`; on success its tags count as typed.
     func save(_ edited: Post, from base: Post, tags: [String], on device: Device, now: Date) throws {
         _ = try device.store.saveEdit(edited, from: base.fields, by: device.editor, now: now)
-        typed[edited.id, default: []].formUnion(tags)
+        typed[edited.recordID, default: []].formUnion(tags)
     }
 
     /// Refreshes what a device's screen shows of one post.
@@ -137,8 +137,8 @@ extension AppSimulation {
         let provider = StoreSharingProvider(store: device.store, account: device.account) { $0 }
         guard let trash = try? history.trash(), let deleted = pick(trash.filter { provider.canEdit($0.post) }) else { return }
         let post = try history.restoreDeleted(deleted, by: device.editor, now: now)
-        deletedPosts.remove(post.id)
-        typed[post.id] = Self.tags(in: post)
+        deletedPosts.remove(post.recordID)
+        typed[post.recordID] = Self.tags(in: post)
         counts["restoredDeleted", default: 0] += 1
     }
 

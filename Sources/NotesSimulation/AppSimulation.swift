@@ -48,11 +48,11 @@ public final class AppSimulation {
     var counts: [String: Int] = [:]
     var violations: [String] = []
     /// Tags whose save was acknowledged, by post; tags a person removed on purpose.
-    var typed: [String: Set<String>] = [:]
+    var typed: [RecordID: Set<String>] = [:]
     var removed: Set<String> = []
     /// Posts with an edit the cloud refused (and said so), and posts someone deleted.
-    var refusedPosts: Set<String> = []
-    var deletedPosts: Set<String> = []
+    var refusedPosts: Set<RecordID> = []
+    var deletedPosts: Set<RecordID> = []
     var urls: [(url: ShareURL, owner: Account)] = []
     /// What each device's screen showed of each post, and when: the base of a stale edit.
     var screens: [Int: [String: (post: Post, step: Int)]] = [:]
@@ -138,7 +138,7 @@ public final class AppSimulation {
             let post = Post(id: "p\(step)", zone: book.zone, title: "post \(step)", content: tag,
                             location: random.below(2) == 0 ? "place \(step)" : nil)
             try device.store.save(post, by: device.account.id, on: device.editor.device, now: now)
-            typed[post.id, default: []].insert(tag)
+            typed[post.recordID, default: []].insert(tag)
         case "edit": try edit(on: device, step: step, stale: false, now: now)
         case "staleEdit": try edit(on: device, step: step, stale: true, now: now)
         case "concurrentEdit": try concurrentEdit(from: device, step: step, now: now)
@@ -148,7 +148,7 @@ public final class AppSimulation {
         case "look": try look(on: device, step: step)
         case "delete":
             guard let post = pick(try device.store.posts().filter { $0.scope == .private }) else { return }
-            deletedPosts.insert(post.id)
+            deletedPosts.insert(post.recordID)
             try device.store.delete(post)
         case "comment":
             guard let post = pick(try writable(device)) else { return }

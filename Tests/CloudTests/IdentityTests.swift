@@ -62,6 +62,26 @@ import TestSupport
         #expect(try test.cloud.identity().id == after.id, "once is enough")
     }
 
+    /// An older copy put back twice, the second time under an identity whose mark is below what the cloud of the
+    /// first restore handed out since: the sequence still goes past every number any cloud of the place handed out.
+    @Test func aSecondRestoreOfAnOlderCopyStillNeverHandsOutAChangeNumberTwice() throws {
+        let test = try TestCloud()
+        let db = try test.privateDatabase("heather")
+        let zone = try db.save(zone: ZoneID(name: "Notes"))
+        try db.save(Record.make("p1", in: zone, ["v": "1"]))
+        let tampering = StoreTampering(directory: test.directory.url)
+        let backup = try tampering.snapshot()
+        try db.save(Record.make("p2", in: zone, ["v": "2"]))
+        try tampering.restore(backup)
+        _ = try test.cloud.identity()
+        var handedOut: Int64 = 0
+        for i in 0..<20 { handedOut = Int64(try db.save(Record.make("q\(i)", in: zone)).changeTag ?? "", radix: 36) ?? 0 }
+
+        try tampering.restore(backup)  // the first cloud's identity again, its own mark below the second's numbers
+        let next = try db.save(Record.make("p3", in: zone, ["v": "3"]))
+        #expect((Int64(next.changeTag ?? "", radix: 36) ?? 0) > handedOut, "\(next.changeTag ?? "-") after \(String(handedOut, radix: 36))")
+    }
+
     /// A directory that holds another cloud's high-water mark (a console command given one cloud's directory and
     /// another's store, say) says nothing of this cloud's history: it keeps its identity, reads and writes alike,
     /// and its own mark goes beside the other's, which stays (that cloud's going back is still seen).

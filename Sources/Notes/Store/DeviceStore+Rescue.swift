@@ -35,8 +35,9 @@ extension DeviceStore {
     }
 
     /// Keeps shared posts as posts of this account's own; returns the IDs of those it kept.
-    func rescue(_ db: Database, _ ids: [RecordID], now: Date = Date()) throws -> [RecordID] {
+    func rescue(_ db: Database, _ ids: [RecordID]) throws -> [RecordID] {
         guard !ids.isEmpty, let home = try notesNotebook(db) else { return [] }
+        let now = now()  // (this device's clock, injected where a run must replay)
         var rescued: [RecordID] = []
         for zone in Set(ids.map(\.zone)).sorted(by: { $0.description < $1.description }) {
             for (id, post) in try Self.localPosts(db, .shared, ids.filter { $0.zone == zone }).sorted(by: { $0.key.name < $1.key.name }) {
