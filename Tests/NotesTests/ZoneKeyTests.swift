@@ -401,6 +401,40 @@ import TestSupport
         #expect(held.allSatisfy { Sealing.open(sealed, key: $0, record: id) == nil }, "opens with a key mary held")
     }
 
+    /// The cloud is put back to a copy from before mary's envelopes were written, and another client (the console, a
+    /// raw request) removes her: no record shows what she held, yet the owner's next sync rotates the key, for she
+    /// was removed and the newest generation was not made to shut her out.
+    @Test func aRemovedParticipantWhoseEnvelopesAPutBackCopyLostStillCausesARotation() throws {
+        // heather's laptop shares p1 with mary and grants her the key; her other device never sees that grant.
+        let owner = try device("owner", keychain: "keychain-owner"), laptop = try device("laptop", keychain: "keychain-owner")
+        let mary = try test.cloud.createAccount(name: "mary")
+        try post("p1", at: "Hanoi", on: owner)
+        try owner.syncNow()
+        try laptop.syncNow()
+        let shared = try PostSharing(store: laptop.store, cloud: test.cloud, account: heather)
+            .share(try laptop.store.post("p1"), inviting: ["mary"], permission: .readWrite)
+        guard case .shared(let url) = shared else { throw ShareFailure(description: "not shared: \(shared)") }
+        _ = try test.cloud.acceptShare(url, as: mary)
+        _ = try marysPhone(sharedBy: laptop, mary: mary)
+        let zone = try owner.store.post("p1").zone, db = test.cloud.database(.private, as: heather)
+        let held = try keysHeld(by: mary, keychain: "keychain-mary", in: RecordID(name: "keys-p1", zone: zone))
+        #expect(!held.isEmpty)
+        // A copy put back from before her grants: the share's key record without her envelopes. Then another
+        // client (the console, a raw request) removes her.
+        var shareKeys = try db.record(RecordID(name: "keys-p1", zone: zone))
+        shareKeys["generations"] = .bytes(Data("[]".utf8))
+        _ = try db.save(shareKeys, policy: .allKeys)
+        let share = try #require(try db.shares(in: zone).first)
+        _ = try db.removeParticipant(mary.id, from: share.id)
+
+        try settle([owner])
+        try post("p2", at: "Secret", on: owner)
+        try owner.syncNow()
+        let id = RecordID(name: "p2", zone: zone)
+        let sealed = try #require(try db.record(id).encrypted("location"))
+        #expect(held.allSatisfy { Sealing.open(sealed, key: $0, record: id) == nil }, "opens with a key mary held")
+    }
+
     /// The owner removes mary, then types a new location before the device syncs again: it is sealed with a
     /// key she never held (the removal rotates at once, not on the next sync, whose send comes before repairs).
     @Test func aLocationTypedRightAfterARemovalIsClosedToTheRemovedPerson() throws {

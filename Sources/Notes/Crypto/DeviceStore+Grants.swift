@@ -32,9 +32,12 @@ extension DeviceStore {
             let zone = own.id.zone, kept = try keptKeyRecords(zone)
             // Whoever holds the newest generation must still take part in a share of the zone: one removed, one
             // who left, everyone of a share that ended kept what they held, so what is sealed next needs a new one.
-            let taking = Set(shares.filter { $0.id.zone == zone }.flatMap(Self.keyHolders) + [me])
-            if !keyring.holdersOfNewest(own, in: kept).isSubset(of: taking) {
-                try rotateKeys(zone: zone)  // kept at hand before the next send: nothing more sealed with the key they hold
+            // So must anyone removed whom the newest was not made to shut out: they may hold it though no envelope
+            // says so now (a copy of the record put back from before their envelope).
+            let zoneShares = shares.filter { $0.id.zone == zone }
+            let taking = Set(zoneShares.flatMap(Self.keyHolders) + [me]), removed = Self.shutOut(of: zoneShares, owner: me)
+            if !keyring.holdersOfNewest(own, in: kept).isSubset(of: taking) || !removed.isSubset(of: keyring.excludedByNewest(own)) {
+                try rotateKeys(zone: zone, excluding: removed)  // kept at hand before the next send: nothing more sealed with the key they hold
                 rotated.insert(zone)
             } else if try keyring.lacksEnvelopes(own, of: own, for: [me], keysOf: keysOf) || keyring.lacksGenerations(of: kept, in: own) {
                 try keyring.grant(zone: zone, root: nil, to: [], kept: kept)
@@ -59,10 +62,17 @@ extension DeviceStore {
 
     /// Adds a new generation to one of this account's zones' keys now, and seals with it from here on; the
     /// next repair wraps it for those still taking part.
-    public func rotateKeys(zone: ZoneID) throws {
+    public func rotateKeys(zone: ZoneID, excluding removed: Set<String> = []) throws {
         guard let keyring else { return }
-        try keyring.rotate(zone: zone, kept: keptKeyRecords(zone))
+        try keyring.rotate(zone: zone, kept: keptKeyRecords(zone), excluding: removed)
         try keepOwnKeysAtHand(zone)
+    }
+
+    /// Who a notebook's key must shut out: those removed from its shares (`shares`, all of one zone's) who take part
+    /// in none of them now.
+    static func shutOut(of shares: [Share], owner: String) -> Set<String> {
+        let taking = Set(shares.flatMap(keyHolders) + [owner])
+        return Set(shares.flatMap(\.participants).filter { $0.status == .removed }.compactMap(\.userRecordID)).subtracting(taking)
     }
 
     /// Who of a share's people may hold the notebook's key: those invited or taking part, with some permission.

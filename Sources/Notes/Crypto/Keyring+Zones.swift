@@ -27,20 +27,22 @@ extension Keyring {
     /// Adds a new generation to the zone's own key record, wrapped for this account's device keys only: what
     /// is sealed from now on is closed to a participant who was removed (they kept the older keys). `grant`
     /// then wraps it for those who remain.
-    func rotate(zone: ZoneID, kept: [Record]) throws {
+    /// `excluding`: the accounts removed from the zone's shares, which the new generation is made to shut out.
+    func rotate(zone: ZoneID, kept: [Record], excluding removed: Set<String> = []) throws {
         try Self.update(ZoneKeys.recordID(zone: zone, root: nil), type: ZoneKeys.recordType, in: cloud.database(.private, as: account)) { record in
-            _ = try addGeneration(to: &record, zone: zone, kept: kept)
+            _ = try addGeneration(to: &record, zone: zone, kept: kept, excluding: removed)
             return true
         }
     }
 
     /// Adds a fresh generation, the newest, to the zone's own key record, wrapped for this account's device
     /// keys; a record someone else wrote over starts again from what this device holds. Returns the new key.
-    private func addGeneration(to record: inout Record, zone: ZoneID, kept: [Record]) throws -> SymmetricKey {
+    private func addGeneration(to record: inout Record, zone: ZoneID, kept: [Record], excluding removed: Set<String> = []) throws -> SymmetricKey {
         let fresh = SymmetricKey(size: .bits256)
         var keys = Self.isTrusted(record, zone: zone) ? ZoneKeys(record: record) : ZoneKeys()
         let restored = putBack(heldGenerations(in: kept, zone: zone), into: &keys)
         _ = try addEnvelopes(restored + [(Self.generationID(fresh), fresh)], to: &keys, zone: zone, for: [account.id])
+        if !removed.isEmpty, let newest = keys.generations.indices.last { keys.generations[newest].excludes = removed.sorted() }
         try keys.write(into: &record)
         return fresh
     }
@@ -54,6 +56,13 @@ extension Keyring {
         let missing = held.filter { generation in !keys.generations.contains { $0.id == generation.id } }
         keys.generations.insert(contentsOf: missing.map { ZoneKeys.Generation(id: $0.id, envelopes: [:]) }, at: 0)
         return missing
+    }
+
+    /// The accounts the newest generation of the zone's own key record was made to shut out (none if it is not the
+    /// owner's own record).
+    func excludedByNewest(_ own: Record) -> Set<String> {
+        guard Self.isTrusted(own, zone: own.id.zone) else { return [] }
+        return Set(ZoneKeys(record: own).generations.last?.excludes ?? [])
     }
 
     /// The accounts with an envelope of the newest generation of the zone's own key record (`own`) in any of

@@ -14,6 +14,10 @@ struct ZoneKeys: Equatable {
         var id: String
         /// Envelopes by "USER/KEYID" (a device key of an account), or "USER" as written before device keys.
         var envelopes: [String: Data]
+        /// The accounts removed from the zone's shares when this generation was made, which it was made to shut out:
+        /// a removed participant this list lacks may hold it (an older copy of the record put back lost the envelopes
+        /// that would say so), and the owner's devices make a new one (`DeviceStore.repairKeyGrants`).
+        var excludes: [String]? = nil
     }
 
     var generations: [Generation]

@@ -162,7 +162,9 @@ public struct PostSharing: Sendable {
     /// from now on opens with a key they held (the next sync's repair would, but its send comes first).
     private func closeKeys(of post: Post) throws {
         guard post.scope == .private else { return }  // an administrator removing someone: the owner's devices rotate
-        try store.rotateKeys(zone: post.zone)
+        // Made to shut out everyone removed from the notebook's shares, as the next repair counts them (see
+        // `DeviceStore.repairKeyGrants`), so it need not make another.
+        try store.rotateKeys(zone: post.zone, excluding: DeviceStore.shutOut(of: try database(post).shares(in: post.zone), owner: account.id))
     }
 
     /// Saves a new share with its root (only if the cloud still has the version this device knows, so
