@@ -250,9 +250,16 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         }
     }
 
+    /// Where a device keeps, as its account's own, what it wrote into a zone shared with it that the cloud no
+    /// longer has (the share ended, or the cloud was emptied or put back): a zone of its own, each record "r" and the
+    /// name it had.
+    public static let keptZoneName = "Kept"
+
     private func applySent(_ sent: SentRecordZoneChanges, scope: DatabaseScope, engine: SyncEngine) {
         var resend: [PendingRecordZoneChange] = []
         var zonesToCreate: [PendingDatabaseChange] = []
+        var kept: [PendingRecordZoneChange] = []
+        let waiting = Set(engine.state.pendingRecordZoneChanges.map(\.recordID)).union(sent.failedRecordSaves.map(\.0.id))
         lock.withLock {
             for record in sent.savedRecords {
                 acknowledged.append((record.id, record.changeTag ?? ""))
@@ -289,7 +296,19 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
                 case .unknownItem:
                     items[scope]![record.id] = nil  // deleted elsewhere meanwhile: the deletion wins
                 case .zoneNotFound(let zone) where scope == .shared:
-                    items[scope] = items[scope]!.filter { $0.key.zone != zone }  // access to the zone ended
+                    // Access to the zone ended, or the cloud lost it: what waits to be sent there is kept as this
+                    // account's own (nothing typed is lost), then the zone goes.
+                    if let me = account.currentAccount()?.id {
+                        let home = ZoneID(name: Self.keptZoneName, owner: me)
+                        for (id, item) in items[scope]! where id.zone == zone && waiting.contains(id) && !item.isDeleted {
+                            var name = "r" + id.name, n = 1
+                            while items[.private]![RecordID(name: name, zone: home)] != nil { n += 1; name = "r\(id.name)-\(n)" }
+                            let copy = RecordID(name: name, zone: home)
+                            items[.private]![copy] = Item(id: copy, type: item.type, fields: item.fields, parent: nil, lastKnown: nil)
+                            kept.append(.saveRecord(copy))
+                        }
+                    }
+                    items[scope] = items[scope]!.filter { $0.key.zone != zone }
                 default:
                     // Refused (read-only, out of reach): go back to the cloud's version.
                     if let known = items[scope]![record.id]?.lastKnown {
@@ -303,6 +322,11 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         }
         if !zonesToCreate.isEmpty { engine.state.add(pendingDatabaseChanges: zonesToCreate) }
         if !resend.isEmpty { engine.state.add(pendingRecordZoneChanges: resend) }
+        if let first = kept.first {
+            let own = self.engine(.private)
+            own.state.add(pendingDatabaseChanges: [.saveZone(first.recordID.zone)])
+            own.state.add(pendingRecordZoneChanges: kept)
+        }
     }
 
     static func strings(_ record: Record) -> [String: String] {

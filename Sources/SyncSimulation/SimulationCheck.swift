@@ -82,12 +82,21 @@ struct SimulationCheck {
                     if let now = record.changeTag.flatMap({ Int($0, radix: 36) }), let then = Int(tag, radix: 36), now < then {
                         violations.append("\(id): acknowledged at \(tag) but the cloud holds the older \(record.changeTag!)")
                     }
-                } else if !deletedOnPurpose {
+                } else if !deletedOnPurpose, !kept(id, by: device, in: records) {
                     violations.append("\(id): acknowledged at \(tag) to \(device.name), then lost")
                 }
             }
         }
         return violations
+    }
+
+    /// Whether a write into another's zone that the cloud lost is kept as the writer's own (`MemoryDevice.keptZoneName`).
+    /// (Or was kept so, and deleted there on purpose since.)
+    private func kept(_ id: RecordID, by device: MemoryDevice, in records: [RecordID: Record]) -> Bool {
+        guard let me = device.account.currentAccount()?.id, id.zone.owner != me else { return false }
+        let home = ZoneID(name: MemoryDevice.keptZoneName, owner: me)
+        func isCopy(_ copy: RecordID) -> Bool { copy.zone == home && (copy.name == "r" + id.name || copy.name.hasPrefix("r\(id.name)-")) }
+        return records.keys.contains(where: isCopy) || simulation.model.deletedRecords.contains(where: isCopy)
     }
 
     private func writers(_ dump: CloudDump) -> [String] {

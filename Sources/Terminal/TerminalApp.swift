@@ -28,7 +28,10 @@ public enum TerminalApp {
             let (width, height) = screen.size
             screen.draw(frontEnd.frame(width: width, height: height))
             clip(frontEnd)
-            if frontEnd.externalEdit != nil { editExternally(frontEnd, screen: screen, environment: environment) }
+            if frontEnd.externalEdit != nil {
+                editExternally(frontEnd, screen: screen, environment: environment)
+                continue  // drawn again at once, whole (curses repaints everything after a program had the terminal)
+            }
             let ready = poll(&fds, 2, 1000)
             if ready == 0 { frontEnd.tick() }
             if fds[1].revents != 0 { wakeup.drain() }
@@ -56,28 +59,33 @@ public enum TerminalApp {
         }
     }
 
-    /// Hands the terminal to $EDITOR (or vi) over a temporary file, then takes it back.
+    /// Hands the terminal to $VISUAL, else $EDITOR, else vi, as a job in the foreground, over a temporary file; then
+    /// takes it back. What went wrong is said with the editor's name and how it ended.
     static func editExternally(_ frontEnd: FrontEnd, screen: CursesScreen, environment: [String: String]) {
         guard let post = frontEnd.externalEdit else { return }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cloudnotes-\(post.id)-\(getpid()).txt")
-        defer { try? FileManager.default.removeItem(at: file) }
-        var result: String?
-        do {
-            // Readable by this user only: the post may be private.
-            guard FileManager.default.createFile(atPath: file.path, contents: Data(ExternalForm.text(of: post).utf8),
-                                                 attributes: [.posixPermissions: 0o600]) else { throw CocoaError(.fileWriteUnknown) }
-            screen.end()
-            let editor = environment["VISUAL"] ?? environment["EDITOR"] ?? "vi"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "\(editor) \"$1\"", "editor", file.path]
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus == 0 { result = try String(contentsOf: file, encoding: .utf8) }
-        } catch {
-            result = nil
+        defer { try? FileManager.default.removeItem(at: file) }  // (a temporary file: nothing to say if it is gone)
+        let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+        let name = editor.split(separator: " ").first.map(String.init) ?? editor
+        // Readable by this user only: the post may be private.
+        guard FileManager.default.createFile(atPath: file.path, contents: Data(ExternalForm.text(of: post).utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            return frontEnd.finishExternalEdit(nil, failure: "cannot write the file to edit in \(file.deletingLastPathComponent().path)")
         }
+        screen.end()
+        let outcome = ForegroundJob.run(["/bin/sh", "-c", "\(editor) \"$1\"", "editor", file.path], environment: environment)
         screen.resume()
-        frontEnd.finishExternalEdit(result)
+        switch outcome {
+        case .exited(0):
+            do {
+                frontEnd.finishExternalEdit(try String(contentsOf: file, encoding: .utf8))
+            } catch {
+                frontEnd.finishExternalEdit(nil, failure: "the file \(name) wrote cannot be read back as text")
+            }
+        case .exited(127): frontEnd.finishExternalEdit(nil, failure: "\(name) was not found (set $VISUAL or $EDITOR)")
+        case .exited(let code): frontEnd.finishExternalEdit(nil, failure: "\(name) exited with status \(code)")
+        case .killed(let signal): frontEnd.finishExternalEdit(nil, failure: "\(name) was ended by signal \(signal)")
+        case .notStarted(let why): frontEnd.finishExternalEdit(nil, failure: "cannot start the shell to run \(name): \(why)")
+        }
     }
 }

@@ -301,11 +301,12 @@ extension FrontEnd {
     }
 
     /// The host ran $EDITOR over `externalEdit`; here is what the file held then.
-    public func finishExternalEdit(_ text: String?) {
+    /// The text $EDITOR left, or (nil) why it left none: `failure` names the editor and how it ended.
+    public func finishExternalEdit(_ text: String?, failure: String? = nil) {
         guard let post = externalEdit else { return }
         externalEdit = nil
         drainInbox()  // what arrived while $EDITOR ran comes first; the save's message after it
-        guard let text else { return flash("the editor failed; nothing changed", .error) }
+        guard let text else { return flash("\(failure ?? "the editor failed"); nothing changed", .error, seconds: 8) }
         let form = ExternalForm.parse(text, into: post)
         guard form.edited != post else { return flash("no changes") }
         save(form)
