@@ -51,6 +51,12 @@ static inline void cn_mouse_on(void) {
     mouseinterval(0);
 }
 
+/// Asks the terminal to mark pasted text (bracketed paste) or to stop; written where ncurses writes.
+static inline void cn_bracketed_paste(int on) {
+    putp(on ? "\033[?2004h" : "\033[?2004l");
+    fflush(NULL);
+}
+
 static inline int cn_key_mouse(void) { return KEY_MOUSE; }
 
 /// The mouse event ncurses read: 1 the first button pressed, 2 the wheel up, 3 the wheel down, 0 anything

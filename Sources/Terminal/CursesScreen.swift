@@ -10,6 +10,7 @@ public final class CursesScreen {
     private var last: Grid?
     /// Attributes and colour pair of each role, by its raw value.
     private var attributes: [(attr_t, Int16)] = []
+    private var decoder = KeyDecoder()
 
     /// - Parameter output: where to draw instead of the terminal (a benchmark draws to /dev/null).
     public init(environment: [String: String], output: UnsafeMutablePointer<FILE>? = nil) {
@@ -46,15 +47,26 @@ public final class CursesScreen {
             }
             attributes.append((attr, pair))
         }
+        bracketedPaste(true)
     }
 
     /// Gives the terminal back (also before $EDITOR runs).
-    public func end() { endwin() }
+    public func end() {
+        bracketedPaste(false)
+        endwin()
+    }
 
     /// Takes the terminal again after `end()`.
     public func resume() {
         refresh()
+        bracketedPaste(true)
         last = nil
+    }
+
+    /// Asks the terminal to mark pasted text (`ESC [200~` … `ESC [201~`), so a paste's tabs and newlines
+    /// arrive as text (see `KeyDecoder`); terminals that do not know the request ignore it.
+    private func bracketedPaste(_ on: Bool) {
+        cn_bracketed_paste(on ? 1 : 0)
     }
 
     public var size: (width: Int, height: Int) { (Int(cn_cols()), Int(cn_lines())) }
@@ -93,12 +105,25 @@ public final class CursesScreen {
     }
 
     /// Every key waiting, without blocking (escape sequences ncurses did not know read whole: see `KeyDecoder`).
+    /// A paste cut between reads is waited for, a moment at a time, up to a second: then what came is the paste.
     public func readKeys() -> [Key] {
-        nodelay(cn_stdscr(), true)
+        var keys = decoder.decode(readWaiting(milliseconds: 0))
+        for _ in 0..<20 where decoder.isPasting {
+            keys += decoder.decode(readWaiting(milliseconds: 50))
+        }
+        keys += decoder.endPaste()
+        return keys
+    }
+
+    /// What the library has read, waiting up to `milliseconds` for the first of it.
+    private func readWaiting(milliseconds: Int32) -> [KeyDecoder.Raw] {
         var raw: [KeyDecoder.Raw] = []
         var value: wint_t = 0
+        wtimeout(cn_stdscr(), milliseconds)
+        defer { nodelay(cn_stdscr(), true) }
         while true {
             let kind = cn_get_wch(&value)
+            nodelay(cn_stdscr(), true)  // only the first read waits
             if kind == ERR { break }
             if kind == cn_key_code_yes(), Int32(value) == cn_key_mouse() {
                 var x: Int32 = 0, y: Int32 = 0
@@ -115,7 +140,7 @@ public final class CursesScreen {
                 raw.append(.character(UInt32(value)))
             }
         }
-        return KeyDecoder.keys(raw)
+        return raw
     }
 
     static func key(code: Int32) -> Key? {

@@ -45,6 +45,13 @@ public final class Tmux: @unchecked Sendable {
         Thread.sleep(forTimeInterval: 0.05)
     }
 
+    /// Text pasted as a terminal pastes it: marked as a paste (`ESC [200~` … `ESC [201~`) when the program asked.
+    public func paste(_ session: String, _ text: String) throws {
+        try tmux(["set-buffer", "-b", "pasted", text])
+        try tmux(["paste-buffer", "-p", "-d", "-b", "pasted", "-t", session])
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+
     public func screen(_ session: String) throws -> String {
         try tmux(["capture-pane", "-p", "-t", session])
     }

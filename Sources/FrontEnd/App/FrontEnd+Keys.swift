@@ -120,6 +120,7 @@ extension FrontEnd {
         switch key {
         case .char(let c) where !c.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }):
             editor.insert(c)  // (a control character pasted in would be invisible, and would still split words)
+        case .paste(let text): editor.insert(pasted: text)
         case .enter: editor.newline()
         case .backspace: editor.backspace()
         case .delete: editor.deleteForward()

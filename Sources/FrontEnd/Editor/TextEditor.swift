@@ -44,6 +44,20 @@ public struct TextEditor: Equatable, Sendable {
 
     public mutating func insert(_ text: String) { for c in text { insert(c) } }
 
+    /// A paste, as one change to undo: its lines become lines (in a one-line field, they and tabs become
+    /// spaces), spliced in at the cursor in time linear in the paste.
+    public mutating func insert(pasted text: String) {
+        let text = multiline ? text : String(text.map { $0 == "\n" || $0 == "\t" ? " " : $0 })
+        guard !text.isEmpty else { return }
+        record(.other)
+        let pieces = text.split(separator: "\n", omittingEmptySubsequences: false).map(Array.init)
+        let rest = Array(lines[cursor.line][cursor.column...])
+        lines[cursor.line].replaceSubrange(cursor.column..., with: pieces[0])
+        lines.insert(contentsOf: pieces.dropFirst(), at: cursor.line + 1)
+        cursor = Position(line: cursor.line + pieces.count - 1, column: lines[cursor.line + pieces.count - 1].count)
+        lines[cursor.line] += rest
+    }
+
     public mutating func newline() {
         guard multiline else { return }
         record(.other)

@@ -6,6 +6,8 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
     case enter, escape, tab, backTab, backspace, delete
     case resize
     case mouse(Mouse)
+    /// Text the terminal pasted whole (bracketed paste): line ends as "\n", tabs kept, no other controls.
+    case paste(String)
 
     public var description: String {
         switch self {
@@ -28,6 +30,7 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
         case .delete: "Del"
         case .resize: "resize"
         case .mouse: "mouse"
+        case .paste: "paste"
         }
     }
 }

@@ -3,17 +3,51 @@
 /// ordinary characters: read as they came, the escape would close an editor and the rest would act as
 /// commands (`[`, `4`, `~`; an Alt-a beginning a post). Here a sequence that follows an escape at once is
 /// read whole: as the key it names where it is a known one, else dropped. An escape alone is Esc.
-public enum KeyDecoder {
+///
+/// A bracketed paste (`ESC [200~` … `ESC [201~`, asked for with `ESC [?2004h`) is one key, `.paste`, holding
+/// the text: pasted tabs and newlines are text, not keys that move between fields. A paste may end in a
+/// later batch, so the decoder keeps its state between them.
+public struct KeyDecoder: Sendable {
     /// One thing read: a key the library recognised, or a character.
     public enum Raw: Equatable, Sendable {
         case key(Key)
         case character(UInt32)
     }
 
+    /// The text of a paste begun and not yet ended (nil outside a paste).
+    private var pasted: String.UnicodeScalarView?
+    /// The start of what may be a paste's end, read at the end of a batch.
+    private var carried: [Raw] = []
+
+    public init() {}
+
+    /// Keys of one batch read with no state before it (a paste must end in the same batch).
     public static func keys(_ raw: [Raw]) -> [Key] {
+        var decoder = KeyDecoder()
+        return decoder.decode(raw) + decoder.endPaste()
+    }
+
+    /// Whether a paste has begun and not yet ended: the reader waits a moment for the rest.
+    public var isPasting: Bool { pasted != nil }
+
+    /// A paste whose end never came (the terminal stopped sending): what arrived, so nothing stays stuck.
+    public mutating func endPaste() -> [Key] {
+        guard let text = pasted else { return [] }
+        pasted = nil
+        carried = []  // the start of an end that never came whole
+        return [.paste(Self.pasteText(String(text)))]
+    }
+
+    public mutating func decode(_ batch: [Raw]) -> [Key] {
+        let raw = carried + batch
+        carried = []
         var keys: [Key] = []
         var at = 0
         while at < raw.count {
+            if pasted != nil {
+                at = paste(raw, from: at, into: &keys)
+                continue
+            }
             defer { at += 1 }
             switch raw[at] {
             case .key(let key): keys.append(key)
@@ -22,15 +56,72 @@ public enum KeyDecoder {
                     keys.append(.escape)
                     continue
                 }
-                let (key, length) = sequence(after: at, in: raw)
-                if let key { keys.append(key) }
+                let (key, length) = Self.sequence(after: at, in: raw)
+                if key == Self.pasteStart {
+                    pasted = String.UnicodeScalarView()
+                } else if let key {
+                    keys.append(key)
+                }
                 at += length
             case .character(let value):
-                if let key = character(value) { keys.append(key) }
+                if let key = Self.character(value) { keys.append(key) }
             }
         }
         return keys
     }
+
+    /// Reads pasted text from `start` up to the paste's end (then `.paste` is added) or the batch's end;
+    /// returns where reading stopped.
+    private mutating func paste(_ raw: [Raw], from start: Int, into keys: inout [Key]) -> Int {
+        var at = start
+        while at < raw.count {
+            switch raw[at] {
+            case .character(27):
+                let rest = raw[(at + 1)...]
+                if rest.starts(with: Self.pasteEnd) {
+                    keys.append(.paste(Self.pasteText(String(pasted ?? .init()))))
+                    pasted = nil
+                    return at + 1 + Self.pasteEnd.count
+                }
+                if Self.pasteEnd.starts(with: rest) {  // the end may be cut by the batch: read it with the next
+                    carried = Array(raw[at...])
+                    return raw.count
+                }
+                // Any other escape in pasted text is dropped: it would be invisible and could move the terminal.
+            case .character(let value):
+                if let scalar = Unicode.Scalar(value) { pasted?.append(scalar) }
+            case .key(.enter):
+                pasted?.append("\n")
+            case .key(.tab):
+                pasted?.append("\t")
+            case .key:
+                break  // a sequence the library took for a key, inside pasted text: not text
+            }
+            at += 1
+        }
+        return at
+    }
+
+    /// Pasted text as it may enter a field: line ends (CR, CRLF, LF) as newlines, tabs kept, every other
+    /// control character dropped (invisible, and one could move the terminal when the text is drawn).
+    static func pasteText(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var previous: Unicode.Scalar?
+        for scalar in text.unicodeScalars {
+            defer { previous = scalar }
+            switch scalar.value {
+            case 13: out.append("\n")
+            case 10 where previous?.value == 13: continue
+            case 9, 10: out.append(scalar)
+            case 0..<0x20, 0x7F..<0xA0: continue
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    private static let pasteStart = Key.paste("")  // stands for `ESC [200~` in `csi` only
+    private static let pasteEnd: [Raw] = "[201~".unicodeScalars.map { .character($0.value) }
 
     /// The key of the sequence after the escape at `start` (nil: one to drop), and how many items it took.
     private static func sequence(after start: Int, in raw: [Raw]) -> (Key?, Int) {
@@ -76,6 +167,7 @@ public enum KeyDecoder {
     private static let csi: [String: Key] = [
         "A": .up, "B": .down, "C": .right, "D": .left, "H": .home, "F": .end, "Z": .backTab,
         "1~": .home, "7~": .home, "4~": .end, "8~": .end, "3~": .delete, "5~": .pageUp, "6~": .pageDown,
+        "200~": pasteStart,
     ]
     private static let ss3: [Character: Key] = ["A": .up, "B": .down, "C": .right, "D": .left, "H": .home, "F": .end]
 

@@ -6,6 +6,7 @@ extension Character {
         let scalars = unicodeScalars
         guard let first = scalars.first else { return 0 }
         if first.value >= 0x20 && first.value < 0x7F && scalars.count == 1 { return 1 }  // ASCII, the common case, fast
+        if first == "\t" { return 1 }  // a tab in a post's text draws as one space (see `Grid.put`)
         if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }  // controls draw as nothing
         if scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }  // emoji presentation asked for
         if scalars.contains(where: { $0.properties.isEmojiPresentation }) { return 2 }
