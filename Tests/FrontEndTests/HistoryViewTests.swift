@@ -64,6 +64,53 @@ import TestSupport
         #expect(jermaine.screen.contains("the trash is empty for now: 2 deletions are still on the way to the cloud"))
     }
 
+    /// A restore moves its post to the top (it was changed now): the selection goes with it, so the next `e`
+    /// edits the post just brought back, not the one that took its row.
+    @Test func theSelectionFollowsARestoredPost() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory)
+        let zone = try jermaine.store.ensureDefaultNotebook(owner: jermaine.account.id).zone
+        let start = Date().addingTimeInterval(-600)
+        for (minute, title) in ["Oldest", "Middle", "Newest"].enumerated() {
+            try jermaine.store.save(Post(id: title, zone: zone, title: title, content: "first"), by: jermaine.account.id,
+                                    now: start.addingTimeInterval(Double(minute) * 60))
+        }
+        jermaine.sync.now()
+        var edited = try jermaine.store.post("Oldest")
+        edited.content = "second"
+        _ = try jermaine.store.saveEdit(edited, from: try jermaine.store.post("Oldest").fields,
+                                        by: Editor(account: jermaine.account, device: "laptop"), now: start.addingTimeInterval(180))
+        var middle = try jermaine.store.post("Middle")
+        middle.content = "moved up"
+        _ = try jermaine.store.saveEdit(middle, from: try jermaine.store.post("Middle").fields,
+                                        by: Editor(account: jermaine.account, device: "laptop"), now: start.addingTimeInterval(240))
+        jermaine.sync.now()
+        // Middle, Oldest, Newest: select Oldest (the second row) and bring back its first version.
+        _ = jermaine.screen
+        jermaine.frontEnd.press(.char("j"))
+        #expect(jermaine.frontEnd.selectedPost?.id == "Oldest")
+        jermaine.frontEnd.press(.char("h"))
+        _ = jermaine.screen  // the versions arrive
+        jermaine.frontEnd.press(.char("j"), .char("r"), .char("y"))
+        #expect(jermaine.screen.contains("brought back version 1 of \"Oldest\""))
+        #expect(jermaine.frontEnd.selectedPost?.id == "Oldest", "the restored post, now at the top")
+
+        // From the trash: the post brought back is the one selected.
+        jermaine.frontEnd.press(.char("j"), .char("j"))
+        #expect(jermaine.frontEnd.selectedPost?.id == "Newest")
+        jermaine.frontEnd.press(.char("d"), .char("y"))
+        jermaine.sync.now()
+        _ = jermaine.screen
+        jermaine.frontEnd.press(.char("g"))
+        #expect(jermaine.frontEnd.selectedPost?.id == "Oldest")
+        jermaine.frontEnd.press(.char("T"))
+        _ = jermaine.screen
+        jermaine.frontEnd.press(.char("r"), .char("y"))
+        #expect(jermaine.screen.contains("brought back \"Newest\""))
+        #expect(jermaine.frontEnd.selectedPost?.id == "Newest")
+    }
+
     /// The cloud may be a server a round trip (or a timeout) away: `h`, `T` and `I` ask it off the screen's
     /// thread, the screen keeps answering meanwhile, and an answer that comes after the person left the list
     /// is dropped rather than thrown over what they are doing.

@@ -79,6 +79,7 @@ extension FrontEnd {
         do {
             let saved = try history.restore(post, to: version, by: context.editor, now: context.now())
             changed()
+            select(saved.post)  // now the newest: the selection goes with it
             flash("brought back version \(version.number) of \"\(saved.post.title)\"" + (saved.conflicted ? "; it also changed since: both texts are kept" : ""))
         } catch {
             flash("not restored: \(error)", .error)
@@ -90,6 +91,7 @@ extension FrontEnd {
         do {
             let post = try history.restoreDeleted(deleted, by: context.editor, now: context.now())
             changed()
+            select(post)
             flash("brought back \"\(post.title)\"")
         } catch {
             flash("not restored: \(error)", .error)

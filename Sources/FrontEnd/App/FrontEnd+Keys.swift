@@ -195,7 +195,7 @@ extension FrontEnd {
         case .backTab: form.field = fields[(form.field.rawValue + fields.count - 1) % fields.count]
         case .enter where form.field != .content: form.field = fields[form.field.rawValue + 1]
         default:
-            let width = max(10, size.width - Layout(width: size.width, height: size.height, participants: nil).list.width - 4)
+            let width = max(10, Layout(width: size.width, height: size.height, participants: nil).editor.width - 4)
             edit(&form[form.field], key, width: width)
         }
         state.mode = .edit(form)
@@ -292,13 +292,19 @@ extension FrontEnd {
         }
     }
 
+    /// Puts the selection on `post` (showing every notebook when the one shown does not hold it); an update
+    /// that arrives before the next frame keeps it there.
     func select(_ post: Post) {
-        if let position = try? context.store.position(of: post, state.filter) {
-            state.selection = position
-        } else if state.filter.notebook != nil {
+        var position = try? context.store.position(of: post, state.filter)
+        if position == nil, state.filter.notebook != nil {
             show(nil)
-            state.selection = (try? context.store.position(of: post, state.filter)) ?? 0
+            position = try? context.store.position(of: post, state.filter)
         }
+        // Not found (a post the search does not match; a store that cannot be read, which the list itself
+        // reports when it reads): the selection stays where it was.
+        guard let position else { return }
+        state.selection = position
+        anchor = (post, position)
     }
 
     /// The host ran $EDITOR over `externalEdit`; here is what the file held then.

@@ -1,20 +1,27 @@
 import Notes
 
 /// The mouse: a press selects and focuses what is under it, the wheel scrolls it, a press on a footer key
-/// runs the key.
+/// or a dialog's button runs the key.
 extension FrontEnd {
     func mouse(_ event: Mouse) {
+        if event.action == .press, let target = pressTargets.last(where: { $0.area.contains(x: event.x, y: event.y) }) {
+            return handle(target.key)
+        }
         let participants = selectedDetail()?.share?.currentParticipants.count
         let layout = Layout(width: size.width, height: size.height, participants: participants)
         if event.y == layout.footerLine {
             if event.action == .press { pressFooter(at: event.x) }
             return
         }
-        if case .help(var screen) = state.mode, event.action != .press {
-            helpKey(&screen, event.action == .wheelUp ? .up : .down)
+        switch state.mode {
+        case .browse: break
+        case .help, .history, .trash, .notices, .messages, .inbox, .pickFilter, .pickComment, .shareScreen:
+            // A list in a dialog: the wheel moves through it, as ↑ and ↓ do.
+            if event.action != .press { handle(event.action == .wheelUp ? .up : .down) }
             return
+        case .prompt, .confirm, .edit, .share:
+            return  // their buttons are targets; the wheel would change a line being typed
         }
-        guard state.mode == .browse else { return }  // dialogs take keys
         let step = event.action == .wheelUp ? -3 : 3
         if layout.list.contains(event) {
             state.focus = .list

@@ -27,7 +27,7 @@ extension FrontEnd {
             dialog.publicPermission = [.none: .readWrite, .readOnly: .none, .readWrite: .readOnly][dialog.publicPermission]!
         case .enter where dialog.field == .cancel:
             return state.mode = .browse
-        case .enter:
+        case .enter, .ctrl("s"):  // ^S (and a press on Share) shares from any field
             dialog.working = true
             state.mode = .share(dialog)
             return submitShare(dialog)

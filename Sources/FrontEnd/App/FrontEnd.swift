@@ -47,6 +47,8 @@ public final class FrontEnd: @unchecked Sendable {
     var selected: SelectedDetail?
     /// The post the selection was on when the rows were last read, and the selection then.
     var anchor: (post: Post, selection: Int)?
+    /// Where the last frame drew something a press stands for a key on (a dialog's buttons).
+    var pressTargets: [Grid.Target] = []
     /// Notices gathered while no front end ran are said at the first frame.
     private var noticesSaid = false
     /// Invitations waiting in the inbox, as the last sync round counted them (`LiveSync.Update.inbox`).
@@ -219,7 +221,9 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// Draws the current state at a size.
     public func frame(width: Int, height: Int) -> Grid {
-        Renderer.render(model(width: width, height: height), width: width, height: height)
+        let grid = Renderer.render(model(width: width, height: height), width: width, height: height)
+        pressTargets = grid.targets
+        return grid
     }
 
     public func model(width: Int, height: Int) -> ScreenModel {

@@ -11,16 +11,21 @@ enum Overlays {
         case .shareScreen: sharePage(model, into: &grid)
         case .browse, .prompt, .edit: break
         }
+        grid.clip = nil
     }
 
-    /// A centred box of the given inner size; returns where its text starts.
+    /// A centred box of the given inner size, as much of it as the screen holds (a margin kept round it
+    /// where the screen has room; the whole screen where it is small); returns where its text starts. What
+    /// is drawn until the next dialog stays inside its border.
     static func dialog(_ title: String, width: Int, height: Int, into grid: inout Grid) -> Layout.Rect {
-        let w = min(grid.width - 2, width + 4), h = min(grid.height - 2, height + 2)
+        let w = min(grid.width - (grid.width > 40 ? 2 : 0), width + 4), h = min(grid.height - (grid.height > 12 ? 2 : 0), height + 2)
         let rect = Layout.Rect(x: (grid.width - w) / 2, y: (grid.height - h) / 2, width: w, height: h)
+        grid.clip = nil
         grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
         grid.cursor = nil
         Renderer.box(title, rect, focused: true, into: &grid)
-        return Layout.Rect(x: rect.x + 2, y: rect.y + 1, width: w - 4, height: h - 2)
+        grid.clip = Grid.Area(x: rect.x + 1, y: rect.y + 1, width: w - 2, height: h - 2)
+        return Layout.Rect(x: rect.x + 2, y: rect.y + 1, width: max(0, w - 4), height: max(0, h - 2))
     }
 
     /// `?`: the whole screen between the top line and the footer (it is read, not glanced at), every line
@@ -85,19 +90,35 @@ enum Overlays {
         min(16, lines.filter { !$0.isHeading }.map(\.keys.columns).max() ?? 0)
     }
 
-    static func buttons(_ labels: [(String, Bool)], x: Int, y: Int, into grid: inout Grid) {
+    /// Buttons in a row, each a target for the mouse (its key as if pressed); where they do not fit as
+    /// `[ Cancel ]`, narrower, down to the bare labels (the focused one still marked).
+    static func buttons(_ items: [(label: String, focused: Bool, key: Key)], x: Int, y: Int, width: Int, into grid: inout Grid) {
+        let styles: [(format: (String) -> String, gap: Int)] = [({ "[ \($0) ]" }, 2), ({ "[\($0)]" }, 1), ({ $0 }, 1)]
+        let style = styles.first { style in
+            items.map { style.format($0.label).columns + style.gap }.reduce(0, +) - style.gap <= width
+        } ?? styles[styles.count - 1]
         var x = x
-        for (label, focused) in labels {
-            x += grid.put("[ \(label) ]", x: x, y: y, role: focused ? .selected : .normal) + 2
+        for item in items {
+            let used = grid.put(style.format(item.label), x: x, y: y, role: item.focused ? .selected : .normal)
+            grid.target(item.key, x: x, y: y, width: used)
+            x += used + style.gap
         }
     }
 
     static func confirm(_ confirmation: Confirmation, into grid: inout Grid) {
-        let lines = confirmation.question.wrapped(to: min(56, grid.width - 8))
+        var lines = confirmation.question.wrapped(to: grid.width > 40 ? min(56, grid.width - 8) : max(1, grid.width - 4))
         let inner = dialog("Confirm", width: max(30, lines.map(\.columns).max() ?? 0), height: lines.count + 2, into: &grid)
-        for (index, line) in lines.enumerated() { grid.put(line, x: inner.x, y: inner.y + index) }
-        buttons([("Cancel", !confirmation.confirmFocused), (confirmation.confirmLabel, confirmation.confirmFocused)],
-                x: inner.x, y: inner.y + lines.count + 1, into: &grid)
+        // A screen smaller than the question: wrapped to the box, as many lines as leave room for the buttons.
+        if (lines.map(\.columns).max() ?? 0) > inner.width { lines = confirmation.question.wrapped(to: max(1, inner.width)) }
+        let gap = lines.count + 2 <= inner.height ? 1 : 0
+        let room = max(0, inner.height - 1 - gap)
+        if lines.count > room, room > 0 {
+            lines = Array(lines.prefix(room))
+            lines[room - 1] = (lines[room - 1] + " …").truncated(to: inner.width)
+        }
+        for (index, line) in lines.prefix(room).enumerated() { grid.put(line, x: inner.x, y: inner.y + index) }
+        buttons([("Cancel", !confirmation.confirmFocused, .escape), (confirmation.confirmLabel, confirmation.confirmFocused, .char("y"))],
+                x: inner.x, y: inner.y + min(lines.count, room) + gap, width: inner.width, into: &grid)
     }
 
     static func share(_ dialog: ShareDialog, into grid: inout Grid) {
@@ -118,7 +139,7 @@ enum Overlays {
                 y += 1
             }
             grid.put("(copied to the clipboard where the terminal allows)", x: inner.x, y: y + 1, role: .dim)
-            buttons([("OK", true)], x: inner.x, y: inner.y + inner.height - 1, into: &grid)
+            buttons([("OK", true, .enter)], x: inner.x, y: inner.y + inner.height - 1, width: inner.width, into: &grid)
             return
         }
         func label(_ text: String, _ field: ShareDialog.Field) -> Int {
@@ -138,7 +159,8 @@ enum Overlays {
         grid.put("< \(dialog.publicPermission.text) >", x: inner.x + 17, y: y, role: dialog.field == .publicPermission ? .selected : .normal)
         y += 2
         grid.put(dialog.working ? "sharing…" : "Tab moves · Space changes · Enter shares", x: inner.x, y: y, role: .dim)
-        buttons([("Cancel", dialog.field == .cancel), ("Share", dialog.field == .share)], x: inner.x, y: inner.y + inner.height - 1, into: &grid)
+        buttons([("Cancel", dialog.field == .cancel, .escape), ("Share", dialog.field == .share, .ctrl("s"))],
+                x: inner.x, y: inner.y + inner.height - 1, width: inner.width, into: &grid)
     }
 
     /// `f`: each entry with a mark where it is on; the list scrolls to keep the selected one in view.

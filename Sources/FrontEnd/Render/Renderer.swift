@@ -16,7 +16,7 @@ public enum Renderer {
         topLine(model, into: &grid)
         list(model, layout.list, into: &grid)
         if case .edit(let form) = model.mode {
-            PostFormView.draw(form, in: layout.detail.union(layout.participants), into: &grid)
+            PostFormView.draw(form, in: layout.editor, into: &grid)
         } else {
             detail(model, layout.detail, into: &grid)
             if let rect = layout.participants { participants(model, rect, into: &grid) }

@@ -125,6 +125,12 @@ public struct Layout: Equatable, Sendable {
         footerLine = max(0, height - 1)
     }
 
+    /// Where a post's editor draws: over the detail pane (and the participants under it); over the whole
+    /// body where that pane has no room (below 60 columns the list takes the width).
+    public var editor: Rect {
+        detail.width >= 30 ? detail.union(participants) : Rect(x: 0, y: list.y, width: list.width + detail.width, height: list.height)
+    }
+
     /// How many posts the list shows at once (inside its border).
     public var listRows: Int { max(0, list.height - 2) }
 }

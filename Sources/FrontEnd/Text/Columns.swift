@@ -8,14 +8,46 @@ extension Character {
         if first.value >= 0x20 && first.value < 0x7F && scalars.count == 1 { return 1 }  // ASCII, the common case, fast
         if first == "\t" { return 1 }  // a tab in a post's text draws as one space (see `Grid.put`)
         if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }  // controls draw as nothing
-        if scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }  // emoji presentation asked for
-        if scalars.contains(where: { $0.properties.isEmojiPresentation }) { return 2 }
-        if Self.isWide(first.value) { return 2 }
-        if first.properties.generalCategory == .nonspacingMark || first.properties.generalCategory == .enclosingMark
-            || first.properties.generalCategory == .format {
-            return 0
+        if isEmojiCluster { return 2 }
+        // The rest as terminals draw them: each scalar its own width, marks none. A Devanagari conjunct
+        // ("स्ते", one cluster) takes a column for each of its letters.
+        return scalars.reduce(0) { $0 + Self.columns(of: $1) }
+    }
+
+    /// An emoji, however many scalars build it (ZWJ sequences, flags, VS16): two columns, drawn whole.
+    private var isEmojiCluster: Bool {
+        unicodeScalars.contains { $0.value == 0xFE0F || $0.properties.isEmojiPresentation }
+    }
+
+    /// The pieces a character draws as, one per terminal cell it starts: nil where it is one piece (most
+    /// characters); a cluster of several letters (Indic conjuncts, a Thai sara am) as each letter with
+    /// the marks after it, so none of them is dropped by a terminal that puts one letter in a cell.
+    var cellPieces: [(text: String, columns: Int)]? {
+        let scalars = unicodeScalars
+        guard scalars.count > 1, !isEmojiCluster, columns > 0 else { return nil }
+        var pieces: [(text: String, columns: Int)] = []
+        for scalar in scalars {
+            let width = Self.columns(of: scalar)
+            if width == 0, !pieces.isEmpty {
+                pieces[pieces.count - 1].text.unicodeScalars.append(scalar)
+            } else {
+                pieces.append((String(scalar), width))
+            }
         }
-        return 1
+        return pieces.count > 1 ? pieces : nil
+    }
+
+    /// One scalar's columns: two for East Asian wide ones, none for marks, format characters and the
+    /// vowels and finals of conjoining Hangul (they join the syllable's first letter), one for the rest.
+    private static func columns(of scalar: Unicode.Scalar) -> Int {
+        let v = scalar.value
+        if v < 0x20 || (0x7F..<0xA0).contains(v) { return 0 }
+        if isWide(v) { return 2 }
+        if (0x1160...0x11FF).contains(v) || (0xD7B0...0xD7FF).contains(v) { return 0 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: return 1
+        }
     }
 
     /// East Asian wide and fullwidth ranges (Unicode's EastAsianWidth W and F).

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A paste in a real terminal (tmux, which marks a paste when the program asks) lands in the field being
-/// edited, tabs and newlines included: it does not move between fields as typed tabs and Enter would.
-@Suite(.serialized) struct TerminalPasteTests {
+/// The front end in a real terminal (tmux): a paste (marked as one when the program asks) lands in the field
+/// being edited, tabs and newlines included, not moving between fields as typed tabs and Enter would; words of
+/// Indic scripts draw whole.
+@Suite(.serialized) struct RealTerminalTests {
     let app = App()
     let tmux = Tmux(width: 100, height: 30)
 
@@ -25,5 +26,14 @@ import TestSupport
         #expect(post["content"] as? String == "col1\tcol2\tcol3\nrow2\tb\tc")
         #expect((post["tags"] as? [String] ?? []).isEmpty)
         #expect(post["location"] == nil || post["location"] is NSNull)
+    }
+
+    @Test func indicWordsDrawWhole() throws {
+        defer { tmux.end() }
+        _ = try app.ok("new", "नमस्ते हिन्दी", "--body", "कृपया ध्यान दें", as: "jermaine")
+        try app.signIn("jermaine")
+        try tmux.open("jermaine", [CloudNotesBinary.url.path, "--account", "jermaine"], environment: app.environment)
+        let shown = try tmux.waitFor("jermaine") { $0.contains("● synced") && $0.contains("कृपया") }
+        #expect(shown.ok && shown.screen.contains("नमस्ते हिन्दी") && shown.screen.contains("कृपया ध्यान दें"), "\(shown.screen)")
     }
 }
