@@ -91,4 +91,33 @@ import TestSupport
         ann.sync.now()
         #expect(try ann.store.postCount() == 1)
     }
+
+    /// Changing who the URL admits (P) after making a one-time link: the screen shows what stands then, never
+    /// a link that no longer admits anyone.
+    @Test func aOneTimeLinkOnTheScreenStaysTrueAfterP() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        for name in ["heather", "ann"] { _ = try cloud.cloud.accountCreatingIfNeeded(name: name) }
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory, keys: true)
+        let ann = try Device("ann", cloud: cloud.cloud, directory: directory, keys: true)
+        jermaine.frontEnd.press(.char("a"))
+        jermaine.frontEnd.type("Trip")
+        jermaine.frontEnd.press(.ctrl("s"), .char("s"))
+        jermaine.frontEnd.type("heather")
+        jermaine.frontEnd.press(.enter)
+        _ = jermaine.screen
+        jermaine.frontEnd.press(.escape)
+        jermaine.frontEnd.press(.char("s"), .char("o"))
+        _ = jermaine.screen
+        let once = try #require(jermaine.frontEnd.clipboard)
+        jermaine.frontEnd.press(.char("P"))
+        jermaine.sync.now()
+        let page = jermaine.screen
+        ann.frontEnd.runCommandLine("accept \(once)")
+        ann.sync.now()
+        let admitted = try ann.store.postCount() == 1
+        #expect(admitted || !page.contains(once.prefix(40)), "the screen shows a one-time link that admits nobody:\n\(page)\n\(ann.screen)")
+        #expect(page.contains("URL (y copies it):") && !page.contains("One-time link"), "\(page)")
+        #expect(page.contains("2 invitations nobody accepted no longer admit anyone (a one-time link among them)"), "heather's and the link's: \(page)")
+    }
 }

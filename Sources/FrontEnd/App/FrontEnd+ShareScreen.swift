@@ -40,7 +40,7 @@ extension FrontEnd {
             return confirm("Take \(who) off \(sharedName(of: post).text)? They lose it; nobody else does.", "Remove", .removeParticipant(post, address: address, name: who))
         case .char("P") where owner:
             let next: SharePermission = [.none: .readOnly, .readOnly: .readWrite, .readWrite: .none][share?.publicPermission ?? .none]!
-            cloudWork("anyone with the URL: \(next == .none ? "nobody more" : next.text)") { try $0.setPublicPermission(next, on: post) }
+            setPublicPermission(next, on: post)
         case .char("o") where owner:
             guard let sharing = context.postSharing else { break }
             askCloud({ try sharing.oneTimeLink(for: post, permission: .readOnly) }) { fe, made in
@@ -58,6 +58,36 @@ extension FrontEnd {
         default: break
         }
         state.mode = .shareScreen(screen)
+    }
+
+    /// P: what anyone with the URL gets. Opening the share to its URL drops the invitations nobody accepted
+    /// (a one-time link among them): said, and a one-time link on the screen gives way to the share's URL.
+    func setPublicPermission(_ permission: SharePermission, on post: Post) {
+        guard let sharing = context.postSharing else { return }
+        askCloud({ () throws -> (before: Share, after: Share) in
+            let before = try sharing.currentShare(of: post)
+            return (before, try sharing.setPublicPermission(permission, on: post))
+        }) { fe, outcome in
+            switch outcome {
+            case .success(let (before, after)):
+                func pending(_ share: Share) -> [ShareParticipant] { share.participants.filter { $0.status == .pending } }
+                var said = "anyone with the URL: \(permission == .none ? "nobody more" : permission.text)"
+                let dropped = pending(before).filter { gone in !pending(after).contains { $0 == gone } }
+                if !dropped.isEmpty {
+                    said += "; \(dropped.count == 1 ? "1 invitation" : "\(dropped.count) invitations") nobody accepted "
+                        + "no longer admit\(dropped.count == 1 ? "s" : "") anyone"
+                    if dropped.contains(where: { $0.oneTimeID != nil }) { said += " (a one-time link among them)" }
+                }
+                if case .shareScreen(let screen) = fe.state.mode, screen.oneTime, screen.post.id == post.id,
+                   !pending(after).contains(where: { $0.oneTimeID != nil }) {
+                    fe.openShareScreen(post)  // the one-time link shown admits nobody now: the share's URL instead
+                }
+                fe.flash(said)
+            case .failure(let error):
+                fe.flash("\(error)", .error)
+            }
+            fe.context.sync?.refresh()
+        }
     }
 
     func invite(_ text: String, to post: Post) {

@@ -74,6 +74,9 @@ extension FrontEnd {
         case .success(.invited(let people)):
             state.mode = .browse
             flash("invited \(people.joined(separator: ", ")); it waits in their invitations")
+        case .success(.updated(let permission, let url)):
+            state.mode = .browse
+            flash("anyone with the URL: \(permission.text) now" + (url == nil ? " (its URL comes with the next sync)" : ""))
         case .failure(let error):
             state.mode = .share(dialog)
             flash("not shared: \(error)", .error)

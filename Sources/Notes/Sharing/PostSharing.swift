@@ -21,26 +21,31 @@ public struct PostSharing: Sendable {
         case invited([String])
         /// Shared already, nobody named: its URL, shown again.
         case existing(String)
+        /// Shared already: what anyone with its URL gets is now `publicPermission`; its URL where this device has it.
+        case updated(publicPermission: SharePermission, url: String?)
     }
 
-    /// Shares a post (its comments follow), or adds invitees to the share it already has.
+    /// Shares a post (its comments follow), or adds invitees to the share it already has; `publicPermission`,
+    /// when given, is what anyone with the URL gets (none when a new share is made without it), set on an
+    /// existing share too.
     public func share(_ post: Post, inviting invitees: [String], permission: SharePermission,
-                      publicPermission: SharePermission = .none) throws -> Outcome {
+                      publicPermission: SharePermission? = nil) throws -> Outcome {
         guard post.scope == .private else { throw StoreError.invalid("\"\(post.title)\" is shared with you; only its owner shares it") }
         if let existing = try store.share(for: post) {
             guard !existing.isZoneWide else {
                 throw StoreError.invalid("\"\(post.title)\" is in notebook \(post.zone.name), which is shared as a whole; share the notebook instead")
             }
-            guard !invitees.isEmpty else {
-                guard let url = try store.shareURL(of: existing, scope: post.scope) else {
-                    throw StoreError.invalid("\"\(post.title)\" is shared already, and its URL is not on this device yet: sync, or name people to invite")
-                }
-                return .existing(url)
+            if let publicPermission { try setPublicPermission(publicPermission, on: post) }
+            guard invitees.isEmpty else { return .invited(try invite(invitees, permission: permission, to: existing)) }
+            let url = try store.shareURL(of: existing, scope: post.scope)
+            if let publicPermission { return .updated(publicPermission: publicPermission, url: url) }
+            guard let url else {
+                throw StoreError.invalid("\"\(post.title)\" is shared already, and its URL is not on this device yet: sync, or name people to invite")
             }
-            return .invited(try invite(invitees, permission: permission, to: existing))
+            return .existing(url)
         }
         var share = Share(rootRecord: post.recordID, title: post.title, type: "Post")
-        share.publicPermission = publicPermission
+        share.publicPermission = publicPermission ?? .none
         return .shared(try save(share, root: try store.record(for: post.recordID, in: .private), inviting: invitees, permission: permission))
     }
 
@@ -85,9 +90,11 @@ public struct PostSharing: Sendable {
     }
 
     /// What anyone holding the share's URL gets (none, read-only, read-write).
-    public func setPublicPermission(_ permission: SharePermission, on post: Post) throws {
+    /// Opening it to its URL drops the invitations nobody accepted yet (as CloudKit does): the share returned says who is left.
+    @discardableResult
+    public func setPublicPermission(_ permission: SharePermission, on post: Post) throws -> Share {
         let share = try currentShare(of: post)
-        _ = try database(post).setPublicPermission(permission, on: share.id)
+        return try database(post).setPublicPermission(permission, on: share.id)
     }
 
     /// The owner ends the share: every participant loses it.

@@ -14,8 +14,8 @@ struct SharePost: ParsableCommand {
     @Option(help: "Emails or account names to invite, comma-separated.") var invite: String?
     @Flag(help: "Invitees may only read (the default).") var readOnly = false
     @Flag(help: "Invitees may edit.") var readWrite = false
-    @Option(name: .customLong("public"), help: "What anyone with the URL gets: none, read-only, read-write.")
-    var publicPermission: SharePermission = .none
+    @Option(name: .customLong("public"), help: "What anyone with the URL gets: none (a new share's default), read-only, read-write; on a shared post, changes it.")
+    var publicPermission: SharePermission?
     @Flag(help: "Print a link that admits exactly one person, the first to accept it (the post must be shared).") var oneTime = false
 
     func validate() throws {
@@ -30,8 +30,9 @@ struct SharePost: ParsableCommand {
         let permission: SharePermission = readWrite ? .readWrite : .readOnly
         defer { session.sync() }
         if let notebook {
-            Output.line(try sharing.share(notebook: notebook, inviting: emails, permission: permission, publicPermission: publicPermission).absoluteString)
-            return
+            let url = try sharing.share(notebook: notebook, inviting: emails, permission: permission, publicPermission: publicPermission ?? .none)
+            Output.line(url.absoluteString)
+            return hintIfNobodyCanJoin("notebook \(notebook)", invited: emails, publicPermission: publicPermission)
         }
         let found = try session.store.post(post!)
         if oneTime {
@@ -40,11 +41,24 @@ struct SharePost: ParsableCommand {
         switch try sharing.share(found, inviting: emails, permission: permission, publicPermission: publicPermission) {
         case .shared(let url):
             Output.line(url.absoluteString)
+            hintIfNobodyCanJoin("\"\(found.title)\"", invited: emails, publicPermission: publicPermission)
         case .existing(let url):
             Output.line(url)
         case .invited(let people):
             Output.line("invited \(people.joined(separator: ", ")) to \"\(found.title)\"; it waits in their invitations (cloudnotes invitations)")
+            if let publicPermission { Output.note("anyone with the URL: \(publicPermission.text) now") }
+        case .updated(let publicPermission, let url):
+            if let url { Output.line(url) }
+            Output.note("anyone with the URL of \"\(found.title)\": \(publicPermission.text) now"
+                        + (url == nil ? " (its URL is not on this device yet: sync to see it)" : ""))
         }
+    }
+
+    /// A new share with nobody invited and nobody let in by the URL: said how people join (on stderr: the URL
+    /// alone stays on stdout for scripts).
+    private func hintIfNobodyCanJoin(_ name: String, invited: [String], publicPermission: SharePermission?) {
+        guard invited.isEmpty, (publicPermission ?? .none) == .none else { return }
+        Output.note("nobody can join \(name) yet: share it again with --invite EMAIL, or with --public read-only to let in anyone with the URL")
     }
 }
 

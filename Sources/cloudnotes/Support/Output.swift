@@ -33,6 +33,11 @@ enum Output {
         _ = writeAll("cloudnotes: warning: \(inert(message, keepingLineBreaks: false))\n", to: STDERR_FILENO, endingWithItsReader: false)
     }
 
+    /// A line on stderr for the person, beside a result on stdout a script may read alone.
+    static func note(_ message: String) {
+        _ = writeAll("cloudnotes: \(inert(message, keepingLineBreaks: false))\n", to: STDERR_FILENO, endingWithItsReader: false)
+    }
+
     /// A question on stderr, the answer to be typed after it on the same line; unsaid if stderr cannot be written.
     static func ask(_ question: String) {
         _ = writeAll(inert(question, keepingLineBreaks: false) + " ", to: STDERR_FILENO, endingWithItsReader: false)
