@@ -47,8 +47,8 @@ extension LocalCloud: Cloud {
         try local(database).trash(in: zone, type: type)
     }
 
-    public func emptyTrash(in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> Int {
-        try local(database).emptyTrash(in: zone)
+    public func emptyTrash(in zone: ZoneID, counting type: String?, in database: CloudDatabase) throws(CloudError) -> Int {
+        try local(database).emptyTrash(in: zone, counting: type)
     }
 
     public func endedShares(in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> [EndedShare] {

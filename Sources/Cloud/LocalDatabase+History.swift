@@ -56,7 +56,7 @@ extension LocalDatabase {
     /// Empties a zone's trash, which only its owner may: what was deleted there can no longer be restored
     /// (its versions go; the tombstones stay for change fetches). Returns how many records it held.
     @discardableResult
-    public func emptyTrash(in zone: ZoneID) throws(CloudError) -> Int {
+    public func emptyTrash(in zone: ZoneID, counting type: String? = nil) throws(CloudError) -> Int {
         let zoneID = try normalize(zone)
         return try cloud.perform { request in
             try wrapStorage {
@@ -64,8 +64,8 @@ extension LocalDatabase {
                 guard access.isOwner else { throw CloudError.permissionFailure("only the owner of \(zoneID.name) empties its trash") }
                 let count = try request.db.int64("""
                     SELECT count(DISTINCT v.name) FROM versions v JOIN records r ON r.zone = v.zone AND r.name = v.name
-                    WHERE v.zone = ? AND r.deleted = 1
-                    """, [access.zone.id]).map(Int.init) ?? 0
+                    WHERE v.zone = ?1 AND r.deleted = 1 AND (?2 IS NULL OR v.type = ?2)
+                    """, [access.zone.id, type]).map(Int.init) ?? 0
                 try request.db.execute("""
                     DELETE FROM versions WHERE zone = ?1
                         AND name IN (SELECT name FROM records WHERE zone = ?1 AND deleted = 1)

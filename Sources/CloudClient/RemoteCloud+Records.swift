@@ -162,8 +162,11 @@ extension RemoteCloud {
         return try versions.map { version throws(CloudError) in try wire { () throws(WireFormatError) in try version.deleted(in: zone) } }
     }
 
-    public func emptyTrash(in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> Int {
-        try ask(database.scope, "records/emptyTrash") { $0.zoneID = WireZoneID(zone) }.count ?? 0
+    public func emptyTrash(in zone: ZoneID, counting type: String?, in database: CloudDatabase) throws(CloudError) -> Int {
+        try ask(database.scope, "records/emptyTrash") {
+            $0.zoneID = WireZoneID(zone)
+            $0.recordType = type
+        }.count ?? 0
     }
 
     public func endedShares(in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> [EndedShare] {

@@ -363,7 +363,7 @@ final class App: @unchecked Sendable {
         #expect(try app.titles("heather").isEmpty)
         let trash = try JSONSerialization.jsonObject(with: Data(try app.ok("trash", "--json", as: "heather").utf8)) as? [[String: Any]]
         #expect(trash?.map { $0["title"] as? String } == ["Trip"] && trash?.first?["deletedBy"] as? String == "jermaine")
-        #expect(try app.run("trash", "--empty", as: "heather").stdout.contains("0 posts"))  // not hers to empty
+        #expect(try app.run("trash", "--empty", "--yes", as: "heather").stdout.contains("0 posts"))  // not hers to empty
         _ = try app.ok("restore-deleted", "Trip", as: "heather")
         #expect(try app.titles("jermaine") == ["Trip"])
         #expect(try app.ok("show", "Trip", "--json", as: "jermaine").contains("\"content\" : \"tickets\""))
@@ -461,5 +461,20 @@ final class App: @unchecked Sendable {
         #expect(try app.titles("ann") == ["Trip"])
         _ = try app.ok("status", as: "bob")
         #expect(try app.run("accept", once, as: "bob").isOneLineRefusal)
+    }
+
+    /// `trash --empty` forgets for good, so it asks as `delete` does (`--yes` where nobody can be asked), and its
+    /// count is of posts, not of the comments that went with them.
+    @Test func emptyingTheTrashAsksAndCountsPosts() throws {
+        let app = App()
+        _ = try app.ok("new", "Trip", "--body", "tickets", as: "jermaine")
+        _ = try app.ok("comment", "Trip", "bring snacks", as: "jermaine")
+        _ = try app.ok("delete", "Trip", "--yes", as: "jermaine")
+        let refused = try app.run("trash", "--empty", as: "jermaine")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("needs --yes"), "\(refused.stderr)")
+        #expect(try app.ok("trash", as: "jermaine").contains("Trip"), "nothing emptied")
+        let emptied = try app.ok("trash", "--empty", "--yes", as: "jermaine")
+        #expect(emptied.contains("emptied the trash: 1 post can no longer be restored"), "\(emptied)")
+        #expect(try app.ok("trash", as: "jermaine").contains("the trash is empty"))
     }
 }

@@ -235,6 +235,20 @@ import Testing
         guard case .browse = frontEnd.state.mode else { Issue.record("Esc did not close it"); return }
     }
 
+    /// Many messages and a long one: the list makes room, and the message is read to its end (its remedy).
+    @Test(arguments: [(80, 24), (60, 20)]) func aLongMessageAmongManyIsReadToItsEnd(width: Int, height: Int) throws {
+        let fixture = try Fixture()
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: width, height: height)
+        for i in 1...30 { frontEnd.flash("message \(i)") }
+        let long = "not sent: " + (1...60).map { "reason\($0)" }.joined(separator: " ") + " REMEDY: run cloudnotes discard"
+        frontEnd.flash(long, .error)
+        frontEnd.runCommandLine("messages")
+        let shown = frontEnd.frame(width: width, height: height).text
+        #expect(shown.contains("reason60") && shown.contains("REMEDY: run cloudnotes discard"), "\(shown)")
+        #expect(shown.contains("message 30"), "the list still shows")
+    }
+
     @Test func makingANotebookThatExistsSaysSo() throws {
         let fixture = try Fixture()
         _ = try fixture.store.createNotebook("Trip", owner: fixture.account.id)

@@ -120,4 +120,33 @@ import TestSupport
         #expect(page.contains("URL (y copies it):") && !page.contains("One-time link"), "\(page)")
         #expect(page.contains("2 invitations nobody accepted no longer admit anyone (a one-time link among them)"), "heather's and the link's: \(page)")
     }
+
+    /// Two invitations: accepting one leaves the inbox open on the other, so the next `a` accepts it too
+    /// (it once closed the inbox, and the next `a` began a new post).
+    @Test func theInboxStaysOpenAcrossAccepts() throws {
+        let cloud = try TestCloud()
+        let directory = TemporaryDirectory("devices")
+        let jermaine = try Device("jermaine", cloud: cloud.cloud, directory: directory, keys: true)
+        let heather = try Device("heather", cloud: cloud.cloud, directory: directory, keys: true)
+        for title in ["Trip", "Recipes"] {
+            jermaine.frontEnd.press(.char("a"))
+            jermaine.frontEnd.type(title)
+            jermaine.frontEnd.press(.ctrl("s"), .char("s"))
+            jermaine.frontEnd.type("heather")
+            jermaine.frontEnd.press(.enter)
+            _ = jermaine.screen
+            jermaine.frontEnd.press(.escape)
+        }
+        heather.sync.now()
+        heather.frontEnd.press(.char("I"))
+        #expect(heather.screen.contains("from jermaine"))
+        heather.frontEnd.press(.char("a"))
+        let after = heather.screen
+        guard case .inbox(let left) = heather.frontEnd.state.mode else { Issue.record("the inbox closed:\n\(after)"); return }
+        #expect(left.invitations.count == 1 && after.contains("accepted"), "\(after)")
+        heather.frontEnd.press(.char("a"))
+        #expect(heather.frontEnd.state.mode == .browse, "the last one answered: the inbox closes")
+        heather.sync.now()
+        #expect(try heather.store.postCount() == 2)
+    }
 }

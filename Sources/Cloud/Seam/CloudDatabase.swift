@@ -116,9 +116,11 @@ public struct CloudDatabase: Sendable {
         try cloud.trash(in: zone, type: type, in: self)
     }
 
-    /// Forgets a zone's deleted records for good (its owner only); returns how many.
+    /// Forgets a zone's deleted records for good (its owner only); returns how many, or how many of type `counting`.
     @discardableResult
-    public func emptyTrash(in zone: ZoneID) throws(CloudError) -> Int { try cloud.emptyTrash(in: zone, in: self) }
+    public func emptyTrash(in zone: ZoneID, counting type: String? = nil) throws(CloudError) -> Int {
+        try cloud.emptyTrash(in: zone, counting: type, in: self)
+    }
 
     /// How the caller's shares in a zone ended (removed, stopped) and by whom.
     public func endedShares(in zone: ZoneID) throws(CloudError) -> [EndedShare] { try cloud.endedShares(in: zone, in: self) }

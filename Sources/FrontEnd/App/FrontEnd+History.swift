@@ -155,9 +155,9 @@ extension FrontEnd {
             case .warning: .warning
             case .error: .error
             }
-            // The whole message, in lines the box holds.
-            let body = chosen.text.wrapped(to: max(20, size.width - 8)).map { ($0, role) }
-            return ScreenModel.Browser(title: "Messages · Esc closes", rows: rows, selection: selection, body: body)
+            // The whole message, in lines as wide as the box (see `Overlays.browser`), the list making room for it.
+            let body = chosen.text.wrapped(to: max(1, size.width - 6)).map { ($0, role) }
+            return ScreenModel.Browser(title: "Messages · Esc closes", rows: rows, selection: selection, body: body, bodyFirst: true)
         case .notices(let notices):
             let rows = notices.map { "\(RelativeTime.text($0.at, now: now).padding(toLength: 6, withPad: " ", startingAt: 0)) \($0.text(names: context.names))" }
             return ScreenModel.Browser(title: "Notices · Esc closes", rows: rows, selection: -1, body: [])

@@ -205,8 +205,10 @@ extension Overlays {
     static func browser(_ model: ScreenModel, into grid: inout Grid) {
         guard let browser = model.browser else { return }
         let inner = dialog(browser.title, width: grid.width - 6, height: grid.height - 6, into: &grid)  // the message line shows
-        // A list with nothing below it (notices) takes the whole box.
-        let listHeight = browser.body.isEmpty ? min(browser.rows.count, inner.height) : min(browser.rows.count, max(1, inner.height / 3))
+        // A list with nothing below it (notices) takes the whole box; one over a body read whole, what the body leaves.
+        let listHeight = browser.body.isEmpty ? min(browser.rows.count, inner.height)
+            : browser.bodyFirst ? min(browser.rows.count, max(1, inner.height - 1 - browser.body.count))
+            : min(browser.rows.count, max(1, inner.height / 3))
         let top = max(0, browser.selection - listHeight + 1)
         for (index, row) in browser.rows.enumerated().dropFirst(top).prefix(listHeight) {
             let y = inner.y + index - top
@@ -215,8 +217,12 @@ extension Overlays {
         }
         let rule = inner.y + listHeight
         grid.put(String(repeating: "─", count: inner.width), x: inner.x, y: rule, role: .border)
-        for (offset, line) in browser.body.prefix(max(0, inner.height - listHeight - 1)).enumerated() {
-            grid.put(line.text.truncated(to: inner.width), x: inner.x, y: rule + 1 + offset, role: line.role)
+        let room = max(0, inner.height - listHeight - 1)
+        for (offset, line) in browser.body.prefix(room).enumerated() {
+            // The last line that fits says so where the body goes on (a terminal too small for it).
+            let cut = browser.bodyFirst && offset == room - 1 && browser.body.count > room
+            grid.put(cut ? (line.text + " …").truncated(to: inner.width) : line.text.truncated(to: inner.width),
+                     x: inner.x, y: rule + 1 + offset, role: line.role)
         }
     }
 }

@@ -57,6 +57,8 @@ public struct ScreenModel: Sendable {
         public var rows: [String]
         public var selection: Int
         public var body: [(text: String, role: Role)]
+        /// The body is read whole (a message): the list gives it the room it needs, down to one row.
+        public var bodyFirst = false
     }
 
     public struct FooterItem: Equatable, Sendable {

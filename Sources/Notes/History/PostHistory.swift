@@ -84,7 +84,7 @@ public struct PostHistory: Sendable {
     /// Empties the trash of the account's own notebooks; returns how many posts can no longer be restored.
     public func emptyTrash() throws -> Int {
         try store.notebooks().filter { $0.scope == .private }.reduce(0) { count, book in
-            count + (try inCloud(book) { try $0.emptyTrash(in: book.zone) } ?? 0)
+            count + (try inCloud(book) { try $0.emptyTrash(in: book.zone, counting: Post.recordType) } ?? 0)
         }
     }
 

@@ -80,6 +80,7 @@ struct ShowTrash: ParsableCommand {
     @OptionGroup var device: DeviceOptions
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "Empty the trash of your own notebooks: their deleted posts can no longer be restored.") var empty = false
+    @Flag(help: "With --empty: do not ask.") var yes = false
 
     struct DeletedView: Encodable {
         var id: String
@@ -92,6 +93,12 @@ struct ShowTrash: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         if empty {
+            if !yes {
+                guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("emptying the trash needs --yes when not asked at a terminal") }
+                let waiting = try session.postHistory.trash().filter { $0.post.scope == .private }.count
+                Output.ask("empty the trash of your notebooks? \(waiting) deleted \(waiting == 1 ? "post" : "posts") can no longer be restored. [y/N]")
+                guard readLine()?.lowercased().hasPrefix("y") == true else { return Output.line("kept the trash") }
+            }
             let count = try session.postHistory.emptyTrash()
             if json { return try Output.json(["emptied": count]) }
             return Output.line("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be restored")
