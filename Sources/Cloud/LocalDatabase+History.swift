@@ -11,17 +11,20 @@ extension LocalDatabase {
                   let stored = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID), stored.type != Share.recordType
             else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
             // Only this record's own versions (a name deleted and used again is another record, which may have held what
-            // its readers never could), and, for a participant, only those saved while they could read it: not
-            // before they joined (a password removed before sharing stays gone), nor while it sat outside what is
-            // shared with them (a private record the owner then moved under a shared post).
+            // its readers never could), and, for a participant, only those they could read: still current when they
+            // joined or saved since (a password removed before sharing stays gone), and not while the record sat
+            // outside what is shared with them (a private record the owner then moved under a shared post).
             let joined = try access.joined(db, name: id.name) ?? 0
             let kept = try VersionTable.versions(db, zone: access.zone.id, name: id.name, zoneID: zoneID)
             let incarnation = stored.record?.system?.createdAt
-            let earlier = try kept.filter { version in
+            let earlier = try kept.indices.filter { index in
+                let version = kept[index]
+                // When the next save (or the deletion) replaced it.
+                let replaced = index == 0 ? stored.seq : kept[index - 1].record.changeTag.flatMap { Int64($0, radix: 36) }
                 guard incarnation == nil || version.record.system?.createdAt == incarnation,
-                      Int64(version.record.changeTag ?? "", radix: 36).map({ $0 >= joined }) ?? false else { return false }
+                      let replaced, replaced > joined else { return false }
                 return try access.couldRead(db, name: id.name, parent: version.record.parent)
-            }.map { RecordVersion(number: $0.number, record: $0.record) }
+            }.map { RecordVersion(number: kept[$0].number, record: kept[$0].record) }
             guard let current = stored.record else { return earlier }
             return [RecordVersion(number: (kept.first?.number ?? 0) + 1, record: current)] + earlier
         }

@@ -350,7 +350,7 @@ final class App: @unchecked Sendable {
         #expect(history?.map { $0["by"] as? String } == ["heather", "jermaine"])
         #expect(history?.map { $0["version"] as? Int } == [2, 1] && history?.first?["current"] as? Bool == true)
         let text = try app.ok("history", "Trip", as: "heather")
-        #expect(text.contains("version 2 (current)") && text.contains("  + passports") && !text.contains("version 1"))  // she joined after it
+        #expect(text.contains("version 2 (current)") && text.contains("  + passports") && text.contains("version 1"))  // current when she joined
 
         _ = try app.ok("restore", "Trip", "--version", "1", as: "jermaine")
         #expect(try app.ok("show", "Trip", "--json", as: "heather").contains("\"content\" : \"tickets\""))
@@ -476,5 +476,29 @@ final class App: @unchecked Sendable {
         let emptied = try app.ok("trash", "--empty", "--yes", as: "jermaine")
         #expect(emptied.contains("emptied the trash: 1 post can no longer be restored"), "\(emptied)")
         #expect(try app.ok("trash", as: "jermaine").contains("the trash is empty"))
+    }
+
+    /// A version's number is the same to every reader: the owner (who saw the post before it was shared) and a
+    /// participant (who joined when sharing saved it again) name the same content with the same number, and a
+    /// restore by that number works for both.
+    @Test func versionNumbersMeanTheSameVersionToEveryReader() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new", "Plan", "--body", "one", as: "jermaine")
+        let url = try app.ok("share", "Plan", "--invite", "heather@example.com", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("edit", "Plan", "--body", "one\ntwo", as: "heather")
+        _ = try app.ok("sync", as: "jermaine")
+        func versions(_ account: String) throws -> [Int: String] {
+            let listed = try JSONSerialization.jsonObject(with: Data(try app.ok("history", "Plan", "--json", as: account).utf8)) as? [[String: Any]] ?? []
+            return Dictionary(uniqueKeysWithValues: listed.map { ($0["version"] as? Int ?? -1, $0["content"] as? String ?? "?") })
+        }
+        let owner = try versions("jermaine"), participant = try versions("heather")
+        #expect(owner.count == 2 && !participant.isEmpty, "\(owner) \(participant)")
+        for (number, content) in participant { #expect(owner[number] == content, "version \(number): \(owner) \(participant)") }
+        let older = try #require(participant.keys.min().flatMap { $0 == participant.keys.max() ? nil : $0 }, "she sees the shared first version: \(participant)")
+        _ = try app.ok("restore", "Plan", "--version", "\(older)", as: "heather")
+        #expect(try app.ok("show", "Plan", "--json", as: "jermaine").contains("\"content\" : \"one\""))
     }
 }

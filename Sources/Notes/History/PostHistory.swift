@@ -16,14 +16,26 @@ public struct PostHistory: Sendable {
     }
 
     /// A post as one save left it: its content then, and who changed it and when (`post.modifiedBy/At`).
+    /// `number` is the cloud's number of the last save that still held this content, so it names the same
+    /// version to every reader, whichever of its saves they could read; `numbers` are all those saves.
     public struct Version: Equatable, Sendable {
         public var number: Int
         public var post: Post
         public var isCurrent: Bool
+        public var numbers: ClosedRange<Int>
+
+        public init(number: Int, post: Post, isCurrent: Bool, numbers: ClosedRange<Int>? = nil) {
+            self.number = number
+            self.post = post
+            self.isCurrent = isCurrent
+            self.numbers = numbers ?? number...number
+        }
     }
 
     /// The post's versions, newest first, one per change of its content: a save that changed nothing a
-    /// reader sees (saving its share saves the post again) is folded into the version that made the content.
+    /// reader sees (saving its share saves the post again; a location sealed again) is folded into the
+    /// version that made the content, which keeps its author and time and takes the number of the run's last
+    /// save (a reader who joined during the run sees the same number as one who saw it all).
     public func versions(of post: Post) throws -> [Version] {
         let kept = try cloud.database(post.scope, as: account).history(of: post.recordID)
         var versions: [Version] = []
@@ -31,6 +43,8 @@ public struct PostHistory: Sendable {
             let version = Version(number: kept.number, post: try opened(Post(record: kept.record, scope: post.scope)), isCurrent: index == 0)
             if let last = versions.last, Self.sameContent(last.post, version.post) {
                 versions[versions.count - 1].isCurrent = version.isCurrent
+                versions[versions.count - 1].number = version.number
+                versions[versions.count - 1].numbers = last.numbers.lowerBound...version.number
             } else {
                 versions.append(version)
             }
@@ -38,10 +52,12 @@ public struct PostHistory: Sendable {
         return versions.reversed()
     }
 
-    /// Restores the content of version `number` as a new edit of the post, merged with what it holds now.
+    /// Restores the content of version `number` (any save of it) as a new edit of the post, merged with what it holds now.
     public func restore(_ post: Post, version number: Int, by editor: Editor, now: Date) throws -> SavedEdit {
-        guard let version = try versions(of: post).first(where: { $0.number == number }) else {
-            throw StoreError.invalid("\"\(post.title)\" has no version \(number) (cloudnotes history lists them)")
+        let versions = try versions(of: post)
+        guard let version = versions.first(where: { $0.numbers.contains(number) }) else {
+            let some = versions.map { String($0.number) }.reversed().joined(separator: ", ")
+            throw StoreError.invalid("\"\(post.title)\" has no version \(number) you can read (its versions here: \(some); cloudnotes history shows them)")
         }
         return try restore(post, to: version, by: editor, now: now)
     }
@@ -102,8 +118,9 @@ public struct PostHistory: Sendable {
         try store.read { db in try store.opened(db, post) }
     }
 
-    /// Same title, text, tags and location (a location sealed again under a new key is the same location).
+    /// Same title, text, tags and location as the reader sees them: a location sealed again under a new key
+    /// is the same location, and one this reader cannot open in either is no change they could see.
     static func sameContent(_ a: Post, _ b: Post) -> Bool {
-        a.fields == b.fields && (a.locationLocked || b.locationLocked ? a.sealedLocation == b.sealedLocation : true)
+        a.fields == b.fields && a.locationLocked == b.locationLocked
     }
 }
