@@ -12,7 +12,7 @@ struct CloudNotes: ParsableCommand {
             ShowHistory.self, RestoreVersion.self, ShowTrash.self, RestoreDeleted.self, ShowNotices.self,
             ShowInvitations.self, DeclineInvitation.self,
             AskForAccess.self, ListAccessRequests.self, ApproveRequest.self, DenyRequest.self, BlockRequest.self,
-            Notebooks.self, NewNotebook.self, SharePost.self, AcceptShare.self, PostParticipants.self,
+            Notebooks.self, NewNotebook.self, RenameNotebook.self, DeleteNotebook.self, MovePost.self, SharePost.self, AcceptShare.self, PostParticipants.self,
             RemovePostParticipant.self, SetPostPermission.self, StopSharingPost.self, LeaveShare.self,
             SyncNow.self, Status.self, SignIn.self,
             CloudCommand.self,

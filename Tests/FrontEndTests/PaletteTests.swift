@@ -102,4 +102,27 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["groceries.md"])
         #expect(frontEnd.frame(width: 120, height: 24).text.contains("exported 1 post to"))
     }
+
+    /// `:open TITLE` finds titles in any case; where two posts could be meant it opens neither, and the list
+    /// shows both to choose from (it once opened one of them silently).
+    @Test func openAsksWhichWhenTwoPostsCouldBeMeant() throws {
+        let fixture = try Fixture()
+        try fixture.post("Groceries", "milk", minute: 1)
+        try fixture.post("Plan", "week one", minute: 2)
+        try fixture.post("plan", "week two", minute: 3)
+        try fixture.post("Other", "no match", minute: 4)
+        let frontEnd = fixture.frontEnd()
+        _ = frontEnd.frame(width: 100, height: 24)
+        frontEnd.runCommandLine("open groceries")
+        #expect(frontEnd.selectedPost?.title == "Groceries" && frontEnd.state.focus == .detail)
+        frontEnd.state.focus = .list
+        frontEnd.runCommandLine("open PLAN")
+        let screen = frontEnd.frame(width: 100, height: 24).text
+        #expect(screen.contains("2 posts are titled \"PLAN\": the list shows them"), "\(screen)")
+        #expect(screen.contains("week one") || screen.contains("Plan"))
+        #expect(!screen.contains("Groceries") && !screen.contains("Other"), "only the two in the list: \(screen)")
+        #expect(frontEnd.state.focus == .list, "nothing opened")
+        frontEnd.runCommandLine("open Plan")
+        #expect(frontEnd.selectedPost?.content == "week one", "the exact spelling opens")
+    }
 }

@@ -97,7 +97,13 @@ struct TwoDevices {
         try d.write(d.a, Post(id: "abc2", zone: d.notes.zone, title: "Two"))
         #expect(try d.a.store.post("abc1").title == "One")
         #expect(try d.a.store.post("Two").id == "abc2")
-        #expect(throws: StoreError.ambiguousPost("abc", ["abc1", "abc2"])) { try d.a.store.post("abc") }
+        let ambiguous = #expect(throws: StoreError.self) { try d.a.store.post("abc") }
+        #expect("\(ambiguous.map { "\($0)" } ?? "")".contains("abc1 in Notes ("), "each candidate with its notebook and owner")
+        // Titles in any case, as `/` finds them; the exact spelling wins among case variants.
+        #expect(try d.a.store.post("two").id == "abc2")
+        try d.write(d.a, Post(id: "xyz1", zone: d.notes.zone, title: "TWO"))
+        #expect(try d.a.store.post("TWO").id == "xyz1" && d.a.store.post("Two").id == "abc2")
+        #expect(throws: StoreError.self) { try d.a.store.post("two") }
         #expect(throws: StoreError.unknownPost("zzz")) { try d.a.store.post("zzz") }
     }
 

@@ -146,6 +146,10 @@ import TestSupport
             #expect(!Post.rowCanHold(other))
             #expect(PostRow(record: other, scope: .private).changeTag == nil)
         }
+        // Typed before the cloud had it (offline, or on a clock behind the cloud's): shown as created then, never changed before it was created.
+        let early = Post(record: record { $0["edited"] = .date(Date(timeIntervalSince1970: 1_763_000_000)) }, scope: .private)
+        #expect(early.createdAt! > early.modifiedAt! && early.shownCreatedAt == early.modifiedAt)
+        #expect(Post(record: record { _ in }, scope: .private).shownCreatedAt == system.createdAt)
         var unsaved = record { _ in }
         unsaved.restoreSystemFields(nil)
         #expect(!Post.rowCanHold(unsaved))

@@ -14,7 +14,7 @@ enum DetailView {
             let others = share.invitees.count
             facts.append(("Sharing", (share.isZoneWide ? "notebook shared" : "shared") + " with \(others) \(others == 1 ? "person" : "people")"))
         }
-        if let at = post.createdAt { facts.append(("Created", "\(format(at)) by \(post.createdBy.map(names) ?? "?")")) }
+        if let at = post.shownCreatedAt { facts.append(("Created", "\(format(at)) by \(post.createdBy.map(names) ?? "?")")) }
         if let at = post.modifiedAt { facts.append(("Modified", "\(format(at)) by \(post.modifiedBy.map(names) ?? "?")")) }
         if let location = post.location { facts.append(("Location", location)) }
         if !post.tags.isEmpty { facts.append(("Tags", post.tags.joined(separator: ", "))) }

@@ -116,10 +116,23 @@ extension FrontEnd {
     }
 
     /// `:open TITLE`: the newest post whose words start so, selected and shown, whatever the filter.
+    /// `:open TITLE`: the post of that title (in any case; the exact spelling first), or the one post the words
+    /// find; where several could be meant, the list shows them, to choose one.
     func open(titled text: String) {
-        let found = try? context.store.listedPosts(PostFilter(search: PostSearch(text)), offset: 0, limit: 20)
-        guard let post = (found?.first { $0.post.title == text } ?? found?.first)?.post else {
-            return flash("no post holds \"\(text)\"", .warning)
+        let found: [Post]
+        do {
+            found = try context.store.listedPosts(PostFilter(search: PostSearch(text)), offset: 0, limit: 50).map(\.post)
+        } catch {
+            return flash("could not look for \"\(text)\": \(error)", .error)
+        }
+        let titled = found.filter { $0.title.compare(text, options: .caseInsensitive) == .orderedSame }
+        let exactly = titled.filter { $0.title == text }
+        let meant = exactly.count == 1 ? exactly : titled.isEmpty ? found : titled
+        guard meant.count == 1, let post = meant.first else {
+            if meant.isEmpty { return flash("no post holds \"\(text)\"", .warning) }
+            search(text, kept: true)
+            let what = titled.isEmpty ? "hold \"\(text)\"" : "are titled \"\(text)\""
+            return flash("\(meant.count == 50 ? "50 or more" : String(meant.count)) posts \(what): the list shows them; Enter opens one", .warning)
         }
         state.flash = nil  // found: what an earlier try said is no longer true
         if (try? context.store.position(of: post, state.filter)) == nil { show(PostFilter()) }

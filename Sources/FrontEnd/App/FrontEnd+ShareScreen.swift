@@ -91,7 +91,7 @@ extension FrontEnd {
     }
 
     func invite(_ text: String, to post: Post) {
-        let people = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let people = text.commaSeparated
         guard !people.isEmpty else { return openShareScreen(post) }
         openShareScreen(post)
         cloudWork("invited \(people.joined(separator: ", ")); it waits in their invitations") {

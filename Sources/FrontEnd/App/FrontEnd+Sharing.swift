@@ -39,7 +39,7 @@ extension FrontEnd {
 
     func submitShare(_ dialog: ShareDialog) {
         guard let sharing = context.postSharing else { return }
-        let invitees = dialog.invitees.text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let invitees = dialog.invitees.text.commaSeparated
         context.background { [self] in
             let outcome = Result { () throws -> PostSharing.Outcome in
                 switch dialog.target {

@@ -107,7 +107,7 @@ public struct PostForm: Equatable, Sendable {
         }
         if changed(title, from: post.title) { post.title = title.text.trimmingCharacters(in: .whitespaces) }
         if changed(tags, from: post.tags.joined(separator: ", ")) {
-            post.tags = tags.text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            post.tags = tags.text.commaSeparated
         }
         if changed(location, from: post.location ?? "") {
             let place = location.text.trimmingCharacters(in: .whitespaces)

@@ -80,10 +80,14 @@ public struct PostHistory: Sendable {
     }
 
     /// Every post deleted from a notebook this device holds, less than the trash's time ago, the latest first.
+    /// A post moved to another notebook (the same ID, live there) is not deleted, so it is not listed.
     public func trash() throws -> [Deleted] {
-        try store.notebooks().flatMap { book in
-            try (inCloud(book) { try $0.trash(in: book.zone, type: Post.recordType) } ?? []).map {
-                Deleted(post: try opened(Post(record: $0.last.record, scope: book.scope)), deletedAt: $0.deletedAt, deletedBy: $0.deletedBy)
+        let live = Set(try store.posts().map { "\($0.scope.rawValue)/\($0.zone.owner)/\($0.id)" })
+        return try store.notebooks().flatMap { book in
+            try (inCloud(book) { try $0.trash(in: book.zone, type: Post.recordType) } ?? []).compactMap { deleted -> Deleted? in
+                guard !live.contains("\(book.scope.rawValue)/\(book.zone.owner)/\(deleted.last.record.id.name)") else { return nil }
+                return Deleted(post: try opened(Post(record: deleted.last.record, scope: book.scope)), deletedAt: deleted.deletedAt,
+                               deletedBy: deleted.deletedBy)
             }
         }.sorted { $0.deletedAt > $1.deletedAt }
     }

@@ -17,6 +17,9 @@ public struct Post: Equatable, Sendable {
     public var tags: [String]
     public var location: String?
     public var createdAt: Date?
+    /// When it was created, as a person reads it: the cloud stamps a creation when the post reaches it, which
+    /// may be after it was typed (offline, or on a clock behind the cloud's), so never later than its last change.
+    public var shownCreatedAt: Date? { createdAt.map { min($0, modifiedAt ?? $0) } }
     public var createdBy: String?
     /// When its content (title, text, tags, location) last changed, and who changed it: sharing, comments and
     /// permissions do not move these (see `Post.lastEdit(of:)`).

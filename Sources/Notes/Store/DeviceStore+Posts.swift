@@ -19,7 +19,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownPost(let ref): "no post matches \"\(ref)\""
-        case .ambiguousPost(let ref, let ids): "\"\(ref)\" matches several posts: \(ids.joined(separator: ", "))"
+        case .ambiguousPost(let ref, let posts): "\"\(ref)\" matches several posts: \(posts.joined(separator: "; ")); name one by its ID"
         case .unknownNotebook(let name): "no notebook named \"\(name)\""
         case .invalid(let why): why
         case .unknownPendingKind(let kind, let id):
@@ -59,15 +59,29 @@ extension DeviceStore {
         }
     }
 
-    /// The post a person means: its ID, an unambiguous ID prefix, or its exact title.
+    /// The post a person means: its ID, an unambiguous ID prefix, or its title in any case (as `/` finds it;
+    /// where several differ only in case, the one written exactly so). Several: refused, each listed with
+    /// its notebook, owner and last change, so the person can tell them apart and name one by its ID.
     public func post(_ reference: String) throws -> Post {
         let all = try posts()
         if let exact = all.first(where: { $0.id == reference }) { return exact }
-        for candidates in [all.filter { $0.id.hasPrefix(reference) }, all.filter { $0.title == reference }] {
+        let titled = all.filter { $0.title.compare(reference, options: .caseInsensitive) == .orderedSame }
+        let exactly = titled.filter { $0.title == reference }
+        for candidates in [all.filter { $0.id.hasPrefix(reference) }, exactly.count == 1 ? exactly : titled] {
             if candidates.count == 1 { return candidates[0] }
-            if candidates.count > 1 { throw StoreError.ambiguousPost(reference, candidates.map(\.id).sorted()) }
+            if candidates.count > 1 { throw StoreError.ambiguousPost(reference, candidates.sorted { $0.id < $1.id }.map(describe)) }
         }
         throw StoreError.unknownPost(reference)
+    }
+
+    /// One line telling a post apart from others of the same title: "p3F9… in Trip (heather's), changed 2026-11-27 10:02".
+    private func describe(_ post: Post) -> String {
+        let owner = names(post.zone.owner)
+        let changed = post.modifiedAt.map { date in
+            let c = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+            return String(format: ", changed %04d-%02d-%02d %02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0)
+        } ?? ""
+        return "\(post.id) in \(post.zone.name) (\(owner)'s)\(changed)"
     }
 
     public func notebooks() throws -> [Notebook] {
@@ -101,7 +115,7 @@ extension DeviceStore {
         return book
     }
 
-    private static func insertNotebook(_ db: Database, _ book: Notebook) throws {
+    static func insertNotebook(_ db: Database, _ book: Notebook) throws {
         try db.execute(sql: "INSERT OR IGNORE INTO main.notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
                        arguments: [book.zone.name, book.zone.owner, book.title])
         try markPending(db, .private, zone: book.zone, name: "", kind: .saveZone)

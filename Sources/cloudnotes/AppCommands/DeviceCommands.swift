@@ -20,23 +20,6 @@ struct Notebooks: ParsableCommand {
     }
 }
 
-struct NewNotebook: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "new-notebook", abstract: "Create a notebook.")
-
-    @OptionGroup var device: DeviceOptions
-    @Argument(help: "Its name.") var name: String
-
-    func run() throws {
-        do { try FieldAssignment.validate(key: name.replacingOccurrences(of: " ", with: "_")) } catch {
-            throw CLIError.usage("a notebook name starts with a letter and holds letters, digits, spaces and '_'")
-        }
-        let session = try device.open()
-        _ = try session.store.createNotebook(name, owner: session.account.id)
-        Output.line("created notebook \(name)")
-        if let note = session.sync() { Output.line(note) }
-    }
-}
-
 struct SyncNow: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync", abstract: "Send what waits and fetch what changed, now.",

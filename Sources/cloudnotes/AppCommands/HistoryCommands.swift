@@ -94,10 +94,9 @@ struct ShowTrash: ParsableCommand {
         let session = try device.open(syncFirst: true)
         if empty {
             if !yes {
-                guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("emptying the trash needs --yes when not asked at a terminal") }
                 let waiting = try session.postHistory.trash().filter { $0.post.scope == .private }.count
-                Output.ask("empty the trash of your notebooks? \(waiting) deleted \(waiting == 1 ? "post" : "posts") can no longer be restored. [y/N]")
-                guard readLine()?.lowercased().hasPrefix("y") == true else { return Output.line("kept the trash") }
+                let question = "empty the trash of your notebooks? \(waiting) deleted \(waiting == 1 ? "post" : "posts") can no longer be restored."
+                guard try Output.confirmed(question, yes: yes, doing: "emptying the trash") else { return Output.line("kept the trash") }
             }
             let count = try session.postHistory.emptyTrash()
             if json { return try Output.json(["emptied": count]) }

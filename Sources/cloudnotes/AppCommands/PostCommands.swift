@@ -25,7 +25,7 @@ struct NewPost: ParsableCommand {
         }
         let id = "p" + SystemRandom().hex(bytes: 6)
         let post = Post(id: id, zone: book.zone, title: title, content: body,
-                        tags: tags.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? [],
+                        tags: tags?.commaSeparated ?? [],
                         location: location)
         try session.store.save(post, by: session.account.id, now: Date())
         Output.line("created \(id) \"\(title)\" in \(notebook)")
@@ -77,19 +77,20 @@ struct ShowPost: ParsableCommand {
 }
 
 struct EditPost: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a post's title, text or location.")
+    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a post's title, text, tags or location.")
 
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
     @Option(help: "The new title.") var title: String?
     @Option(help: "The new text.") var body: String?
     @Option(help: ArgumentHelp("Read the new text from this file (- reads standard input).", valueName: "PATH|-")) var bodyFile: String?
-    @Option(help: "The new location.") var location: String?
+    @Option(help: "The new location (empty: none).") var location: String?
+    @Option(help: "The new tags, comma-separated (empty: none).") var tags: String?
 
     func validate() throws {
         try BodyInput(text: body, file: bodyFile).validate()
-        if title == nil && body == nil && bodyFile == nil && location == nil {
-            throw ValidationError("say what to change: --title, --body, --body-file or --location")
+        if title == nil && body == nil && bodyFile == nil && location == nil && tags == nil {
+            throw ValidationError("say what to change: --title, --body, --body-file, --tags or --location")
         }
     }
 
@@ -107,6 +108,7 @@ struct EditPost: ParsableCommand {
         if let title { mine.title = title }
         if let body { mine.content = body }
         if let location { mine.location = location.isEmpty ? nil : location }
+        if let tags { mine.tags = tags.commaSeparated }
         let saved = try session.store.saveEdit(mine, from: base.fields, by: session.editor, now: Date())
         Output.line("edited \(saved.post.id) \"\(saved.post.title)\"" + EditNote(saved).text)
         if let note = session.sync() { Output.line(note) }
@@ -124,11 +126,7 @@ struct DeletePost: ParsableCommand {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
         try requireWritable(found, session, deleting: true)
-        if !yes {
-            guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("deleting needs --yes when not asked at a terminal") }
-            Output.ask("delete \"\(found.title)\"? [y/N]")
-            guard readLine()?.lowercased().hasPrefix("y") == true else { return Output.line("kept") }
-        }
+        guard try Output.confirmed("delete \"\(found.title)\"?", yes: yes, doing: "deleting") else { return Output.line("kept") }
         try session.store.delete(found)
         Output.line("deleted \(found.id) \"\(found.title)\"")
         if let note = session.sync() { Output.line(note) }
@@ -152,11 +150,8 @@ struct DiscardRefused: ParsableCommand {
             throw CLIError(message: "the cloud refused no change of \"\(found.title)\": nothing to discard")
         }
         let kept = try session.store.cloudHasCopy(of: found)
-        if !yes {
-            guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("discarding needs --yes when not asked at a terminal") }
-            Output.ask("discard the change of \"\(found.title)\" the cloud refused (\(reason))? The text typed here is lost. [y/N]")
-            guard readLine()?.lowercased().hasPrefix("y") == true else { return Output.line("kept") }
-        }
+        guard try Output.confirmed("discard the change of \"\(found.title)\" the cloud refused (\(reason))? The text typed here is lost.",
+                                   yes: yes, doing: "discarding") else { return Output.line("kept") }
         try session.store.discardRefused(found.recordID, in: found.scope)
         Output.line(kept ? "discarded; \"\(found.title)\" is as the cloud has it" : "discarded; \"\(found.title)\" is gone: the cloud never had it")
     }

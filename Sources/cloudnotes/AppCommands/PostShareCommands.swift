@@ -26,7 +26,7 @@ struct SharePost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let sharing = session.postSharing
-        let emails = invite.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+        let emails = invite?.commaSeparated ?? []
         let permission: SharePermission = readWrite ? .readWrite : .readOnly
         defer { session.sync() }
         if let notebook {

@@ -38,6 +38,15 @@ enum Output {
         _ = writeAll("cloudnotes: \(inert(message, keepingLineBreaks: false))\n", to: STDERR_FILENO, endingWithItsReader: false)
     }
 
+    /// Whether the person agrees to something that cannot be undone: `yes` given, or "y" typed at a terminal
+    /// after the question (`[y/N]` is added). Where nobody can be asked (a script), refused: `--yes` says so.
+    static func confirmed(_ question: String, yes: Bool, doing what: String) throws -> Bool {
+        if yes { return true }
+        guard isatty(STDIN_FILENO) == 1 else { throw CLIError.usage("\(what) needs --yes when not asked at a terminal") }
+        ask(question + " [y/N]")
+        return readLine()?.lowercased().hasPrefix("y") == true
+    }
+
     /// A question on stderr, the answer to be typed after it on the same line; unsaid if stderr cannot be written.
     static func ask(_ question: String) {
         _ = writeAll(inert(question, keepingLineBreaks: false) + " ", to: STDERR_FILENO, endingWithItsReader: false)

@@ -53,7 +53,7 @@ struct PostView: Encodable {
         tags = post.tags
         location = post.location
         locationLocked = post.locationLocked
-        created = post.createdAt.map { RecordView.Stamp(at: $0, by: post.createdBy.map(names.callAsFunction) ?? "?") }
+        created = post.shownCreatedAt.map { RecordView.Stamp(at: $0, by: post.createdBy.map(names.callAsFunction) ?? "?") }
         modified = post.modifiedAt.map { RecordView.Stamp(at: $0, by: post.modifiedBy.map(names.callAsFunction) ?? "?") }
         shared = sharing.isShared(post)
         readOnly = !sharing.canEdit(post)

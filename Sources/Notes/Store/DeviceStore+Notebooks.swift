@@ -1,0 +1,146 @@
+import Cloud
+import Foundation
+import GRDB
+
+/// Moving posts between notebooks, renaming and deleting notebooks. A notebook is a zone of the cloud, and a
+/// record stays in its zone for life, so a move is a copy into the other notebook and the deletion of the
+/// original, in one transaction here (sent as one). The share rules decide what may move: only the owner's
+/// own posts, into their own notebooks; not a post shared by itself (its share would end), nor one holding
+/// others' comments (copied, they would be the mover's).
+extension DeviceStore {
+    /// The notebook a person means by its name, in any case: one of their own first, else one shared with
+    /// them (refused where two shared ones have the name).
+    public func notebook(named name: String) throws -> Notebook {
+        let all = try notebooks()
+        func named(_ books: [Notebook]) -> [Notebook] {
+            let exact = books.filter { $0.title == name }
+            return exact.isEmpty ? books.filter { $0.title.compare(name, options: .caseInsensitive) == .orderedSame } : exact
+        }
+        if let own = named(all.filter { $0.scope == .private }).first { return own }
+        let shared = named(all.filter { $0.scope == .shared })
+        if shared.count > 1 {
+            throw StoreError.invalid("\(shared.count) notebooks shared with you are named \(name): "
+                                     + shared.map { "\(names($0.zone.owner))'s" }.joined(separator: ", "))
+        }
+        guard let book = shared.first else { throw StoreError.unknownNotebook(name) }
+        return book
+    }
+
+    /// Why `post` may not move to `book`, or nil.
+    public func moveRefusal(_ post: Post, to book: Notebook) throws -> String? {
+        let title = "\"\(post.title)\""
+        guard post.scope == .private else { return "\(title) is shared with you by \(names(post.zone.owner)): only its owner moves it" }
+        guard book.scope == .private else {
+            return "notebook \(book.title) is shared with you by \(names(book.zone.owner)): a post moves only into a notebook of your own"
+        }
+        if book.zone == post.zone { return "\(title) is in notebook \(book.title) already" }
+        if let share = try share(for: post), !share.isZoneWide {
+            return "\(title) is shared: moving it would end its share (cloudnotes stop-sharing first, or share notebook \(book.title))"
+        }
+        let others = Set(try comments(on: post).compactMap(\.createdBy)).subtracting([post.zone.owner])
+        if !others.isEmpty {
+            let who = others.sorted().map(names).joined(separator: ", ")
+            return "\(title) holds comments by \(who): moved, they would be yours, so it stays"
+        }
+        return nil
+    }
+
+    /// Moves a post of this account (and its comments) into another of its notebooks, as one transaction;
+    /// returns the post where it is now. Its history stays with the notebook it left.
+    @discardableResult
+    public func move(_ post: Post, to book: Notebook, by account: String, on device: String? = nil, now: Date) throws -> Post {
+        if let refusal = try moveRefusal(post, to: book) { throw StoreError.invalid(refusal) }
+        let comments = try comments(on: post)
+        return try write(.private) { db in try Self.move(db, post, comments: comments, to: book.zone, by: account, on: device, now: now) }
+    }
+
+    private static func move(_ db: Database, _ post: Post, comments: [Comment], to zone: ZoneID, by account: String,
+                             on device: String?, now: Date) throws -> Post {
+        var moved = post
+        moved.zone = zone
+        moved.modifiedAt = now
+        moved.modifiedBy = account
+        moved.modifiedOn = device ?? post.modifiedOn
+        if moved.location != nil { moved.sealedLocation = nil }  // sealed again with the other notebook's key when sent
+        try requireFits(moved)
+        try upsert(db, moved)
+        try markPending(db, .private, zone: zone, name: moved.id, kind: .saveRecord)
+        for var comment in comments {
+            comment.zone = zone
+            try upsert(db, comment)
+            try markPending(db, .private, zone: zone, name: comment.id, kind: .saveRecord)
+        }
+        // The original goes as a deletion would (its comments with it, in the cloud as here).
+        try setAsideKnown(db, .private, [post.recordID])
+        for table in ["posts", "comments"] {
+            let column = table == "posts" ? "id" : "post_id"
+            try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ? AND \(column) = ?",
+                           arguments: [post.zone.name, post.zone.owner, post.id])
+        }
+        try markPending(db, .private, zone: post.zone, name: post.id, kind: .deleteRecord)
+        return moved
+    }
+
+    /// Why notebook `book` may not be renamed `title`, or nil.
+    public func renameRefusal(_ book: Notebook, to title: String) throws -> String? {
+        guard book.scope == .private else { return "notebook \(book.title) is shared with you by \(names(book.zone.owner)): only its owner renames it" }
+        let name = title.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { return "a notebook needs a name" }
+        if try notebooks().contains(where: { $0.scope == .private && $0.title == name }) { return "notebook \(name) exists already" }
+        if try ownShares().contains(where: { $0.isZoneWide && $0.id.zone == book.zone }) {
+            return "notebook \(book.title) is shared as a whole: renamed, its share would end (cloudnotes stop-sharing first)"
+        }
+        let target = Notebook(zone: ZoneID(name: name, owner: book.zone.owner), scope: .private, title: name)
+        for post in try posts(notebook: book.title).filter({ $0.zone == book.zone }) {
+            if let refusal = try moveRefusal(post, to: target) { return refusal }
+        }
+        return nil
+    }
+
+    /// Renames a notebook of this account: a new notebook of the new name takes every post, and the old one
+    /// goes (with its trash). One transaction.
+    @discardableResult
+    public func renameNotebook(_ book: Notebook, to title: String, by account: String, on device: String? = nil, now: Date) throws -> Notebook {
+        if let refusal = try renameRefusal(book, to: title) { throw StoreError.invalid(refusal) }
+        let name = title.trimmingCharacters(in: .whitespaces)
+        let renamed = Notebook(zone: ZoneID(name: name, owner: book.zone.owner), scope: .private, title: name)
+        let posts = try posts(notebook: book.title).filter { $0.zone == book.zone }
+        let comments = try posts.map { try self.comments(on: $0) }
+        try write(.private) { db in
+            try Self.insertNotebook(db, renamed)
+            for (post, comments) in zip(posts, comments) {
+                try Self.move(db, post, comments: comments, to: renamed.zone, by: account, on: device, now: now)
+            }
+            try Self.dropNotebook(db, book.zone)
+        }
+        return renamed
+    }
+
+    /// What deleting a notebook takes with it: its posts and the changes to it not yet sent.
+    public func notebookContents(_ book: Notebook) throws -> (posts: Int, unsent: Int) {
+        try read { db in
+            let arguments: StatementArguments = [book.zone.name, book.zone.owner]
+            let posts = try Int.fetchOne(db, sql: "SELECT count(*) FROM main.posts WHERE zone_name = ? AND zone_owner = ?", arguments: arguments) ?? 0
+            let unsent = try Int.fetchOne(db, sql: "SELECT count(*) FROM main.pending WHERE zone_name = ? AND zone_owner = ? AND name != ''",
+                                          arguments: arguments) ?? 0
+            return (posts, unsent)
+        }
+    }
+
+    /// Deletes a notebook of this account, everything in it and its trash, here at once and in the cloud
+    /// when sent (every reader of it loses it).
+    public func deleteNotebook(_ book: Notebook) throws {
+        guard book.scope == .private else {
+            throw StoreError.invalid("notebook \(book.title) is shared with you by \(names(book.zone.owner)): leave it instead (cloudnotes leave POST)")
+        }
+        try write(.private) { db in try Self.dropNotebook(db, book.zone) }
+    }
+
+    /// Forgets a notebook of this account here and marks its zone to be deleted in the cloud.
+    private static func dropNotebook(_ db: Database, _ zone: ZoneID) throws {
+        for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
+            try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
+        }
+        try markPending(db, .private, zone: zone, name: "", kind: .deleteZone)
+    }
+}

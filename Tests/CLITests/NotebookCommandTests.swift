@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Notebooks from the command line: a post moved between them (with its comments, following the share rules),
+/// a notebook renamed and deleted (asking first), tags edited, titles matched in any case.
+@Suite struct NotebookCommandTests {
+    func show(_ app: App, _ title: String, as account: String, device: String? = nil) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(try app.ok("show", title, "--json", as: account, device: device).utf8)) as? [String: Any] ?? [:]
+    }
+
+    @Test func aPostMovesWithItsCommentsAndEveryDeviceSeesIt() throws {
+        let app = App()
+        _ = try app.ok("new", "Trip", "--body", "tickets", "--location", "Hanoi", as: "jermaine")
+        _ = try app.ok("comment", "Trip", "book early", as: "jermaine")
+        _ = try app.ok("new-notebook", "Travel", as: "jermaine")
+        #expect(try app.run("new-notebook", "Travel", as: "jermaine").stderr.contains("exists already"))
+        #expect(try app.ok("move", "trip", "--notebook", "travel", as: "jermaine").contains("moved \"Trip\" from Notes to Travel"))
+        for device in ["jermaine", "phone"] {
+            let post = try show(app, "Trip", as: "jermaine", device: device)
+            #expect(post["notebook"] as? String == "Travel" && post["content"] as? String == "tickets" && post["location"] as? String == "Hanoi",
+                    "\(device): \(post)")
+            #expect(try app.ok("show", "Trip", as: "jermaine", device: device).contains("book early"))
+        }
+        #expect(try app.ok("trash", as: "jermaine").contains("the trash is empty"), "a moved post is not deleted")
+        #expect(try app.run("move", "Trip", "--notebook", "Travel", as: "jermaine").stderr.contains("in notebook Travel already"))
+    }
+
+    @Test func movesFollowTheShareRules() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new", "Plan", "--body", "one", as: "jermaine")
+        _ = try app.ok("new", "Solo", as: "jermaine")
+        _ = try app.ok("new-notebook", "Other", as: "jermaine")
+        let url = try app.ok("share", "--notebook", "Notes", "--invite", "heather", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("comment", "Plan", "count me in", as: "heather")
+        _ = try app.ok("sync", as: "jermaine")
+        let held = try app.run("move", "Plan", "--notebook", "Other", as: "jermaine")
+        #expect(held.isOneLineRefusal && held.stderr.contains("holds comments by heather"), "\(held.stderr)")
+        let notHers = try app.run("move", "Plan", "--notebook", "Notes", as: "heather")
+        #expect(notHers.isOneLineRefusal && notHers.stderr.contains("only its owner moves it"), "\(notHers.stderr)")
+        // Out of the notebook shared as a whole: heather no longer sees it.
+        _ = try app.ok("move", "Solo", "--notebook", "Other", as: "jermaine")
+        _ = try app.ok("sync", as: "heather")
+        #expect(try app.titles("heather") == ["Plan"])
+        #expect(try app.titles("jermaine") == ["Plan", "Solo"])
+    }
+
+    @Test func aNotebookIsRenamedAndDeletedAfterAsking() throws {
+        let app = App()
+        _ = try app.ok("new-notebook", "Travel", as: "jermaine")
+        _ = try app.ok("new", "Trip", "--body", "tickets", "--notebook", "Travel", "--tags", "a, b", as: "jermaine")
+        _ = try app.ok("edit", "Trip", "--tags", "summer,  2026", as: "jermaine")
+        #expect(try show(app, "Trip", as: "jermaine")["tags"] as? [String] == ["summer", "2026"])
+        _ = try app.ok("edit", "Trip", "--tags", "", as: "jermaine")
+        #expect((try show(app, "Trip", as: "jermaine")["tags"] as? [String])?.isEmpty == true)
+
+        #expect(try app.ok("rename-notebook", "Travel", "Trips", as: "jermaine").contains("renamed notebook Travel to Trips"))
+        #expect(try show(app, "Trip", as: "jermaine", device: "phone")["notebook"] as? String == "Trips")
+        let books = try app.ok("notebooks", as: "jermaine", device: "phone")
+        #expect(books.contains("Trips") && !books.contains("Travel"), "\(books)")
+
+        let asked = try app.run("delete-notebook", "Trips", as: "jermaine")
+        #expect(asked.isOneLineRefusal && asked.stderr.contains("needs --yes"))
+        #expect(try app.titles("jermaine") == ["Trip"], "nothing deleted without --yes")
+        #expect(try app.ok("delete-notebook", "trips", "--yes", as: "jermaine").contains("deleted notebook Trips (1 post)"))
+        #expect(try app.titles("jermaine", device: "phone").isEmpty)
+        #expect(!(try app.ok("notebooks", as: "jermaine", device: "phone")).contains("Trips"))
+    }
+
+    @Test func anAmbiguousTitleListsWhereEachPostIs() throws {
+        let app = App()
+        _ = try app.ok("new-notebook", "Work", as: "jermaine")
+        _ = try app.ok("new", "Plan", as: "jermaine")
+        _ = try app.ok("new", "plan", "--notebook", "Work", as: "jermaine")
+        #expect(try show(app, "Plan", as: "jermaine")["notebook"] as? String == "Notes", "the exact spelling wins")
+        let refused = try app.run("show", "PLAN", as: "jermaine")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("in Notes (jermaine's)") && refused.stderr.contains("in Work (jermaine's)"),
+                "\(refused.stderr)")
+    }
+}
