@@ -65,10 +65,12 @@ extension LocalDatabase {
             try wrapStorage {
                 guard let access = try access(request.db, zoneID) else { return 0 }
                 guard access.isOwner else { throw CloudError.permissionFailure("only the owner of \(zoneID.name) empties its trash") }
+                // The type test is added only when asked for: PostgreSQL cannot type a parameter only ever compared with NULL.
+                let bindings: [any SQLBindable] = [access.zone.id] + (type.map { [$0] } ?? [])
                 let count = try request.db.int64("""
                     SELECT count(DISTINCT v.name) FROM versions v JOIN records r ON r.zone = v.zone AND r.name = v.name
-                    WHERE v.zone = ?1 AND r.deleted = 1 AND (?2 IS NULL OR v.type = ?2)
-                    """, [access.zone.id, type]).map(Int.init) ?? 0
+                    WHERE v.zone = ?1 AND r.deleted = 1\(type == nil ? "" : " AND v.type = ?2")
+                    """, bindings).map(Int.init) ?? 0
                 try request.db.execute("""
                     DELETE FROM versions WHERE zone = ?1
                         AND name IN (SELECT name FROM records WHERE zone = ?1 AND deleted = 1)

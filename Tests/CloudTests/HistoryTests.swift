@@ -111,6 +111,12 @@ import TestSupport
         try f.owner.deleteShare(notebook.share.id)
         let after = try f.shared(f.heather).endedShares(in: trip)
         #expect(after.map(\.reason) == [.ended] && after.first?.by == f.jermaine.id)
+        // Deleting the notebook a new share was of: told as a deletion.
+        let again = try f.owner.saveShare(Share(zoneWide: trip, title: "Trip", type: "Notebook"))
+        _ = try f.owner.addParticipant(try f.owner.lookUpParticipant(accountName: "heather"), permission: .readOnly, to: again.share.id)
+        try f.cloud.acceptShare(again.url!, as: f.heather)
+        try f.owner.delete(zone: trip)
+        #expect(try f.shared(f.heather).endedShares(in: trip).map(\.reason) == [.ended, .deleted])
         // Jermaine's own view of his zone and a stranger's tell nothing.
         let stranger = try f.cloud.createAccount(name: "zoe")
         #expect(try f.cloud.database(.shared, as: stranger).endedShares(in: f.notes).isEmpty)

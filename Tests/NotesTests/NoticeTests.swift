@@ -92,6 +92,19 @@ import TestSupport
         try h.syncNow()
         #expect(try said(h) == ["jermaine stopped sharing notebook Notes"])
     }
+
+    /// Deleting what was shared ends its share too; its participants hear what happened, not "stopped sharing".
+    @Test func deletingASharedPostIsToldAsADeletion() throws {
+        let link = try url(try sharing.share(try j.store.post("p1"), inviting: ["heather"], permission: .readOnly))
+        _ = try test.cloud.acceptShare(link, as: heather)
+        try h.syncNow()
+        try j.syncNow()
+        _ = try said(j)
+        try j.store.delete(try j.store.post("p1"))
+        try j.syncNow()
+        try h.syncNow()
+        #expect(try said(h) == ["jermaine deleted \"Trip\", which was shared with you"])
+    }
 }
 
 /// A share's URL, kept sealed, opens for whoever joins later, after the notebook's key rotated too.

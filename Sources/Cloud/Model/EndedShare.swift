@@ -6,8 +6,10 @@ public struct EndedShare: Equatable, Codable, Sendable {
     public enum Reason: String, Codable, Sendable {
         /// The owner (or an administrator) took the participant off the share.
         case removed
-        /// The owner stopped sharing, or deleted what was shared.
+        /// The owner stopped sharing.
         case ended
+        /// The owner deleted what was shared (the post, or the whole notebook), and the share with it.
+        case deleted
         /// The participant left it (from another of their devices, say).
         case left
     }

@@ -12,7 +12,7 @@ enum DetailView {
             facts.append(("Sharing", "shared with you by \(names(post.zone.owner))" + (readOnly == nil ? " · you may edit" : " · read-only")))
         } else if let share {
             let others = share.invitees.count
-            facts.append(("Sharing", (share.isZoneWide ? "notebook shared" : "shared") + " with \(others) \(others == 1 ? "person" : "people")"))
+            facts.append(("Sharing", (share.isZoneWide ? "notebook shared" : "shared") + " with \(others.counting("person", plural: "people"))"))
         }
         if let at = post.shownCreatedAt { facts.append(("Created", "\(format(at)) by \(post.createdBy.map(names) ?? "?")")) }
         if let at = post.modifiedAt { facts.append(("Modified", "\(format(at)) by \(post.modifiedBy.map(names) ?? "?")")) }

@@ -126,7 +126,7 @@ extension FrontEnd {
             guard waiting > 0 else { return flash("nothing waits to be sent") }
             state.awaitingRound = .send
             context.sync?.changesAdded()
-            flash("sending \(waiting) waiting \(waiting == 1 ? "change" : "changes")…")
+            flash("sending \(waiting.counting("waiting change"))…")
         case .share:
             guard let post = selectedPost else { return }
             if selectedDetail()?.share != nil { return openShareScreen(post) }

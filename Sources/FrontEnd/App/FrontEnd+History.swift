@@ -102,7 +102,7 @@ extension FrontEnd {
         guard let history = context.history else { return }
         askCloud({ try history.emptyTrash() }) { fe, outcome in
             switch outcome {
-            case .success(let count): fe.flash("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be brought back")
+            case .success(let count): fe.flash("emptied the trash: \(count.counting("post")) can no longer be brought back")
             case .failure(let error): fe.flash("not emptied: \(error)", .error)
             }
         }

@@ -74,7 +74,7 @@ extension FrontEnd {
                 var said = "anyone with the URL: \(permission == .none ? "nobody more" : permission.text)"
                 let dropped = pending(before).filter { gone in !pending(after).contains { $0 == gone } }
                 if !dropped.isEmpty {
-                    said += "; \(dropped.count == 1 ? "1 invitation" : "\(dropped.count) invitations") nobody accepted "
+                    said += "; \(dropped.count.counting("invitation")) nobody accepted "
                         + "no longer admit\(dropped.count == 1 ? "s" : "") anyone"
                     if dropped.contains(where: { $0.oneTimeID != nil }) { said += " (a one-time link among them)" }
                 }

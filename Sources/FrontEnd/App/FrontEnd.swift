@@ -191,7 +191,7 @@ public final class FrontEnd: @unchecked Sendable {
             let waiting = (try? context.store.pendingCount()) ?? 0
             return (waiting == 0 ? "sent: every change is in the cloud" : "sent; \(waiting) \(waiting == 1 ? "change waits" : "changes wait") still", .info)
         case .fetch:
-            return (arrived == 0 ? "fetched: nothing new" : "fetched: \(arrived) \(arrived == 1 ? "change" : "changes") from others", .info)
+            return (arrived == 0 ? "fetched: nothing new" : "fetched: \(arrived.counting("change")) from others", .info)
         }
     }
 

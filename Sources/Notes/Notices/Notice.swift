@@ -5,7 +5,7 @@ import Foundation
 /// 'Standup notes'") and kept for a while to be listed again (`cloudnotes notices`, `:notices`).
 public struct Notice: Equatable, Sendable {
     public enum Kind: String, Sendable {
-        case removed, shareEnded, left, accepted, declined, permission
+        case removed, shareEnded, sharedDeleted, left, accepted, declined, permission
     }
 
     /// Its place in the device's list (0 until stored).
@@ -32,6 +32,7 @@ public struct Notice: Equatable, Sendable {
         switch kind {
         case .removed: "\(names(by)) removed you from \(subject)"
         case .shareEnded: "\(names(by)) stopped sharing \(subject)"
+        case .sharedDeleted: "\(names(by)) deleted \(subject), which was shared with you"
         case .left: "\(names(by)) left \(subject)"
         case .accepted: "\(names(by)) accepted your invitation to \(subject)"
         case .declined: "\(names(by)) declined your invitation to \(subject)"
@@ -79,6 +80,7 @@ public struct Notice: Equatable, Sendable {
             switch end.reason {
             case .removed: return Notice(at: end.at, kind: .removed, by: end.by, subject: subject)
             case .ended: return Notice(at: end.at, kind: .shareEnded, by: end.by, subject: subject)
+            case .deleted: return Notice(at: end.at, kind: .sharedDeleted, by: end.by, subject: subject)
             case .left: return nil
             }
         }

@@ -18,7 +18,7 @@ extension DeviceStore {
             return ("\"\(post.title)\"", false)
         }
         let count = try postCount(PostFilter(notebook: book))
-        return ("notebook \(book.title) (\(count == 1 ? "1 post" : "\(count) posts"))", true)
+        return ("notebook \(book.title) (\(count.counting("post")))", true)
     }
 
     /// The shares of this account's own notebooks and posts this device knows.

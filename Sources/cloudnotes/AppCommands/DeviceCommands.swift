@@ -31,10 +31,12 @@ struct SyncNow: ParsableCommand {
 
     func run() throws {
         let session = try device.open()
+        var done = "synced"
         if reupload {
             try session.reupload()
-            return Output.line("sent everything this device holds to the cloud; \(try session.store.pendingCount()) changes waiting")
+            done = "sent everything this device holds to the cloud"
         }
+        // After a rebuild too: what it could not send (a notebook whose owner has yet to rebuild it) is said, not counted.
         let note = session.sync()
         let refused = try session.store.refusedChanges()
         if let first = refused.first {
@@ -46,7 +48,7 @@ struct SyncNow: ParsableCommand {
                            + "this device: edit it to fit, or give it up with cloudnotes discard \(first.id.name)" + failure)
         }
         if let note { throw CLIError(message: note) }
-        Output.line("synced; \(try session.store.pendingCount()) changes waiting")
+        Output.line("\(done); \(try session.store.pendingCount().counting("change")) waiting")
     }
 }
 
@@ -90,7 +92,7 @@ struct Status: ParsableCommand {
         }
         rows += [["last sync", lastSync.map(Output.date) ?? "never"], ["last error", lastError ?? "none"]]
         if view.lockedLocations > 0 {
-            let posts = view.lockedLocations == 1 ? "1 post" : "\(view.lockedLocations) posts"
+            let posts = view.lockedLocations.counting("post")
             rows.append(["locked", "\(posts) with a location sealed with a key this device has not been granted yet "
                          + "(the owner's devices grant it when they next sync)"])
         }

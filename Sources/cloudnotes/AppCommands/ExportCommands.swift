@@ -39,7 +39,7 @@ struct ExportPosts: ParsableCommand {
         } catch {
             throw CLIError(message: "cannot write into \(to): \((error as NSError).localizedFailureReason ?? error.localizedDescription)")
         }
-        Output.line("exported \(files.count) \(files.count == 1 ? "post" : "posts") to \(to)")
+        Output.line("exported \(files.count.counting("post")) to \(to)")
     }
 }
 

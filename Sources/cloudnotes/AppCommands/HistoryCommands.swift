@@ -95,12 +95,12 @@ struct ShowTrash: ParsableCommand {
         if empty {
             if !yes {
                 let waiting = try session.postHistory.trash().filter { $0.post.scope == .private }.count
-                let question = "empty the trash of your notebooks? \(waiting) deleted \(waiting == 1 ? "post" : "posts") can no longer be restored."
+                let question = "empty the trash of your notebooks? \(waiting.counting("deleted post")) can no longer be restored."
                 guard try Output.confirmed(question, yes: yes, doing: "emptying the trash") else { return Output.line("kept the trash") }
             }
             let count = try session.postHistory.emptyTrash()
             if json { return try Output.json(["emptied": count]) }
-            return Output.line("emptied the trash: \(count) \(count == 1 ? "post" : "posts") can no longer be restored")
+            return Output.line("emptied the trash: \(count.counting("post")) can no longer be restored")
         }
         let names = try AccountNames(session.cloud)
         let views = try session.postHistory.trash().map {

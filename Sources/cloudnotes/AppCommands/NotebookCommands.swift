@@ -64,7 +64,7 @@ struct RenameNotebook: ParsableCommand {
         if let refusal = try session.store.renameRefusal(book, to: name) { throw CLIError(message: refusal) }
         let trash = try session.postHistory.trash().filter { $0.post.zone == book.zone }.count
         if trash > 0 {
-            let question = "rename notebook \(book.title) to \(name)? The \(trash) deleted \(trash == 1 ? "post" : "posts") in its trash cannot come along."
+            let question = "rename notebook \(book.title) to \(name)? The \(trash.counting("deleted post")) in its trash cannot come along."
             guard try Output.confirmed(question, yes: yes, doing: "renaming a notebook with posts in its trash") else { return Output.line("kept") }
         }
         let renamed = try session.store.renameNotebook(book, to: name, by: session.account.id, on: session.device, now: Date())
@@ -87,12 +87,12 @@ struct DeleteNotebook: ParsableCommand {
         if book.scope == .shared { try session.store.deleteNotebook(book) }  // refused, with what to do instead
         let (posts, unsent) = try session.store.notebookContents(book)
         let shared = try session.store.ownShares().contains { $0.isZoneWide && $0.id.zone == book.zone }
-        var question = "delete notebook \(book.title) and its \(posts == 1 ? "1 post" : "\(posts) posts")"
-        if unsent > 0 { question += ", \(unsent == 1 ? "1 change" : "\(unsent) changes") not yet sent among them" }
+        var question = "delete notebook \(book.title) and its \(posts.counting("post"))"
+        if unsent > 0 { question += ", \(unsent.counting("change")) not yet sent among them" }
         question += "? They cannot be restored" + (shared ? "; everyone it is shared with loses it." : ".")
         guard try Output.confirmed(question, yes: yes, doing: "deleting a notebook") else { return Output.line("kept") }
         try session.store.deleteNotebook(book)
-        Output.line("deleted notebook \(book.title) (\(posts == 1 ? "1 post" : "\(posts) posts"))")
+        Output.line("deleted notebook \(book.title) (\(posts.counting("post")))")
         if let note = session.sync() { Output.line(note) }
     }
 }

@@ -202,7 +202,7 @@ struct CommentOnPost: ParsableCommand {
         } else {
             let comment = Comment(id: "c" + SystemRandom().hex(bytes: 6), postID: found.id, zone: found.zone, scope: found.scope, text: text ?? "")
             try session.store.add(comment, by: session.account.id, now: now)
-            Output.line("commented on \"\(found.title)\"")
+            Output.line("commented \(comment.id) on \"\(found.title)\"")  // the ID first, as `new` prints its post's
         }
         if let note = session.sync() { Output.line(note) }
     }
