@@ -22,7 +22,7 @@ extension AppSimulation {
         let locations = try eve.checkLocations(owners: accounts)
         intruder = eve
         counts["eveReads", default: 0] = max(counts["eveReads", default: 0], locations.readable)
-        return try eve.checkEnvelopes() + locations.violations
+        return try eve.checkEnvelopes() + locations.violations + eve.checkZonesRead(owners: accounts)
     }
 
     func check() throws {

@@ -166,6 +166,8 @@ public final class AppSimulation {
         case "intrude":
             guard var eve = intruder else { return }
             let (note, found) = try eve.attack(cloud, accounts: accounts, links: urls.map(\.url), random: random)
+            for id in eve.overwritten { removed.formUnion(typed[id, default: []]) }
+            eve.overwritten = []
             intruder = eve  // with what she planted
             log?.note("step \(step) eve\(note)")
             violations += (found + (try checkIntruder())).map { "step \(step): \($0)" }

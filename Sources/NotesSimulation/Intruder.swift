@@ -12,10 +12,13 @@ import Notes
 /// account's, so that owners would wrap notebook keys for her under that
 /// account's name.
 ///
+/// She also sends records of shapes the app never writes (`plantFields`).
+///
 /// What must hold: every envelope her key opens, in any key record she can
 /// read, was filed for her own device key by the zone's owner (or is one she
-/// planted); no location anyone sealed opens with a key she planted; and no
-/// other account's user record takes her key.
+/// planted); no location anyone sealed opens with a key she planted; no
+/// other account's user record takes her key; and every zone still reads
+/// whole, whatever she sent into it.
 struct Intruder {
     let account: Account
     let keyring: Keyring
@@ -25,6 +28,8 @@ struct Intruder {
     private(set) var planted: [SymmetricKey] = []
     /// The generations of each zone's key she opened at some step, from envelopes the owner filed for her.
     private(set) var held: [ZoneID: Set<String>] = [:]
+    /// Posts whose fields she wrote over (`plantFields`), for the simulation to count their words as removed.
+    var overwritten: [RecordID] = []
 
     init(account: Account, keyring: Keyring, observer: any Cloud) {
         self.account = account
@@ -42,6 +47,7 @@ struct Intruder {
         if random.below(4) == 0, !victims.isEmpty {
             return try forgeDeviceKeys(of: victims[random.below(victims.count)], cloud)
         }
+        if random.below(2) == 0 { return try plantFields(cloud, random: random) }
         return try plantKeys(cloud, accounts: accounts, random: random)
     }
 
@@ -167,7 +173,7 @@ struct Intruder {
     }
 
     /// Every record of the zone the database shows, or none once access has ended.
-    private static func everyRecord(in zone: ZoneID, of db: CloudDatabase) -> [Record] { (try? db.everyRecord(in: zone)) ?? [] }
+    static func everyRecord(in zone: ZoneID, of db: CloudDatabase) -> [Record] { (try? db.everyRecord(in: zone)) ?? [] }
 
     private func deviceKeys(of other: Account) -> [String: Curve25519.KeyAgreement.PublicKey] {
         let id = RecordID(name: other.id, zone: ZoneID(name: ZoneID.defaultName))
