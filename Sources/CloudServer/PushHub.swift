@@ -83,9 +83,10 @@ final class PushHub: Service, @unchecked Sendable {
     func forget(_ id: String) { lock.withLock { tokens[id] = nil } }
 
     /// The last commit pushed to each of the token's topics, as the store knows them (other servers' included):
-    /// a storage read, for a work thread.
-    func lastPushes(to token: Token) -> [PushTopic: Int64] {
-        (try? cloud.lastPushes(to: token.topics)) ?? [:]
+    /// a storage read, for a work thread. A store that cannot say fails the poll (the client asks again), rather
+    /// than wait only on this server's pushes and miss what other servers committed.
+    func lastPushes(to token: Token) throws(CloudError) -> [PushTopic: Int64] {
+        try cloud.lastPushes(to: token.topics)
     }
 
     /// Answers with the pushes to the token's topics after the commit its client last heard of on each (a cursor

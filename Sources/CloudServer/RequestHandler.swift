@@ -293,7 +293,7 @@ final class RequestHandler: @unchecked Sendable {
         guard let subscription = hub.token(token) else { return gone }
         let checked = await run({
             Result { () throws(CloudError) -> [PushTopic: Int64]? in
-                try self.authenticator.isLive(subscription.credential) ? self.hub.lastPushes(to: subscription) : nil
+                try self.authenticator.isLive(subscription.credential) ? try self.hub.lastPushes(to: subscription) : nil
             }
         }, stopping: .success(nil))
         let known: [PushTopic: Int64]

@@ -91,11 +91,15 @@ extension Intruder {
         let refusal: String
         do {
             _ = try cloud.database(.shared, as: account).save(record, policy: .allKeys)
-            // Writing over a post's text is hers to do, as a read-write participant: what it held was removed on purpose.
-            if existing?.id == record.id, record.type == Post.recordType { overwritten.append(record.id) }
             refusal = ""
         } catch {
             refusal = " (refused: \(String(describing: error).prefix(80)))"
+        }
+        // Writing over a post's text is hers to do, as a read-write participant: what it held was removed on purpose.
+        // (Asked of the cloud, not of the answer: a save the network cut off may have been made.)
+        if existing?.id == record.id, record.type == Post.recordType,
+           let now = try? observer.database(.shared, as: account).record(record.id), now.fields == record.fields {
+            overwritten.append(record.id)
         }
         return (" plant \(shape.rawValue) in \(record.id)\(refusal)", [])
     }

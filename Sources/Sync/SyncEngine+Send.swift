@@ -69,7 +69,7 @@ extension SyncEngine {
         var attempted = Set<PendingRecordZoneChange>()
         var stateChanged = false
         defer { if stateChanged { postStateUpdate() } }
-        while hasPendingRecordChanges(in: zoneScope), var batch = batch(context) {
+        while hasPendingRecordChanges(in: zoneScope), var batch = try batch(context) {
             batch.recordsToSave.removeAll { attempted.contains(.saveRecord($0.id)) }
             batch.recordIDsToDelete.removeAll { attempted.contains(.deleteRecord($0)) }
             guard !batch.isEmpty else { break }

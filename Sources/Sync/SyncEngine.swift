@@ -160,8 +160,12 @@ public final class SyncEngine: @unchecked Sendable {
         loop?.changesAdded([scope])
     }
 
-    func batch(_ context: SendChangesContext) -> RecordZoneChangeBatch? {
-        delegate?.nextRecordZoneChangeBatch(context, engine: self)
+    func batch(_ context: SendChangesContext) throws -> RecordZoneChangeBatch? {
+        do {
+            return try delegate?.nextRecordZoneChangeBatch(context, engine: self)
+        } catch {
+            throw SyncError.delegateFailed(event: "nextRecordZoneChangeBatch", cause: error)
+        }
     }
 
     /// Runs one fetch or send with the lock held, after checking the account.

@@ -124,6 +124,8 @@ public protocol SyncEngineDelegate: AnyObject, Sendable {
     /// (the next fetch brings them again); for sent changes they stay
     /// pending; either way the fetch or send throws `SyncError.delegateFailed`.
     func handleEvent(_ event: SyncEvent, engine: SyncEngine) throws
-    /// The next records to send, or nil when nothing (in scope) is left.
-    func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) -> RecordZoneChangeBatch?
+    /// The next records to send, or nil when nothing (in scope) is left. Throwing (the app cannot read them)
+    /// ends the send with `SyncError.delegateFailed`, the changes still pending: a record left out of a batch
+    /// would read as one deleted meanwhile, and its change would be dropped.
+    func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) throws -> RecordZoneChangeBatch?
 }

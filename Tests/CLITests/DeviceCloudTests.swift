@@ -83,4 +83,19 @@ import TestSupport
                 "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: second))
     }
+
+    /// A device whose record of its account does not read is refused, saying so and how to mend it, never opened
+    /// as whatever account of that name the cloud holds now; signing in again mends it.
+    @Test func aDeviceWhoseAccountRecordDoesNotReadIsRefused() throws {
+        let directory = TemporaryDirectory("damaged-identity")
+        let data = directory.url.appendingPathComponent("data"), cloud = directory.url.appendingPathComponent("cloud").path
+        #expect(try Self.run(["sign-in", "jo", "--cloud", cloud, "--init"], data: data).status == 0)
+        #expect(try Self.run(["new", "Trip", "--account", "jo", "--cloud", cloud], data: data).status == 0)
+        let record = data.appendingPathComponent("devices/jo/account.json")
+        try Data("{\"name\": ".utf8).write(to: record)  // cut short
+        let refused = try Self.run(["list", "--account", "jo", "--cloud", cloud], data: data)
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("does not read") && refused.stderr.contains("sign-in"), "\(refused.stderr)")
+        #expect(try Self.run(["sign-in", "jo", "--cloud", cloud], data: data).status == 0)
+        #expect(try Self.run(["list", "--account", "jo", "--cloud", cloud], data: data).stdout.contains("Trip"))
+    }
 }

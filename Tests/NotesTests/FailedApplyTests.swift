@@ -56,4 +56,29 @@ import TestSupport
         try restarted.syncNow()
         #expect(try restarted.store.post("p1").content == "changed")
     }
+
+    /// A change whose record cannot be read for sending stays pending and the sync says why; it is not taken for a
+    /// post deleted meanwhile and dropped.
+    @Test func aRecordThatCannotBeReadForSendingStaysAndIsSaid() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "One"))
+        try d.a.syncNow()
+        var edited = try d.a.store.post("p1")
+        let base = edited.fields
+        edited.content = "kept"
+        _ = try d.a.store.saveEdit(edited, from: base, by: Editor(account: d.heather, device: "a"), now: Date())
+
+        let file = try DatabaseQueue(path: d.a.store.directory.appendingPathComponent("private.sqlite").path)
+        let stored = try file.read { db in try Data.fetchOne(db, sql: "SELECT record FROM server_records WHERE name = 'p1'") }
+        try file.write { db in try db.execute(sql: "UPDATE server_records SET record = X'00' WHERE name = 'p1'") }
+        #expect(throws: SyncError.self) { try d.a.syncNow() }
+        let status = try d.a.store.syncStatus().lastError ?? ""
+        #expect(status.contains("nextRecordZoneChangeBatch"), "\(status)")
+        #expect(try d.a.store.pendingCount() == 1)
+
+        try file.write { db in try db.execute(sql: "UPDATE server_records SET record = ? WHERE name = 'p1'", arguments: [stored]) }
+        try d.a.syncNow()
+        try d.b.syncNow()
+        #expect(try d.b.store.post("p1").content == "kept")
+    }
 }

@@ -77,6 +77,22 @@ import TestSupport
         for _ in 0..<3 { for device in devices { try device.syncNow() } }
     }
 
+    /// A device key file that does not read is said, never replaced by a new key (which would lock out
+    /// everything wrapped for the old one); one that is absent is made, and then read again the same.
+    @Test func aDamagedDeviceKeyIsNeverReplaced() throws {
+        let folder = dir.path("keychain-damaged")
+        let first = try Keyring(directory: folder, account: heather, cloud: test.cloud)
+        #expect(try Keyring(directory: folder, account: heather, cloud: test.cloud).keyID == first.keyID)
+        let file = folder.appendingPathComponent("\(heather.id).key")
+        let whole = try Data(contentsOf: file)
+        try whole.prefix(7).write(to: file)  // a crash mid-copy, a bad sector
+        #expect(throws: StoreError.self) { try Keyring(directory: folder, account: heather, cloud: self.test.cloud) }
+        #expect(try Data(contentsOf: file) == whole.prefix(7))
+        try whole.write(to: file)
+        #expect(try Keyring(directory: folder, account: heather, cloud: test.cloud).keyID == first.keyID)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [file.lastPathComponent])
+    }
+
     @Test func twoKeychainsPostingBeforeEitherSyncedConverge() throws {
         let a = try device("a", keychain: "keychain-a"), b = try device("b", keychain: "keychain-b")
         try post("pa", at: "Hanoi", on: a)

@@ -56,7 +56,14 @@ struct HighWaterMark: Sendable {
                 + "to an older copy would go unseen"
         }
         close(fd)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), !text.isEmpty else { return nil }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            return "the high-water mark \(path) cannot be read (\(error.localizedDescription)): a store put back to an older copy "
+                + "would go unseen"
+        }
+        guard !text.isEmpty else { return nil }
         let marks = Marks(text)
         guard marks.byCloud.isEmpty && marks.unnamed == nil else { return nil }
         return "the high-water mark \(path) holds no mark (it is rewritten at the next change): until then a store put back "

@@ -44,7 +44,11 @@ extension FrontEnd {
             return context.postSharing == nil ? "invitations come through the cloud, and there is none" : nil
         case .comments:
             guard let post else { return "no post selected" }
-            return (try? context.store.comments(on: post).isEmpty) == false ? nil : "\"\(post.title)\" has no comments"
+            do {
+                return try context.store.comments(on: post).isEmpty ? "\"\(post.title)\" has no comments" : nil
+            } catch {
+                return "cannot read the comments: \(error)"
+            }
         case .searchNext, .searchPrevious:
             return state.filter.search == nil ? "search first (/)" : nil
         case .accept:
@@ -101,13 +105,13 @@ extension FrontEnd {
         case .messages:
             if messages.isEmpty { flash("no messages yet") } else { state.mode = .messages(selection: 0) }
         case .notices:
-            let notices = (try? context.store.notices()) ?? []
+            guard let notices = readStore("the notices", { try context.store.notices() }) else { return }
             if notices.isEmpty { flash("no notices yet") } else { state.mode = .notices(notices) }
         case .trash: openTrash()
         case .emptyTrash:
             confirm("Empty the trash of your notebooks? Posts deleted from them can no longer be brought back.", "Empty", .emptyTrash)
         case .comments:
-            guard let post = selectedPost, let comments = try? context.store.comments(on: post) else { return }
+            guard let post = selectedPost, let comments = readStore("the comments", { try context.store.comments(on: post) }) else { return }
             state.mode = .pickComment(CommentPicker(post: post, comments: comments))
         case .search:
             if let argument { search(argument, kept: true) } else { startSearch() }
@@ -122,11 +126,12 @@ extension FrontEnd {
             context.sync?.refresh()
             flash("fetching from the cloud…")
         case .send:
-            let waiting = (try? context.store.pendingCount()) ?? 0
-            guard waiting > 0 else { return flash("nothing waits to be sent") }
+            // A count that cannot be read still sends: the sync says what went.
+            let waiting = readStore("what waits to be sent", { try context.store.pendingCount() })
+            guard waiting != 0 else { return flash("nothing waits to be sent") }
             state.awaitingRound = .send
             context.sync?.changesAdded()
-            flash("sending \(waiting.counting("waiting change"))…")
+            if let waiting { flash("sending \(waiting.counting("waiting change"))…") }
         case .share:
             guard let post = selectedPost else { return }
             if selectedDetail()?.share != nil { return openShareScreen(post) }
@@ -134,7 +139,10 @@ extension FrontEnd {
         case .shareNotebook:
             guard let post = selectedPost else { return }
             if selectedDetail()?.share?.isZoneWide == true { return openShareScreen(post) }
-            guard let book = try? context.store.notebooks().first(where: { $0.zone == post.zone && $0.scope == .private }) else { return }
+            guard let books = readStore("the notebooks", { try context.store.notebooks() }) else { return }
+            guard let book = books.first(where: { $0.zone == post.zone && $0.scope == .private }) else {
+                return flash("only the owner shares a notebook: this one is \(context.names(post.zone.owner))'s", .warning)
+            }
             state.mode = .share(ShareDialog(target: .notebook(book)))
         case .removeParticipant:
             guard let post = selectedPost, let person = selectedParticipant else { return }
@@ -195,7 +203,12 @@ extension FrontEnd {
 
     /// What a post's share is called: "notebook Trip (12 posts)" when shared whole (see `DeviceStore.sharedName`).
     func sharedName(of post: Post) -> (text: String, wholeNotebook: Bool) {
-        (try? context.store.sharedName(of: post)) ?? ("\"\(post.title)\"", false)
+        do {
+            return try context.store.sharedName(of: post)
+        } catch {
+            // Said whole, so nobody agrees to something that sounds smaller than it is.
+            return ("\"\(post.title)\" (what is shared with it cannot be read here: \(error))", false)
+        }
     }
 
     func confirm(_ question: String, _ label: String, _ action: Confirmation.Action) {

@@ -36,7 +36,7 @@ extension FrontEnd {
 
     /// The accounts this device knows whose names hold a word starting with `word`.
     func people(named word: String) -> [String] {
-        ((try? context.store.knownPeople()) ?? []).filter { PostSearch.matches(context.names($0), word) }.sorted()
+        (readStore("the people this device knows", { try context.store.knownPeople() }) ?? []).filter { PostSearch.matches(context.names($0), word) }.sorted()
     }
 
     /// `n`/`N`: the next or previous match, which in a filtered list is the next or previous row.
@@ -51,11 +51,11 @@ extension FrontEnd {
 
     /// What the list can be filtered by: `f` lists these, and `:filter` completes them. Owners by name.
     func filterEntries() -> [FilterPicker.Entry] {
-        let books = (try? context.store.notebooks()) ?? []
+        let books = readStore("the notebooks", { try context.store.notebooks() }) ?? []
         let owners = Set(books.map(\.zone.owner)).subtracting([context.account.id]).map { (id: $0, name: context.names($0)) }
             .sorted { ($0.name, $0.id) < ($1.name, $1.id) }
         return [.everything] + books.map { .notebook($0) } + PostFilter.Kind.allCases.map { .kind($0) }
-            + ((try? context.store.tags(limit: 20)) ?? []).map { .tag($0) }
+            + (readStore("the tags", { try context.store.tags(limit: 20) }) ?? []).map { .tag($0) }
             + owners.map { .owner(id: $0.id, name: $0.name) }
     }
 
@@ -103,19 +103,20 @@ extension FrontEnd {
         if name.hasPrefix("tag:") { return turnOn(.tag(String(name.dropFirst(4)))) }
         if name.hasPrefix("owner:") {
             let wanted = String(name.dropFirst(6))
-            let owners = Set(((try? context.store.notebooks()) ?? []).map(\.zone.owner))
+            guard let books = readStore("the notebooks", { try context.store.notebooks() }) else { return }
+            let owners = Set(books.map(\.zone.owner))
             guard let id = owners.first(where: { context.names($0) == wanted || $0 == wanted }) else {
                 return flash("no notebooks here are owned by \(wanted)", .warning)
             }
             return turnOn(.owner(id: id, name: wanted))
         }
-        guard let book = try? context.store.notebooks().first(where: { $0.title == name }) else {
+        guard let books = readStore("the notebooks", { try context.store.notebooks() }) else { return }
+        guard let book = books.first(where: { $0.title == name }) else {
             return flash("no notebook named \"\(name)\" (:filter then Tab lists what there is)", .warning)
         }
         show(book)
     }
 
-    /// `:open TITLE`: the newest post whose words start so, selected and shown, whatever the filter.
     /// `:open TITLE`: the post of that title (in any case; the exact spelling first), or the one post the words
     /// find; where several could be meant, the list shows them, to choose one.
     func open(titled text: String) {
@@ -135,6 +136,7 @@ extension FrontEnd {
             return flash("\(meant.count == 50 ? "50 or more" : String(meant.count)) posts \(what): the list shows them; Enter opens one", .warning)
         }
         state.flash = nil  // found: what an earlier try said is no longer true
+        // (Unreadable: select, which reads it again, leaves the selection where it is and the list says why.)
         if (try? context.store.position(of: post, state.filter)) == nil { show(PostFilter()) }
         select(post)
         state.focus = .detail
@@ -183,7 +185,7 @@ extension FrontEnd {
     /// Every post this device holds, whatever the filter.
     func totalCount() -> Int {
         if let allCount { return allCount }
-        let counted = (try? context.store.postCount()) ?? 0
+        guard let counted = readStore("the posts", { try context.store.postCount() }) else { return 0 }  // said; read again next time
         allCount = counted
         return counted
     }

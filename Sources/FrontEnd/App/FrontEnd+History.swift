@@ -16,8 +16,9 @@ extension FrontEnd {
     func openTrash() {
         guard let history = context.history else { return }
         fromCloud("no trash", { try history.trash() }) { fe, deleted in
-            let waiting = (try? fe.context.store.pendingCount(deletionsOnly: true)) ?? 0
             guard !deleted.isEmpty else {
+                guard let waiting = fe.readStore("the deletions on the way to the cloud", { try fe.context.store.pendingCount(deletionsOnly: true) })
+                else { return }
                 return fe.flash(waiting == 0 ? "the trash is empty"
                                 : "the trash is empty for now: \(waiting) \(waiting == 1 ? "deletion is" : "deletions are") still on the way to the cloud")
             }

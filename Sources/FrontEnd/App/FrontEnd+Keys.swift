@@ -173,8 +173,8 @@ extension FrontEnd {
 
     func newPost() {
         let book = state.filter.notebook.flatMap { $0.scope == .private ? $0 : nil }
-            ?? (try? context.store.ensureDefaultNotebook(owner: context.account.id))
-        guard let book else { return flash("no notebook to write in", .error) }
+            ?? readStore("a notebook to write in", { try context.store.ensureDefaultNotebook(owner: context.account.id) })
+        guard let book else { return }  // said
         let post = Post(id: context.newID("p"), zone: book.zone, title: "")
         state.mode = .edit(PostForm(post: post, isNew: true))
     }
@@ -243,7 +243,8 @@ extension FrontEnd {
     func lostReason(_ post: Post) -> String? {
         let title = post.title.isEmpty ? "(untitled)" : post.title
         // (A post of one's own deleted meanwhile is not lost: the edit brings it back.)
-        if post.scope == .shared, (try? context.store.post(id: post.id, zone: post.zone, scope: post.scope)) == nil {
+        // (A store that cannot be read is not a share that ended: the save that follows meets it and says so.)
+        if post.scope == .shared, case .success(nil) = Result(catching: { try context.store.post(id: post.id, zone: post.zone, scope: post.scope) }) {
             return "\"\(title)\" is no longer shared with you"
         }
         return context.sharing.readOnlyReason(for: post).map { "\"\(title)\" is \($0)" }

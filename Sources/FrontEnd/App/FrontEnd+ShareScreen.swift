@@ -6,7 +6,7 @@ import Notes
 /// and to copy its URL again (opened from the share's sealed link).
 extension FrontEnd {
     func openShareScreen(_ post: Post) {
-        let url = try? context.postSharing?.url(of: post)
+        let url = readStore("the share's URL", { try context.postSharing?.url(of: post) })
         state.mode = .shareScreen(ShareScreen(post: post, url: url ?? nil))
     }
 

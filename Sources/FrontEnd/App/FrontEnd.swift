@@ -130,8 +130,8 @@ public final class FrontEnd: @unchecked Sendable {
         indexForSearch()
         let editingNow = readPresences()
         var gone: String?
-        if let keep {
-            if let position = try? context.store.position(of: keep, state.filter) {
+        if let keep, let found = readStore("the posts", { try context.store.position(of: keep, state.filter) }) {
+            if let position = found {
                 state.selection = position
                 anchor = (keep, position)
             } else {
@@ -146,7 +146,7 @@ public final class FrontEnd: @unchecked Sendable {
             }
         }
         if case .pickComment(var picker) = state.mode {  // a comment may have come or gone meanwhile
-            picker.comments = (try? context.store.comments(on: picker.post)) ?? []
+            picker.comments = readStore("the comments", { try context.store.comments(on: picker.post) }) ?? []
             picker.selection = min(picker.selection, picker.comments.count - 1)
             state.mode = picker.comments.isEmpty ? .browse : .pickComment(picker)
         }
@@ -188,8 +188,12 @@ public final class FrontEnd: @unchecked Sendable {
         }
         switch asked {
         case .send:
-            let waiting = (try? context.store.pendingCount()) ?? 0
-            return (waiting == 0 ? "sent: every change is in the cloud" : "sent; \(waiting) \(waiting == 1 ? "change waits" : "changes wait") still", .info)
+            do {
+                let waiting = try context.store.pendingCount()
+                return (waiting == 0 ? "sent: every change is in the cloud" : "sent; \(waiting) \(waiting == 1 ? "change waits" : "changes wait") still", .info)
+            } catch {
+                return ("sent; what still waits cannot be read: \(error)", .error)
+            }
         case .fetch:
             return (arrived == 0 ? "fetched: nothing new" : "fetched: \(arrived.counting("change")) from others", .info)
         }
@@ -321,8 +325,8 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// The count, counted whole where the cap stopped it.
     func exactPostCount() -> Int {
-        if postCount() > 0, countIsPartial {
-            count = (try? context.store.postCount(state.filter)) ?? count
+        if postCount() > 0, countIsPartial, let whole = readStore("the posts", { try context.store.postCount(state.filter) }) {
+            count = whole
             countIsPartial = false
             window = nil
         }
@@ -335,8 +339,11 @@ public final class FrontEnd: @unchecked Sendable {
             return window
         }
         // (Read from the end only with the whole count: a capped one does not say where the end is.)
-        let rows = (try? context.store.listedPosts(state.filter, offset: state.scroll, limit: listRows,
-                                                   total: countIsPartial ? nil : postCount())) ?? []
+        guard let rows = readStore("the posts", {
+            try context.store.listedPosts(state.filter, offset: state.scroll, limit: listRows, total: countIsPartial ? nil : postCount())
+        }) else {
+            return Window(offset: state.scroll, rows: [], marks: [])  // said; not kept, so the next frame reads again
+        }
         let marks = context.sharing.marks(for: rows.map(\.post))
         let fresh = Window(offset: state.scroll, rows: rows, marks: marks)
         window = fresh
@@ -355,11 +362,14 @@ public final class FrontEnd: @unchecked Sendable {
         if let selected, selected.post.id == listed.id, selected.post.zone == listed.zone, selected.post.scope == listed.scope {
             return selected
         }
-        guard let post = try? context.store.post(id: listed.id, zone: listed.zone, scope: listed.scope) else { return nil }
+        guard let read = readStore("\"\(listed.title)\"", { try context.store.post(id: listed.id, zone: listed.zone, scope: listed.scope) }),
+              let post = read else { return nil }
         let share = context.sharing.share(for: post)
         let readOnly = context.sharing.readOnlyReason(for: post)
-        var detail = DetailView.make(post, comments: (try? context.store.comments(on: post)) ?? [], share: share,
+        let comments = Result { try context.store.comments(on: post) }
+        var detail = DetailView.make(post, comments: (try? comments.get()) ?? [], share: share,
                                      readOnly: readOnly, names: context.names, now: context.now())
+        if case .failure(let error) = comments { detail.facts.insert(("Comments", "cannot be read: \(error)"), at: 0) }
         do {
             if let refusal = try context.store.refusal(of: post) {
                 detail.facts.insert(("Not sent", "\(refusal): kept on this device; edit it to fit, or :discard"), at: 0)
@@ -382,6 +392,7 @@ public final class FrontEnd: @unchecked Sendable {
         guard var window, case let index = state.selection - window.offset, window.rows.indices.contains(index),
               window.rows[index].isUnread(by: context.account.id) else { return }
         let now = context.now()
+        // A failed write leaves the post marked new, and it is marked again when next shown: nothing is lost.
         try? context.store.markSeen(window.rows[index].post, now: now)
         window.rows[index].seenAt = now
         self.window = window
@@ -431,6 +442,17 @@ public final class FrontEnd: @unchecked Sendable {
     public func tick() { status = nil }
 
     // MARK: Messages
+
+    /// What `read` returns, or nil with the failure said on the message line: a store that cannot be read shows
+    /// as that, never as an empty list, a zero or a post gone.
+    func readStore<T>(_ what: String, _ read: () throws -> T) -> T? {
+        do {
+            return try read()
+        } catch {
+            flash("cannot read \(what): \(error)", .error)
+            return nil
+        }
+    }
 
     func flash(_ text: String, _ level: Flash.Level = .info, seconds: TimeInterval = 4) {
         state.flash = Flash(text: text, level: level, until: context.now().addingTimeInterval(seconds))

@@ -22,8 +22,8 @@ extension DeviceStore {
         }
         let me = keyring.account.id
         let (records, shares) = try read { db in
-            (try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'keys%'").compactMap { try? RecordArchive.decode($0) },
-             Self.shares(fromStored: try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'share-%' OR name = ?",
+            (try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'keys%'").map { try RecordArchive.decode($0) },
+             try Self.shares(fromStored: try Data.fetchAll(db, sql: "SELECT record FROM main.server_records WHERE name LIKE 'share-%' OR name = ?",
                                                         arguments: [Share.zoneWideRecordName])))
         }
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { $1 })

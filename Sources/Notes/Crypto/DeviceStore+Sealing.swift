@@ -9,14 +9,14 @@ extension DeviceStore {
     static func keyRecords(_ db: Database, _ scope: DatabaseScope, zone: ZoneID) throws -> [Record] {
         try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name LIKE 'keys%'",
                           arguments: [zone.name, zone.owner])
-            .compactMap { try? RecordArchive.decode($0) }
+            .map { try RecordArchive.decode($0) }
     }
 
     /// The zone's key records to open with: those fetched, and those of a cloud this device rebuilt
     /// (`prepareReupload`). Only fetched ones seal.
     static func openingKeyRecords(_ db: Database, _ scope: DatabaseScope, zone: ZoneID) throws -> [Record] {
         let retired = try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).retired_keys WHERE zone_name = ? AND zone_owner = ?",
-                                        arguments: [zone.name, zone.owner]).compactMap { try? RecordArchive.decode($0) }
+                                        arguments: [zone.name, zone.owner]).map { try RecordArchive.decode($0) }
         return try keyRecords(db, scope, zone: zone) + retired
     }
 
@@ -39,7 +39,7 @@ extension DeviceStore {
             if retired[id.zone] == nil {
                 retired[id.zone] = try Data.fetchAll(db, sql: "SELECT record FROM \(schema(scope)).retired_keys WHERE zone_name = ? AND zone_owner = ?",
                                                      arguments: [id.zone.name, id.zone.owner])
-                    .compactMap { try? RecordArchive.decode($0) }.reduce(into: Set<String>()) { $0.formUnion(envelopes(ZoneKeys(record: $1))) }
+                    .map { try RecordArchive.decode($0) }.reduce(into: Set<String>()) { $0.formUnion(envelopes(ZoneKeys(record: $1))) }
             }
             let new = incoming[id].flatMap { Keyring.isTrusted($0, zone: id.zone) ? ZoneKeys(record: $0) : nil } ?? ZoneKeys()
             let held = envelopes(ZoneKeys(record: old))

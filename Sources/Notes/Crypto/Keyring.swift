@@ -39,17 +39,36 @@ public final class Keyring: @unchecked Sendable {
             throw StoreError.invalid("cannot make the keychain folder \(directory.path): \(error.localizedDescription)")
         }
         let file = directory.appendingPathComponent("\(account.id).key")
-        if let raw = try? Data(contentsOf: file), let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw) {
-            privateKey = key
-        } else {
-            privateKey = Curve25519.KeyAgreement.PrivateKey()
-            // Created readable by its owner only, from the first byte.
-            guard FileManager.default.createFile(atPath: file.path, contents: privateKey.rawRepresentation,
-                                                 attributes: [.posixPermissions: 0o600]) else {
+        privateKey = try Self.deviceKey(at: file)
+        keyID = Self.keyID(of: privateKey.publicKey)
+    }
+
+    /// This device's private key: the one in `file`, or a new one put there if there is none. A file that is
+    /// there and does not read is never replaced: every notebook key wrapped for it would stop opening here.
+    private static func deviceKey(at file: URL) throws -> Curve25519.KeyAgreement.PrivateKey {
+        for _ in 0..<2 {
+            if FileManager.default.fileExists(atPath: file.path) {
+                do {
+                    return try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: try Data(contentsOf: file))
+                } catch {
+                    throw StoreError.invalid("this device's key \(file.path) does not read (\(error.localizedDescription)); it is not "
+                                             + "replaced: move it aside to make a new one, and the owners' devices grant it their notebooks again")
+                }
+            }
+            let key = Curve25519.KeyAgreement.PrivateKey()
+            // Written whole, readable by its owner only, then linked into place, which fails if another process of
+            // this device made one first: then that one is read.
+            let draft = file.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).key")
+            guard FileManager.default.createFile(atPath: draft.path, contents: key.rawRepresentation, attributes: [.posixPermissions: 0o600]) else {
                 throw StoreError.invalid("cannot write this device's key to \(file.path): the keychain folder is not writable")
             }
+            defer { unlink(draft.path) }
+            if link(draft.path, file.path) == 0 { return key }
+            guard errno == EEXIST else {
+                throw StoreError.invalid("cannot write this device's key to \(file.path): \(String(cString: strerror(errno)))")
+            }
         }
-        keyID = Self.keyID(of: privateKey.publicKey)
+        throw StoreError.invalid("this device's key \(file.path) appeared and went at once; try again")
     }
 
     static func keyID(of key: Curve25519.KeyAgreement.PublicKey) -> String {
@@ -70,7 +89,7 @@ public final class Keyring: @unchecked Sendable {
     /// changed meanwhile by another device is read again, never overwritten.
     public func publish() throws {
         try Self.update(Self.publicKeyID(account.id), type: Self.publicKeyType, in: publicDatabase) { record in
-            var devices = Self.deviceKeys(in: record)
+            var devices = try Self.deviceKeys(in: record)
             guard devices[keyID] == nil else { return false }
             devices[keyID] = privateKey.publicKey.rawRepresentation
             record["devices"] = .bytes(try JSONEncoder().encode(devices))
@@ -83,13 +102,21 @@ public final class Keyring: @unchecked Sendable {
     /// on its first sync after the update.)
     func publicKeys(of userRecordID: String) throws -> [String: Curve25519.KeyAgreement.PublicKey] {
         guard let record = try Self.existing(Self.publicKeyID(userRecordID), in: publicDatabase) else { return [:] }
-        return Self.deviceKeys(in: record).compactMapValues { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0) }
+        // A published key that is not a Curve25519 key is no device's: nothing wrapped for it could open.
+        return try Self.deviceKeys(in: record).compactMapValues { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0) }
     }
 
-    /// The raw device keys of a public record; one published before device keys counts as one.
-    private static func deviceKeys(in record: Record) -> [String: Data] {
+    /// The raw device keys of a public record; one published before device keys counts as one. A map that does
+    /// not read is an error, not an empty one: publishing over it would drop the account's other devices.
+    private static func deviceKeys(in record: Record) throws -> [String: Data] {
         var keys: [String: Data] = [:]
-        if case .bytes(let data)? = record["devices"], let map = try? JSONDecoder().decode([String: Data].self, from: data) { keys = map }
+        if case .bytes(let data)? = record["devices"] {
+            do {
+                keys = try JSONDecoder().decode([String: Data].self, from: data)
+            } catch {
+                throw StoreError.invalid("the device keys published for \(record.id.name) do not read: \(error.localizedDescription)")
+            }
+        }
         if case .bytes(let raw)? = record["key"], let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw) {
             keys[keyID(of: key)] = raw
         }

@@ -32,7 +32,9 @@ struct ZoneKeys: Equatable {
 
     init(generations: [Generation] = []) { self.generations = generations }
 
-    /// The generations a record holds; a record from before generations holds one.
+    /// The generations a record holds; a record from before generations holds one. One whose field does not read
+    /// holds none, like a record someone else wrote over: the writers (`Keyring.grant`, `addGeneration`) then put
+    /// back every generation their device holds, so what was sealed keeps opening, and readers open nothing of it.
     init(record: Record) {
         if case .bytes(let data)? = record[Self.field], let generations = try? JSONDecoder().decode([Generation].self, from: data) {
             self.generations = generations

@@ -47,7 +47,7 @@ extension DeviceStore {
     func knownShares(_ scope: DatabaseScope, _ ids: [RecordID]) throws -> [RecordID: Share] {
         guard !ids.isEmpty else { return [:] }
         return try read { db in
-            try Self.lastKnown(db, scope, ids).compactMapValues { try? Share(record: $0) }
+            try Self.lastKnown(db, scope, ids).filter { $0.value.type == Share.recordType }.mapValues { try Share(record: $0) }
         }
     }
 
@@ -57,7 +57,7 @@ extension DeviceStore {
             let rows = try Data.fetchAll(db.cachedStatement(sql: """
                 SELECT record FROM \(Self.schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND \(Self.shareNames)
                 """), arguments: [zone.name, zone.owner])
-            return Dictionary(Self.shares(fromStored: rows).map { ($0.id.name, $0) }, uniquingKeysWith: { a, _ in a })
+            return Dictionary(try Self.shares(fromStored: rows).map { ($0.id.name, $0) }, uniquingKeysWith: { a, _ in a })
         }
     }
 

@@ -31,7 +31,7 @@ extension DeviceStore {
         let archives = try byRecord(db, ids.filter { known[$0] == nil }, """
             SELECT name, record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name IN (NAMES)
             """) { row in (row.text(0), row.data(1) ?? Data()) }
-        for (id, archive) in archives { known[id] = try? RecordArchive.decode(archive) }
+        for (id, archive) in archives { known[id] = try RecordArchive.decode(archive) }
         return known
     }
 

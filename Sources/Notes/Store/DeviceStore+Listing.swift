@@ -176,7 +176,7 @@ extension DeviceStore {
             var people = Set(try String.fetchAll(db, sql: "SELECT zone_owner FROM main.notebooks UNION SELECT zone_owner FROM shared.notebooks"))
             for schema in ["main", "shared"] {
                 let stored = try Data.fetchAll(db, sql: "SELECT record FROM \(schema).server_records WHERE \(Self.shareNames)")
-                for share in Self.shares(fromStored: stored) { people.formUnion(share.participants.compactMap(\.userRecordID)) }
+                for share in try Self.shares(fromStored: stored) { people.formUnion(share.participants.compactMap(\.userRecordID)) }
             }
             return people
         }

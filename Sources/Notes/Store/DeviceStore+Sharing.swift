@@ -24,7 +24,7 @@ extension DeviceStore {
     /// The shares of this account's own notebooks and posts this device knows.
     public func ownShares() throws -> [Share] {
         try read { db in
-            Self.shares(fromStored: try Data.fetchAll(db.cachedStatement(sql: "SELECT record FROM main.server_records WHERE \(Self.shareNames)")))
+            try Self.shares(fromStored: try Data.fetchAll(db.cachedStatement(sql: "SELECT record FROM main.server_records WHERE \(Self.shareNames)")))
         }
     }
 
@@ -42,13 +42,14 @@ extension DeviceStore {
                 SELECT record FROM \(Self.schema(post.scope)).server_records
                 WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name = ?)
                 """), arguments: [post.zone.name, post.zone.owner, "share-" + post.id, Share.zoneWideRecordName])
-        return shares(fromStored: rows).first { $0.rootRecord == nil || $0.rootRecord == post.id }
+        return try shares(fromStored: rows).first { $0.rootRecord == nil || $0.rootRecord == post.id }
     }
 
-    /// The shares among stored server records (`server_records.record`); other records are skipped.
-    static func shares(fromStored rows: [Data]) -> [Share] {
-        rows.compactMap { try? RecordArchive.decode($0) }
+    /// The shares among stored server records (`server_records.record`); other records are skipped. A stored
+    /// record that does not read is an error, not a post that is not shared (the cloud alone writes shares).
+    static func shares(fromStored rows: [Data]) throws -> [Share] {
+        try rows.map { try RecordArchive.decode($0) }
             .filter { $0.type == Share.recordType }
-            .compactMap { try? Share(record: $0) }
+            .map { try Share(record: $0) }
     }
 }

@@ -168,14 +168,16 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
 
     // MARK: SyncEngineDelegate
 
-    public func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) -> RecordZoneChangeBatch? {
+    public func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) throws -> RecordZoneChangeBatch? {
         let pending = engine.state.pendingRecordZoneChanges(in: context.scope, limit: RecordZoneChangeBatch.defaultMaxItems)
         // The records of the batch are read in one transaction, not one each.
         let saves = pending.compactMap { change -> RecordID? in
             if case .saveRecord(let id) = change { id } else { nil }
         }
-        let prepared = (try? store.records(for: saves, in: engine.scope)) ?? [:]
-        return RecordZoneChangeBatch(pendingChanges: pending) { id in prepared[id] ?? (try? store.record(for: id, in: engine.scope)) }
+        // A store that does not read fails the send, which says why: a record left out would read as one deleted
+        // meanwhile, and its change would be dropped.
+        let prepared = try store.records(for: saves, in: engine.scope)
+        return RecordZoneChangeBatch(pendingChanges: pending) { id in prepared[id] }
     }
 
     public func handleEvent(_ event: SyncEvent, engine: SyncEngine) throws {

@@ -99,7 +99,13 @@ struct EditPost: ParsableCommand {
         let session = try device.open()
         // The edit's base is the copy this device showed before the command syncs: what the person saw
         // when they wrote the new text. Others' edits fetched now are merged with it, never overwritten.
-        let seen = try? session.store.post(post)
+        // (Not here yet is no error: the post may come with this sync. A store that does not read is.)
+        let seen: Post?
+        do {
+            seen = try session.store.post(post)
+        } catch StoreError.unknownPost {
+            seen = nil
+        }
         session.sync()
         let current = try seen.map { try session.store.post(id: $0.id, zone: $0.zone, scope: $0.scope) } ?? session.store.post(post)
         guard let base = seen ?? current else { throw StoreError.unknownPost(post) }

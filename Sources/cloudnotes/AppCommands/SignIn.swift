@@ -40,7 +40,8 @@ struct SignIn: ParsableCommand {
             let who = DeviceLock.holder(directory: options.deviceDirectory) ?? "another process"
             throw CLIError(message: "device \(device) is in use by \(who): quit it first, then sign in")
         }
-        let previous = DeviceOptions.signedIn(options.deviceDirectory)
+        // One that does not read cannot say whose unsent changes wait: said, unless they are given up anyway.
+        let previous = discardUnsent ? try? DeviceOptions.signedIn(options.deviceDirectory) : try DeviceOptions.signedIn(options.deviceDirectory)
         if let previous, previous != account, !discardUnsent,
            FileManager.default.fileExists(atPath: options.deviceDirectory.appendingPathComponent("private.sqlite").path) {
             let waiting = try DeviceStore(directory: options.deviceDirectory).pendingCount()

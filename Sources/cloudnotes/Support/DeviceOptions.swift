@@ -39,15 +39,23 @@ struct DeviceOptions: ParsableArguments {
 
     var deviceDirectory: URL { dataDirectory.appendingPathComponent("devices/\(deviceName)") }
 
-    /// The account a device is signed into, recorded in its directory; nil for a new device.
-    static func signedIn(_ directory: URL) -> String? {
-        (try? String(contentsOf: directory.appendingPathComponent("account"), encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The account a device is signed into, recorded in its directory; nil for a new device. A record that is
+    /// there and does not read is said: taken for none, the device would be opened as anyone.
+    static func signedIn(_ directory: URL) throws -> String? {
+        let file = directory.appendingPathComponent("account")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        do {
+            return try String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            throw CLIError(message: "the record of whom device \(directory.lastPathComponent) is signed into (\(file.path)) does not read: "
+                           + "\(error.localizedDescription); sign it in again with cloudnotes sign-in NAME --device \(directory.lastPathComponent)")
+        }
     }
 
     static func signIn(_ directory: URL, as account: String) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        if remembered(directory)?.name != account {
+        // (A record that does not read is replaced: signing in is how one mends it.)
+        if (try? remembered(directory))??.name != account {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(Self.identityFile))  // learnt again at the next open
         }
         try writePrivately(Data((account + "\n").utf8), to: directory.appendingPathComponent("account"))
@@ -63,8 +71,17 @@ struct DeviceOptions: ParsableArguments {
     /// that lost the account, or made a new one of the same name, does not change whose data the device holds.
     static let identityFile = "account.json"
 
-    static func remembered(_ directory: URL) -> Account? {
-        (try? Data(contentsOf: directory.appendingPathComponent(identityFile))).flatMap { try? JSONDecoder().decode(Account.self, from: $0) }
+    /// The account the device belongs to (`identityFile`), nil if none is recorded; one that does not read is
+    /// said, not taken for none (the device would then take whatever account of that name the cloud has now).
+    static func remembered(_ directory: URL) throws -> Account? {
+        let file = directory.appendingPathComponent(identityFile)
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        do {
+            return try JSONDecoder().decode(Account.self, from: Data(contentsOf: file))
+        } catch {
+            throw CLIError(message: "the record of whose data device \(directory.lastPathComponent) holds (\(file.path)) does not read: "
+                           + "\(error.localizedDescription); sign it in again with cloudnotes sign-in NAME --device \(directory.lastPathComponent)")
+        }
     }
 
     static func remember(_ account: Account, in directory: URL) throws {
@@ -85,7 +102,7 @@ struct DeviceOptions: ParsableArguments {
     func open(creatingAccount: Bool = false, creatingCloud: Bool = false) throws -> DeviceSession {
         let directory = deviceDirectory
         let name = accountName
-        let signedIn = Self.signedIn(directory)
+        let signedIn = try Self.signedIn(directory)
         if let other = signedIn, other != name {
             throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(name) --device \(deviceName)")
         }
@@ -104,7 +121,7 @@ struct DeviceOptions: ParsableArguments {
             }
             cloud = RemoteCloud(servers: servers.compactMap(URL.init(string:)), credentials: credentials)
             account = credentials.account
-            if Self.remembered(directory) == nil { try Self.remember(account, in: directory) }
+            if try Self.remembered(directory) == nil { try Self.remember(account, in: directory) }
         } else {
             // A device that knows its cloud opens it even if it is gone (emptied, removed): the sync then says so,
             // and how to rebuild it. Otherwise only a cloud that exists, unless asked to make one.
@@ -115,7 +132,7 @@ struct DeviceOptions: ParsableArguments {
             }
             let local = try options.open(creating: creating)
             cloud = local
-            if let known = Self.remembered(directory), known.name == name {
+            if let known = try Self.remembered(directory), known.name == name {
                 account = known  // even if the cloud lost it, or holds another of that name: the sync says so
             } else {
                 account = try Self.account(named: name, in: local, creating: creatingAccount)
