@@ -5,7 +5,12 @@ extension LocalCloud {
     public func invitations(for caller: Account) throws(CloudError) -> [InboxInvitation] {
         try performRead { db in
             try pendingShares(db, caller).compactMap { share in
-                guard let invitation = try? invitation(db, share) else { return nil }  // its zone went
+                let invitation: Invitation
+                do {
+                    invitation = try self.invitation(db, share)
+                } catch CloudError.unknownShare {
+                    return nil  // its zone went
+                }
                 let metadata = try metadata(db, invitation, standing: try standing(db, invitation, caller: caller))
                 return InboxInvitation(id: Self.invitationID(share), metadata: metadata)
             }

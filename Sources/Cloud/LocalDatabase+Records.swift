@@ -51,6 +51,7 @@ extension LocalDatabase {
                                       existing: try existing.get()[saving[i].id.name], &request)
                         }
                     }
+                    // (Only whether any save succeeded: each failure stays in saveResults for the caller.)
                     if case .success(let access) = access, zoneResult.saveResults.values.contains(where: { (try? $0.get()) != nil }) {
                         try finish(access, &request)
                     }

@@ -84,6 +84,7 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
+    // (A deinit has nobody to tell; the connections end with the client.)
     deinit { try? client.syncShutdown() }
 
     // MARK: Transport

@@ -48,6 +48,7 @@ public final class ServerProcess: @unchecked Sendable {
             process.waitUntilExit()
             Thread.sleep(forTimeInterval: 0.1)
         }
+        // (The log only adds words to the error thrown here.)
         throw DidNotStart(said: said + (log.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""))
     }
 

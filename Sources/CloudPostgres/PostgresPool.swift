@@ -110,6 +110,7 @@ final class PostgresPool: @unchecked Sendable {
         idle = []
         open -= connections.count
         condition.unlock()
+        // (Shutting down: a connection that fails to close has nothing left to lose.)
         for lent in connections { try? lent.connection.close().wait() }
     }
 }

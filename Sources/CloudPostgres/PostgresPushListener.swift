@@ -120,6 +120,7 @@ final class PostgresPushListener: @unchecked Sendable {
                         if self.generation == generation { ready = true }
                         lock.broadcast()
                     }
+                    // (Ended, with an error or not: the loop connects again, and a failed connect is logged.)
                     if stillListening { try? connection.closeFuture.wait() }
                 }
             } catch {

@@ -238,6 +238,7 @@ enum PostgresSchema {
                 """)
             try run("COMMIT")
         } catch {
+            // (The error thrown next is what is said; a failed ROLLBACK commits nothing.)
             try? run("ROLLBACK")
             throw error
         }

@@ -154,6 +154,7 @@ final class PostgresTransaction: SQLTransaction {
                 _ = try connection.queryAnswered(PostgresQuery(unsafeSQL: "DEALLOCATE ALL"), logger: logger).wait()
             }
         } catch {
+            // (Already broken: closing is best effort, and the pool opens a new one.)
             try? connection.close().wait()
         }
     }
@@ -216,7 +217,8 @@ final class PostgresTransaction: SQLTransaction {
 }
 
 /// A result row of PostgreSQL's, read as the rules read SQLite's: integers (and booleans, as 0 and 1), doubles,
-/// text and bytes, by position or name.
+/// text and bytes, by position or name. A cell that does not decode as the type asked for reads as SQLite reads
+/// a mismatched value, nil or 0 (`try?` below); the schema's column types never ask for another.
 struct PostgresResultRow: SQLRow {
     let row: PostgresRandomAccessRow
 

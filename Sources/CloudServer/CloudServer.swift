@@ -116,6 +116,7 @@ public struct CloudServer: Sendable {
         do {
             try await group.run()
         } catch {
+            // (Already failing: the error thrown below is what the operator hears.)
             try? await work.shutdownGracefully()
             try? await writes.shutdownGracefully()
             throw error

@@ -43,6 +43,7 @@ final class PushHub: Service, @unchecked Sendable {
 
     func run() async throws {
         watch = cloud.subscribeToEveryTopic { [weak self] push in self?.posted(push) }
+        // (Throws only when cancelled: either way the hub stops below.)
         try? await gracefulShutdown()
         stop()
     }

@@ -151,6 +151,7 @@ final class RequestHandler: @unchecked Sendable {
         case .held(let wait):
             // Back before it was told: answered no sooner than the wait's end (at most a few seconds), on no thread,
             // so a client that ignores THROTTLED sends no faster than one that honours it.
+            // (Cancelled only when the server stops: the refusal then goes out sooner.)
             try? await Task.sleep(for: .seconds(min(wait, Self.longestHold)))
             return (reply(service.failure(WireError(.requestRateLimited(retryAfter: 0), uuid: uuid()))), nil)
         case .refused(let error):
@@ -220,6 +221,7 @@ final class RequestHandler: @unchecked Sendable {
                         clientLeft: @escaping @Sendable () -> Bool) -> (WireService.Answer, CloudIdentity?) {
         let served = ServedRequest(signature: caller.signature, deadline: Date() + configuration.requestTimeout, clientLeft: clientLeft)
         let answer = served.answering { service.handle(path, body: body, caller: caller.account) }
+        // (Unknown now: the header is left off, and a client that needs it asks cloud/identity, which says why.)
         return (answer, try? cloud.identity(answering: served))
     }
 
@@ -333,6 +335,7 @@ final class RequestHandler: @unchecked Sendable {
     }
 
     private func json(_ value: some Encodable) -> Response {
+        // (The answers passed here are strings and numbers: encoding cannot fail.)
         reply(WireService.Answer(status: 200, body: (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)))
     }
 

@@ -56,5 +56,6 @@ public enum RequestSignature {
 
     public static func iso8601(_ date: Date) -> String { style.format(date) }
 
+    // (nil: not a date in this form, which the authenticator refuses as a bad date.)
     public static func parseDate(_ text: String) -> Date? { try? style.parse(text) }
 }

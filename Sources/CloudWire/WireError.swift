@@ -101,6 +101,7 @@ public struct WireError: Hashable, Sendable, Error {
         let detail = self.detail ?? why
         switch cloudnotesCode ?? "" {
         case "serverRecordChanged":
+            // (A server record that does not decode: the conflict is still said, without the record to merge.)
             if let serverRecord, let record = try? serverRecord.stored(in: zoneID?.zoneID ?? ZoneID(name: ZoneID.defaultName)) {
                 return .serverRecordChanged(server: record)
             }

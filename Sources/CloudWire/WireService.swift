@@ -70,6 +70,7 @@ public struct WireService: Sendable {
     }
 
     public func failure(_ error: WireError) -> Answer {
+        // (A wire error is strings and numbers: encoding cannot fail; the status says what failed anyway.)
         Answer(status: error.httpStatus, body: (try? error.json.encoded()) ?? Data())
     }
 
@@ -164,6 +165,7 @@ public struct WireService: Sendable {
                                 _ database: CloudDatabase) throws -> [RecordID: Record] {
         guard !operations.isEmpty else { return [:] }
         let ids = operations.map { RecordID(name: $0.record.recordName, zone: $0.record.zoneID?.zoneID ?? zone) }
+        // (A record not there is a new one, with nothing to drop; any other failure fails its save too, which says why.)
         return try database.records(ids).compactMapValues { try? $0.get() }
     }
 

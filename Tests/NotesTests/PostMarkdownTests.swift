@@ -36,6 +36,9 @@ import TestSupport
         #expect(throws: MarkdownError.badValue("title")) { try PostMarkdown(parsing: "---\ntitle: \"unterminated\n---\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.badLine("no colon here")) { try PostMarkdown(parsing: "---\nno colon here\n---\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.noTitle) { try PostMarkdown(parsing: "---\ntitle: \"  \"\n---\n", fallbackTitle: " ") }
+        #expect(throws: MarkdownError.badValue("created")) { try PostMarkdown(parsing: "---\ntitle: \"x\"\ncreated: yesterday\n---\n", fallbackTitle: "f") }
+        let dated = try? PostMarkdown(parsing: "---\ntitle: \"x\"\nmodified: \"2026-11-22T10:00:00Z\"\n---\n", fallbackTitle: "f")
+        #expect(dated?.modified == Date(timeIntervalSince1970: 1_795_341_600))
     }
 
     @Test func fileNamesAreReadableAndNeverTaken() {

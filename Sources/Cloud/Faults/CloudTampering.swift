@@ -20,6 +20,7 @@ public struct CloudTampering: Sendable {
 
     public func restore(_ bytes: Data) throws {
         var copy = bytes
+        // (No live file to outdo: the copy goes back as it was.)
         if copy.count >= 100, let live = try? Data(contentsOf: file), live.count >= 100 {
             let counter = max(Self.counter(live), Self.counter(copy)) &+ 1
             for offset in [24, 92] {  // the change counter, and the "version valid for" number that must match it

@@ -32,6 +32,7 @@ public final class PushSubscription: PushWatch, @unchecked Sendable {
     /// Watches any directory for files written whole (closed after writing, or
     /// moved in): how a device's processes wake each other.
     public convenience init(watching directory: URL, files: Set<String>, handler: @escaping @Sendable (String) -> Void) {
+        // (There, or cannot be made: inotify then fails and the slow poll watches instead.)
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.init(directory: directory, topics: Set(files.map { PushTopic(fileName: $0) })) { handler($0.topic.fileName) }
     }
@@ -112,11 +113,13 @@ public final class PushSubscription: PushWatch, @unchecked Sendable {
     }
 
     private func polledNames() -> Set<String> {
+        // (No directory yet: nothing written to poll.)
         topics ?? Set(((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { !$0.hasPrefix(".") })
     }
 
     /// The push a topic's file describes now (`PushNotifier` writes the commit's sequence number).
     private func push(_ name: String) -> Push {
+        // (A file gone or being rewritten reads as 0: the wake-up still happens, and the next write brings the number.)
         let text = (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
         return Push(topic: PushTopic(fileName: name), sequence: Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
     }

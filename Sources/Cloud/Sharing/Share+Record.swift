@@ -38,6 +38,7 @@ extension Share {
         record[Key.publicPermission] = .string(publicPermission.rawValue)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        // (Strings and enumerations: encoding cannot fail.)
         record[Key.participants] = .bytes((try? encoder.encode(participants)) ?? Data())
         return record
     }

@@ -8,6 +8,7 @@ enum ShareStore {
     /// The share as stored now.
     static func load(_ db: any SQLTransaction, _ row: ShareRow, zoneID: ZoneID) throws -> Share {
         let record = try RecordTable.find(db, zone: row.zone, name: row.name, zoneID: zoneID)?.record
+        // (A record that does not read costs only its title and type: access comes from the share's rows.)
         let saved = record.flatMap { try? Share(record: $0) }
         return try view(db, row, zoneID: zoneID, title: saved?.title ?? "", type: saved?.type, changeTag: record?.changeTag)
     }

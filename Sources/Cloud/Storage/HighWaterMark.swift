@@ -72,6 +72,7 @@ struct HighWaterMark: Sendable {
 
     /// The marks, or nil when there are none yet (a new cloud, or the file was removed).
     func read() -> Marks? {
+        // (Unreadable reads as none here; `problem` says so.)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         var marks = Marks(text)
         if !ownsUnnamedMark { marks.unnamed = nil }

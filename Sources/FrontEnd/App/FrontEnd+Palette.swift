@@ -55,6 +55,7 @@ extension FrontEnd {
             arguments = filterEntries().map(\.argument)
         case .open:
             let search = PostFilter(search: PostSearch(typed))
+            // (Completion only: :open itself says what fails when it reads.)
             arguments = typed.isEmpty ? [] : ((try? context.store.listedPosts(search, offset: 0, limit: 8)) ?? []).map(\.post.title)
             return arguments.map { "\(command.name) \($0)" }  // the index matched them already
         default:
@@ -77,6 +78,7 @@ extension FrontEnd {
 
     func commandHistory() -> [String] {
         if let history = loadedHistory { return history }
+        // (None yet, or unreadable: the palette's history is a convenience, and starts afresh.)
         let lines = ((try? String(contentsOf: historyFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         loadedHistory = lines
         return lines
@@ -88,6 +90,7 @@ extension FrontEnd {
         guard history.last != line, !line.contains("\n") else { return }
         history = Array((history + [line]).suffix(200))
         loadedHistory = history
+        // (A convenience: a failed write only forgets the line at the next start.)
         try? (history.joined(separator: "\n") + "\n").write(to: historyFile, atomically: true, encoding: .utf8)
     }
 }

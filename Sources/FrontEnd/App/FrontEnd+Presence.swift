@@ -19,6 +19,7 @@ extension FrontEnd {
         if let announced = presenceAnnounced, announced.post.recordID != editing?.recordID {
             let post = announced.post
             presenceAnnounced = nil
+            // (Presence is advisory and lapses after presenceLasts: a failed goodbye only misleads for a while; the sync still merges.)
             inOrder(sharing) { try? $0.doneEditing(post) }
         }
         guard let editing else { return presenceCheckedFor = nil }
@@ -29,6 +30,7 @@ extension FrontEnd {
             return
         }
         presenceAnnounced = (editing, now)
+        // (Advisory, as above: a failed announcement leaves others unaware for a while, and nothing else.)
         inOrder(sharing) { try? $0.announceEditing(editing, until: now.addingTimeInterval(Self.presenceLasts)) }
     }
 
@@ -54,10 +56,12 @@ extension FrontEnd {
     /// Who else is editing a post this device holds now; a newcomer is said once.
     func readPresences() -> String? {
         let now = context.now()
+        // (Advisory: a store that cannot be read here is said by the list, which reads it too.)
         let others = (try? context.store.presences(besides: context.account.id, now: now)) ?? []
         let fresh = others.filter { presence in !presences.contains { $0.account == presence.account && $0.postID == presence.postID } }
         presences = others
         guard let first = fresh.first,
+              // (A post this device does not hold yet is not named.)
               let post = try? context.store.post(id: first.postID, zone: first.zone, scope: first.zone.owner == context.account.id ? .private : .shared)
         else { return nil }
         return "\(context.names(first.account)) is editing \"\(post.title)\""

@@ -100,6 +100,7 @@ public final class FrontEnd: @unchecked Sendable {
     /// Posts that arrived are indexed for search off this thread, a batch at a time, so the first search after
     /// a large sync does not wait for them all (a search still brings the index up to date with what is left).
     func indexForSearch() {
+        // (Unreadable: nothing is indexed ahead; a search catches the index up itself and says what fails.)
         guard (try? context.store.searchIsBehind) == true, indexing.set() else { return }
         let store = context.store, indexing = indexing
         context.background {
@@ -201,6 +202,7 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// What others did that touches this account and no front end has said yet: said once, here.
     func sayNotices() -> String? {
+        // (The take is one transaction: if it fails the notices stay unshown, and are said at a later round.)
         guard let news = try? context.store.takeUnshownNotices(), let first = news.first else { return nil }
         let text = first.text(names: context.names)
         return news.count == 1 ? text : "\(text) (and \(news.count - 1) more: :notices)"

@@ -157,6 +157,7 @@ extension DeviceStore {
     func locationSynced(_ db: Database, _ post: Post, in record: Record) -> Bool {
         guard let location = post.location else { return record.encrypted(Post.Key.location) == nil }
         guard let sealed = record.encrypted(Post.Key.location), let keyring,
+              // (Keys that do not read are not known to match: the post stays pending and is sent again, never taken as synced.)
               let known = try? Self.openingKeyRecords(db, post.scope, zone: post.zone) else { return false }
         return Self.open(sealed, keyring.openZoneKeys(from: known, zone: post.zone), post.recordID) == location
     }

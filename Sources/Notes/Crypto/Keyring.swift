@@ -117,6 +117,7 @@ public final class Keyring: @unchecked Sendable {
                 throw StoreError.invalid("the device keys published for \(record.id.name) do not read: \(error.localizedDescription)")
             }
         }
+        // (A legacy key that is not a Curve25519 key is no device's: nothing wrapped for it could open.)
         if case .bytes(let raw)? = record["key"], let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw) {
             keys[keyID(of: key)] = raw
         }

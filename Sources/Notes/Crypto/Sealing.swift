@@ -11,6 +11,8 @@ public enum Sealing {
     }
 
     public static func open(_ sealed: Data, key: SymmetricKey, record: RecordID) -> String? {
+        // (nil is the answer: not sealed with this key, or altered; callers try the next generation, and status
+        // counts what none opens.)
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
               let plain = try? AES.GCM.open(box, using: key, authenticating: Data(record.description.utf8)) else { return nil }
         return String(data: plain, encoding: .utf8)
@@ -27,6 +29,7 @@ public enum Sealing {
 
     public static func unwrap(_ envelope: Data, with privateKey: Curve25519.KeyAgreement.PrivateKey, zone: ZoneID) -> SymmetricKey? {
         guard envelope.count > 32,
+              // (nil is the answer: not wrapped for this device key, or altered.)
               let ephemeral = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: envelope.prefix(32)),
               let secret = try? privateKey.sharedSecretFromKeyAgreement(with: ephemeral),
               let box = try? AES.GCM.SealedBox(combined: envelope.dropFirst(32)),

@@ -78,6 +78,11 @@ public struct PostMarkdown: Equatable, Sendable {
             guard let value = fields[key] else { return nil }
             return try Self.string(value, key: key)
         }
+        func date(_ key: String) throws -> Date? {
+            guard let value = fields[key] else { return nil }
+            guard let date = Self.date(from: value) else { throw MarkdownError.badValue(key) }
+            return date
+        }
         func list(_ key: String) throws -> [String] {
             guard let value = fields[key] else { return [] }
             guard value.hasPrefix("[") else { return [try Self.string(value, key: key)] }
@@ -90,8 +95,7 @@ public struct PostMarkdown: Equatable, Sendable {
         let title = try string("title").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? heading ?? fallbackTitle
         guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw MarkdownError.noTitle }
         self.init(title: title, tags: try list("tags"), location: try string("location"), notebook: try string("notebook"),
-                  authors: try list("authors"), created: fields["created"].flatMap(Self.date(from:)),
-                  modified: fields["modified"].flatMap(Self.date(from:)), content: content)
+                  authors: try list("authors"), created: try date("created"), modified: try date("modified"), content: content)
     }
 
     /// A file name for a title: its letters and digits, words joined by dashes, `.md`; another one where
@@ -119,6 +123,7 @@ public struct PostMarkdown: Equatable, Sendable {
     private static func json(_ text: String) -> String {
         // One string's JSON; JSONSerialization escapes quotes, backslashes and C0 controls; the other controls a
         // terminal acts on (all in the Basic Multilingual Plane) are escaped here, as JSON writes any character.
+        // (One string always serialises: the fallback is never taken.)
         let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
         var out = ""
         for scalar in String(decoding: data.dropFirst().dropLast(), as: UTF8.self).unicodeScalars {
@@ -163,6 +168,7 @@ public struct PostMarkdown: Equatable, Sendable {
         date.formatted(.iso8601)
     }
 
+    /// The date an ISO 8601 value names, or nil (said by the caller as a bad value).
     private static func date(from text: String) -> Date? {
         try? Date(text.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")), strategy: .iso8601)
     }

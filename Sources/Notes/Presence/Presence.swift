@@ -64,6 +64,7 @@ extension DeviceStore {
                     SELECT record FROM \(Self.schema(book.scope)).server_records
                     WHERE zone_name = ? AND zone_owner = ? AND name >= 'presence-' AND name < 'presence.'
                     """), arguments: [book.zone.name, book.zone.owner])
+                    // (A presence that does not decode is skipped: presence is advisory and lapses within minutes.)
                     .compactMap { try? RecordArchive.decode($0) }.compactMap(Presence.init(record:))
                     .filter { $0.account != account && $0.until > now }
             }

@@ -41,6 +41,7 @@ public final class AccountDirectory: @unchecked Sendable {
     public func name(_ id: String) -> String {
         lock.withLock {
             var name = names(id)
+            // (A cloud that cannot answer now keeps the names loaded: the ID shows, and is asked again after a second.)
             if name == id, Date().timeIntervalSince(loadedAt) > 1, let fresh = try? AccountNames(cloud) {
                 names = fresh
                 loadedAt = Date()

@@ -44,6 +44,7 @@ public final class DeviceLock: @unchecked Sendable {
     /// Rewrites `notify/NAME` in the device directory; whoever watches it with inotify hears.
     static func signal(_ name: String, directory: URL) {
         let path = directory.appendingPathComponent("notify").path
+        // (There already, or cannot be made: then the open below fails and only this wake-up is lost; the sync runs anyway.)
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let fd = open(path + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if fd >= 0 {

@@ -8,6 +8,7 @@ import Foundation
 enum TagsColumn {
     static func text(_ tags: [String]) -> String {
         guard tags.allSatisfy(isPlain) else {
+            // (An array of strings always encodes: the fallback is never taken.)
             return (try? JSONEncoder().encode(tags)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
         }
         return "[" + tags.map { "\"" + $0 + "\"" }.joined(separator: ",") + "]"

@@ -236,6 +236,7 @@ extension NotesSync {
     private func noteShareChanges(_ records: [Record], before: [RecordID: Share], scope: DatabaseScope) throws {
         guard let me = account.currentAccount()?.id else { return }
         let notices = records.flatMap { record -> [Notice] in
+            // (A share record that does not read makes no notice; the record itself is applied as fetched.)
             guard let share = try? Share(record: record) else { return [] }
             return Notice.changes(from: before[record.id], to: share, savedBy: record.system?.modifiedBy, scope: scope, me: me,
                                   at: record.system?.modifiedAt ?? .distantPast)

@@ -55,6 +55,7 @@ struct Migrate: ParsableCommand {
         }
         let opened = Result { () throws(CloudError) in try PostgresStorage(url: to) }
         if case .failure(.serviceUnavailable) = opened {
+            // (Text that is no PostgreSQL URL never opened a store: shown as the person wrote it.)
             let shown = (try? PostgresLocation(parsing: to).description) ?? to
             throw CLIError(message: "\(shown) is not answering: nothing was copied (is PostgreSQL running there, and is the URL right?)")
         }

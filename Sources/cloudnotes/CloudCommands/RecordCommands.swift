@@ -92,6 +92,7 @@ struct SaveRecord: ParsableCommand {
             }
             i += 1
         }
+        // (A dictionary of strings always encodes; failing that, the arguments go unpacked, only slower.)
         guard !packed.isEmpty, let json = try? JSONEncoder().encode(packed) else { return arguments }
         return rest + ["--packed-options", String(decoding: json, as: UTF8.self)]
     }

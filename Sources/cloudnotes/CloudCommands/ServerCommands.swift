@@ -244,6 +244,7 @@ struct JSONLineLog: LogHandler {
         // The wire's writer: one line a request, so Foundation's (a tenth of a busy server's time) is too slow.
         var object = JSONObject()
         for key in fields.keys.sorted() { object.add(key, .string(fields[key]!)) }
+        // (Strings only: cannot fail; and a log line is never worth failing a request.)
         guard let data = try? JSON.object(object).encoded() else { return }
         Output.log(String(decoding: data, as: UTF8.self))
     }

@@ -48,6 +48,7 @@ struct CloudOptions: ParsableArguments {
         guard case .failure(let error) = opened else { return try opened.get() }
         let named = storeURL == nil ? "$CLOUDNOTES_STORE" : "--store"
         if case .serviceUnavailable = error {
+            // (Text that is no PostgreSQL URL never opened a store: shown as the person wrote it.)
             let shown = (try? PostgresLocation(parsing: text).description) ?? text
             throw CLIError(message: "the cloud's store \(shown) (\(named)) is not answering: is PostgreSQL running there, and is the URL right?")
         }

@@ -75,7 +75,7 @@ struct DeviceCloud: Codable, Equatable {
 
     static func canonical(_ url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
 
-    /// A store URL without its password, as it may be kept in a file.
+    /// A store URL without its password, as it may be kept in a file (text that is no PostgreSQL URL has none to hide).
     static func redacted(_ text: String) -> String { (try? PostgresLocation(parsing: text).description) ?? text }
 }
 

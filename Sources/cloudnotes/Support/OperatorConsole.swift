@@ -72,8 +72,10 @@ struct OperatorSignIn: Codable {
     /// The operator's key for `server`, if this machine signed one in.
     static func load(server: URL) throws -> RemoteOperator? {
         let base = directory().appendingPathComponent(name(of: server))
+        // (No file: this machine signed no operator in to that server; the caller says how to.)
         guard let data = try? Data(contentsOf: base.appendingPathExtension("json")) else { return nil }
         let saved = try JSONDecoder().decode(OperatorSignIn.self, from: data)
+        // (Another server's file under the same name: not this server's key.)
         guard (try? ServerURL.normalized(saved.server)) == server else { return nil }
         let pem = try String(contentsOf: base.appendingPathExtension("pem"), encoding: .utf8)
         return RemoteOperator(server: server, keyID: saved.keyID, key: try P256.Signing.PrivateKey(pemRepresentation: pem))

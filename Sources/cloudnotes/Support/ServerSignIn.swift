@@ -30,6 +30,7 @@ struct ServerSignIn: Codable {
     /// The place of a device signed in to a server before devices kept `cloud.json`: the server it enrolled through.
     static func place(of directory: URL) throws -> DeviceCloud? {
         guard let saved = try saved(in: directory) else { return nil }
+        // (A URL that does not normalise is kept as written: opening it says what is wrong.)
         return DeviceCloud(directory: nil, store: nil, servers: [(try? ServerURL.normalized(saved.server))?.absoluteString ?? saved.server],
                            identity: nil)
     }
