@@ -38,12 +38,27 @@ extension DeviceStore {
     }
 
     static func share(_ db: Database, for post: Post) throws -> Share? {
-        let rows = try Data.fetchAll(db.cachedStatement(sql: """
-                SELECT record FROM \(Self.schema(post.scope)).server_records
-                WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name = ?)
-                """), arguments: [post.zone.name, post.zone.owner, "share-" + post.id, Share.zoneWideRecordName])
-        return try shares(fromStored: rows).first { $0.rootRecord == nil || $0.rootRecord == post.id }
+        var name = post.id
+        // A post a participant filed under another post (the app never does; the cloud lets a read-write participant
+        // add records under a share's root) is in that post's share: its owner must see it as shared.
+        for _ in 0..<maxParentDepth {
+            let rows = try Data.fetchAll(db.cachedStatement(sql: """
+                    SELECT record FROM \(Self.schema(post.scope)).server_records
+                    WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name = ?)
+                    """), arguments: [post.zone.name, post.zone.owner, "share-" + name, Share.zoneWideRecordName])
+            if let share = try shares(fromStored: rows).first(where: { $0.rootRecord == nil || $0.rootRecord == name }) { return share }
+            // (Only a record the row could not stand for whole has its parent kept: most posts end here.)
+            let stored = try Data.fetchOne(db.cachedStatement(sql: """
+                    SELECT record FROM \(Self.schema(post.scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?
+                    """), arguments: [post.zone.name, post.zone.owner, name])
+            guard let stored, let parent = try RecordArchive.decode(stored).parent else { return nil }
+            name = parent
+        }
+        return nil
     }
+
+    /// How far up a post's parents a share is looked for (the cloud's hierarchies are no deeper).
+    static let maxParentDepth = 32
 
     /// The shares among stored server records (`server_records.record`); other records are skipped. A stored
     /// record that does not read is an error, not a post that is not shared (the cloud alone writes shares).

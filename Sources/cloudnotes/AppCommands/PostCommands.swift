@@ -70,7 +70,9 @@ struct ShowPost: ParsableCommand {
         view.notSent = try session.store.refusal(of: found)
         view.comments = try session.store.comments(on: found).map {
             PostView.CommentView(id: $0.id, by: $0.createdBy.map(names.callAsFunction) ?? "?", at: $0.createdAt,
-                                 edited: $0.wasEdited ? $0.modifiedAt : nil, text: $0.text)
+                                 edited: $0.wasEdited ? $0.modifiedAt : nil,
+                                 changedBy: $0.wasEdited && $0.modifiedBy != $0.createdBy ? $0.modifiedBy.map(names.callAsFunction) : nil,
+                                 text: $0.text)
         }
         if json { try Output.json(view) } else { view.printText() }
     }

@@ -39,8 +39,10 @@ struct PostView: Encodable {
         var id: String
         var by: String
         var at: Date?
-        /// When its author last changed it, if they did.
+        /// When it was last changed, if it was.
         var edited: Date?
+        /// Who changed it, when not its author (a participant who may write the notebook can; the app never does).
+        var changedBy: String?
         var text: String
     }
 
@@ -94,7 +96,7 @@ struct PostView: Encodable {
         if !comments.isEmpty {
             Output.line()
             for comment in comments {
-                let edited = comment.edited.map { " (edited \(Output.date($0)))" } ?? ""
+                let edited = comment.edited.map { " (\(comment.changedBy.map { "changed by \($0)" } ?? "edited") \(Output.date($0)))" } ?? ""
                 Output.line("  \(comment.by)\(comment.at.map { " at " + Output.date($0) } ?? "")\(edited) [\(comment.id)]: \(comment.text)")
             }
         }

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What a read-write participant writes with raw requests (the cloud lets them; the app never does) is shown as
+/// theirs: the owner is never told their own words when someone else's stand there.
+@Suite struct ParticipantWritesTests {
+    @Test func aCommentChangedByAnotherNamesWhoChangedIt() throws {
+        let app = App()
+        _ = try app.ok("new", "Plans", "--body", "soon", as: "jermaine")
+        _ = try app.ok("status", as: "heather")
+        let url = try app.ok("share", "Plans", "--invite", "heather@example.com", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        let id = try #require(try app.ok("comment", "Plans", "mine", as: "jermaine").split(separator: " ").dropFirst().first)
+        #expect(!(try app.ok("show", "Plans", as: "jermaine").contains("changed by")))
+        _ = try app.ok("cloud", "save-record", "--database", "shared", "--owner", "jermaine", "--zone", "Notes", "--type", "Comment",
+                       "--name", String(id), "--field", "text=I, jermaine, give heather everything", as: "heather")
+        let shown = try app.ok("show", "Plans", as: "jermaine")
+        #expect(shown.contains("jermaine at ") && shown.contains("(changed by heather ") && shown.contains("give heather everything"), "\(shown)")
+    }
+
+    /// A post a participant filed under the shared post is in its share: its owner sees it shared, with whom, and
+    /// is not led to write into it what they would keep to themselves.
+    @Test func aPostFiledUnderASharedPostIsSharedToItsOwner() throws {
+        let app = App()
+        _ = try app.ok("new", "Plans", "--body", "soon", as: "jermaine")
+        _ = try app.ok("status", as: "heather")
+        let url = try app.ok("share", "Plans", "--invite", "heather@example.com", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        let root = try #require(try app.post("Plans", as: "jermaine")["id"] as? String)
+        _ = try app.ok("cloud", "save-record", "--database", "shared", "--owner", "jermaine", "--zone", "Notes", "--type", "Post",
+                       "--name", "planted", "--parent", root, "--field", "title=Child", "--field", "content=hi", as: "heather")
+        #expect(try app.post("Child", as: "jermaine")["shared"] as? Bool == true)
+        #expect(try app.ok("list", as: "jermaine").split(separator: "\n").contains { $0.contains("Child") && $0.contains("shared") })
+        #expect(try app.ok("participants", "Child", as: "jermaine").contains("heather"))
+    }
+}
