@@ -180,6 +180,28 @@ import TestSupport
         #expect(location.contains("Saigon") && location.contains("Hanoi"), "both kept: \(location)")
     }
 
+    /// A location a participant wrote with raw requests, sealed with no key of the notebook's, never opens; the
+    /// owner's device, which holds every key, takes what its person types over it instead of waiting for ever.
+    @Test func aLocationSealedWithNoKeyOfTheNotebooksGivesWayToTheOwners() throws {
+        let (owner, mary) = try ownerSharingWithMary()
+        let phone = try marysPhone(sharedBy: owner, mary: mary)
+        let id = try owner.store.post("p1").recordID
+        var planted = try test.cloud.database(.shared, as: mary).record(id)
+        planted.setEncrypted("location", Data((0..<40).map { UInt8($0) }))
+        _ = try test.cloud.database(.shared, as: mary).save(planted, policy: .allKeys)
+        try owner.syncNow()
+
+        var edited = try owner.store.post("p1")
+        let base = edited.fields
+        edited.location = "Fixed"
+        _ = try owner.store.saveEdit(edited, from: base, by: Editor(account: heather, device: "owner"), now: Date())
+        try owner.syncNow()
+        #expect(try owner.store.pendingCount() == 0)
+        #expect(try owner.store.syncStatus().lastError == nil)
+        try phone.syncNow()
+        #expect(try phone.store.post("p1").location == "Fixed")
+    }
+
     /// A read-write participant can write the share's key record (it sits inside the share); a key planted
     /// there is never used by the owner's devices to seal, and their next sync writes the record again.
     @Test func aKeyPlantedByAParticipantIsNeverUsedToSeal() throws {

@@ -37,10 +37,20 @@ extension DeviceStore {
     /// when it still cannot be opened here.
     func mergingUnopened(_ db: Database, _ post: Post) throws -> (post: Post, waiting: Bool) {
         guard let sealed = try Self.unopenedLocation(db, post.scope, post.recordID) else { return (post, false) }
-        guard let keyring,
-              let theirs = Self.open(sealed, keyring.openZoneKeys(from: try Self.openingKeyRecords(db, post.scope, zone: post.zone), zone: post.zone),
-                                     post.recordID)
-        else { return (post, true) }
+        guard let keyring else { return (post, true) }
+        let records = try Self.openingKeyRecords(db, post.scope, zone: post.zone)
+        guard let theirs = Self.open(sealed, keyring.openZoneKeys(from: records, zone: post.zone), post.recordID) else {
+            // A participant seals only with keys the owner granted, which the owner's records name. On the owner's
+            // device holding every one of them, a participant's location that none opens was sealed with no key of
+            // the notebook's (a raw write): it never opens, so what was typed replaces it. (One the owner's own other
+            // device wrote may be sealed with a key not filed yet: it waits.)
+            let record = try Self.lastKnown(db, post.scope, post.recordID)
+            guard post.scope == .private, let writer = record?.system?.modifiedBy, writer != post.zone.owner,
+                  record?.encrypted(Post.Key.location) == sealed, keyring.opensEveryGeneration(in: records, zone: post.zone)
+            else { return (post, true) }
+            try Self.forgetUnopened(db, post.scope, post.recordID)
+            return (post, false)
+        }
         try Self.forgetUnopened(db, post.scope, post.recordID)
         return (typedOver(post, theirs, by: try Self.lastKnown(db, post.scope, post.recordID)), false)
     }

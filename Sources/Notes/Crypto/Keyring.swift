@@ -143,6 +143,15 @@ public final class Keyring: @unchecked Sendable {
         return held
     }
 
+    /// Whether this device opens every generation of the zone's key that its owner's records among `records` name:
+    /// then a value none of them opens was sealed with no key of the notebook's (by someone writing raw records)
+    /// and never will open.
+    func opensEveryGeneration(in records: [Record], zone: ZoneID) -> Bool {
+        let named = Set(records.filter { $0.type == ZoneKeys.recordType && Self.isTrusted($0, zone: zone) }
+            .flatMap { ZoneKeys(record: $0).generations.map(\.id) })
+        return !named.isEmpty && named.isSubset(of: heldGenerations(in: records, zone: zone).map(\.id))
+    }
+
     /// Whether a key record is the zone owner's: a participant who may write the records of a share (its
     /// key record sits inside it) could otherwise plant a key the owner's devices would seal with. The cloud
     /// stamps who last modified a record; one not saved yet is this device's own.
