@@ -36,4 +36,29 @@ import TestSupport
         #expect(try app.ok("list", as: "jermaine").split(separator: "\n").contains { $0.contains("Child") && $0.contains("shared") })
         #expect(try app.ok("participants", "Child", as: "jermaine").contains("heather"))
     }
+
+    /// A comment a participant wrote offline that can no longer go (read-only now, or removed) is kept as a post of
+    /// their own, saying where it was meant to go; it never vanishes while status says nothing waits.
+    @Test(arguments: ["read-only", "removed"]) func aParticipantsUnsentCommentIsKeptWhenItCanNoLongerGo(_ how: String) throws {
+        let app = App()
+        _ = try app.ok("new", "Recipe", "--body", "flour", as: "heather")
+        _ = try app.ok("status", as: "mary")
+        let url = try app.ok("share", "Recipe", "--invite", "mary@example.com", "--read-write", as: "heather")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "mary")
+        #expect(try CloudNotesBinary.run(["cloud", "faults", "--unreachable"], environment: app.environment).status == 0)
+        let offline = try app.run("comment", "Recipe", "add vanilla please", as: "mary")
+        #expect(try CloudNotesBinary.run(["cloud", "faults", "--off"], environment: app.environment).status == 0)
+        #expect(offline.stdout.contains("commented") && (offline.stdout + offline.stderr).contains("kept"), "\(offline)")
+        if how == "read-only" {
+            _ = try app.ok("set-permission", "Recipe", "mary@example.com", "read-only", as: "heather")
+        } else {
+            _ = try app.ok("remove-participant", "Recipe", "mary@example.com", as: "heather")
+        }
+        _ = try app.run("sync", as: "mary")
+        let kept = try app.ok("list", "--json", as: "mary")
+        #expect(kept.contains("Comment on \\\"Recipe\\\""), "\(kept)")
+        #expect(try app.ok("show", "Comment on \"Recipe\"", as: "mary").contains("add vanilla please"))
+        #expect(try app.ok("sync", as: "mary").contains("synced; 0 changes waiting"))
+    }
 }

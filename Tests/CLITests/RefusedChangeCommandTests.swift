@@ -41,6 +41,9 @@ import TestSupport
         #expect(try app.ok("show", "Diary", as: "jermaine").contains("not sent  too large for the cloud (1.2 MB of 1 MB)"))
         #expect(try app.ok("list", as: "jermaine").contains("not-sent"))
 
+        // Kept only here: signing the device into another account is refused until it is edited or discarded.
+        let switched = try CloudNotesBinary.run(["sign-in", "mary", "--device", "jermaine"], environment: app.environment)
+        #expect(switched.isOneLineRefusal && switched.stderr.contains("the cloud refused is kept only on device jermaine"), "\(switched)")
         let asked = try app.run("discard", "Diary", as: "jermaine")
         #expect(asked.isOneLineRefusal && asked.stderr.contains("--yes"))
         #expect(try app.ok("discard", "Diary", "--yes", as: "jermaine").contains("discarded; \"Diary\" is as the cloud has it"))
@@ -48,6 +51,22 @@ import TestSupport
         #expect(try app.ok("sync", as: "jermaine").contains("synced; 0 changes waiting"))
         let again = try app.run("discard", "Diary", "--yes", as: "jermaine")
         #expect(again.isOneLineRefusal && again.stderr.contains("nothing to discard"))
+    }
+
+    /// Text with a NUL byte would be cut short at it where the device reads it back: refused whole, in one line;
+    /// giving the text twice is a usage error, said as one.
+    @Test func textThatCannotBeKeptWholeIsRefusedInOneLine() throws {
+        let app = App()
+        let file = app.directory.url.appendingPathComponent("nul.txt")
+        try Data("first words\0second WORDS\nthird line\n".utf8).write(to: file)
+        let new = try app.run("new", "Nul", "--body-file", file.path, as: "jermaine")
+        #expect(new.isOneLineRefusal && new.stderr.contains("NUL byte"), "\(new.stderr)")
+        let imported = try app.run("import", file.path, as: "jermaine")
+        #expect(imported.isOneLineRefusal && imported.stderr.contains("NUL byte"), "\(imported.stderr)")
+        #expect(try app.titles("jermaine") == [])
+        let twice = try app.run("new", "Twice", "--body", "a", "--body-file", file.path, as: "jermaine")
+        #expect(twice.status == 64 && twice.isOneLineRefusal && twice.stderr.contains("not both") && !twice.stderr.contains("CLIError"),
+                "\(twice)")
     }
 
     @Test func textTooLargeForARecordIsRefusedBeforeAnythingIsSaved() throws {

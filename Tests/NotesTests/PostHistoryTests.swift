@@ -75,3 +75,28 @@ import TestSupport
         #expect(try history(d, d.a).emptyTrash() == 0)
     }
 }
+
+/// A diff of long texts rewritten throughout is a true diff (its kept and removed lines are the old text, its kept
+/// and added lines the new one, in order) and never builds a table the size of both: 40,000 lines a side would
+/// need one of 1.6 billion cells.
+@Suite struct LongTextDiffTests {
+    @Test func aLongRewrittenTextDiffsWholeAndTrue() {
+        let old = (0..<40_000).map { $0 % 3 == 0 ? "line \($0)" : "same" }
+        let new = (0..<40_000).map { $0 % 5 == 0 ? "line \($0)" : $0 % 7 == 0 ? "new \($0)" : "same" }
+        let diff = DiffLine.lines(from: old.joined(separator: "\n"), to: new.joined(separator: "\n"))
+        let before = diff.compactMap { line -> String? in
+            switch line { case .same(let s), .removed(let s): s; case .added: nil }
+        }
+        let after = diff.compactMap { line -> String? in
+            switch line { case .same(let s), .added(let s): s; case .removed: nil }
+        }
+        #expect(before == old && after == new)
+        // Lines present once on each side are matched, not all removed and added again.
+        #expect(diff.filter { if case .same(let s) = $0 { s.hasPrefix("line ") } else { false } }.count == 40_000 / 15 + 1)
+    }
+
+    @Test func smallTextsStillGetTheLongestMatch() {
+        let diff = DiffLine.lines(from: "a\nb\nc\nd", to: "a\nc\nb\nd")
+        #expect(diff.filter { if case .same = $0 { true } else { false } }.count == 3)
+    }
+}

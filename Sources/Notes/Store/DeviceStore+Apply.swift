@@ -140,7 +140,7 @@ extension DeviceStore {
                 case .unknownItem:
                     // Deleted elsewhere meanwhile, or no longer shared with this account: the edit cannot land
                     // there, but its words stay here, as a post of this account's own.
-                    let rescued = scope == .shared ? try rescue(db, [id]) : []
+                    let rescued = scope != .shared ? [] : record.type == Comment.recordType ? try rescueComments(db, [id]) : try rescue(db, [id])
                     refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "it was deleted, or is no longer shared with you; your edit was not kept"
                                                                                : Self.rescuedNote))
                     try Self.deleteRow(db, scope, id)
@@ -164,7 +164,8 @@ extension DeviceStore {
                 default:
                     // Refused (read-only now, out of reach): the post goes back to the cloud's version, and the
                     // words typed into it are kept as a post of this account's own.
-                    let rescued = record.type == Post.recordType ? try rescue(db, [id]) : []
+                    let rescued = record.type == Post.recordType ? try rescue(db, [id])
+                        : record.type == Comment.recordType && scope == .shared ? try rescueComments(db, [id]) : []
                     refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? nil : "\(error); your edit is kept as a post of your own"))
                     try restore(db, scope, id)
                 }

@@ -6,18 +6,46 @@ extension DeviceStore {
     static let rescuedNote = "it is no longer shared with you; your edit is kept as a post of your own"
 
     /// Before a shared zone's rows go (its share ended, or the cloud lost it), posts there with an edit
-    /// still waiting to be sent are kept as posts of this account's own, in its Notes notebook, so the words
-    /// typed into them survive. Returns the rescued posts' original IDs.
+    /// still waiting to be sent, and comments not sent yet, are kept as posts of this account's own, in its
+    /// Notes notebook, so the words typed into them survive. Returns the rescued records' original IDs.
     func rescueWaitingEdits(_ db: Database, inSharedZones zones: [ZoneID]) throws -> [RecordID] {
-        var waiting: [RecordID] = []
-        for zone in zones {
-            waiting += try String.fetchAll(db, sql: """
-                SELECT p.id FROM shared.posts p JOIN shared.pending q
-                ON q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id AND q.kind = ?
-                WHERE p.zone_name = ? AND p.zone_owner = ?
-                """, arguments: [PendingKind.saveRecord.rawValue, zone.name, zone.owner]).map { RecordID(name: $0, zone: zone) }
+        func waiting(in table: String) throws -> [RecordID] {
+            try zones.flatMap { zone in
+                try String.fetchAll(db, sql: """
+                    SELECT p.id FROM shared.\(table) p JOIN shared.pending q
+                    ON q.zone_name = p.zone_name AND q.zone_owner = p.zone_owner AND q.name = p.id AND q.kind = ?
+                    WHERE p.zone_name = ? AND p.zone_owner = ?
+                    """, arguments: [PendingKind.saveRecord.rawValue, zone.name, zone.owner]).map { RecordID(name: $0, zone: zone) }
+            }
         }
-        return try rescue(db, waiting)
+        return try rescue(db, try waiting(in: "posts")) + rescueComments(db, try waiting(in: "comments"))
+    }
+
+    /// Keeps comments that can no longer go where they were written (read-only now, no longer shared, the post
+    /// gone) as posts of this account's own, one each, titled after the post they were on, so the words typed
+    /// survive. Returns the IDs of those it kept.
+    func rescueComments(_ db: Database, _ ids: [RecordID]) throws -> [RecordID] {
+        guard !ids.isEmpty, let home = try notesNotebook(db) else { return [] }
+        let now = now()
+        var rescued: [RecordID] = []
+        for id in ids.sorted(by: { $0.description < $1.description }) {
+            guard let comment = try Self.localComment(db, .shared, id) else { continue }
+            let on = try Self.localPost(db, .shared, RecordID(name: comment.postID, zone: id.zone))?.title
+            var name = "r" + id.name
+            var n = 1
+            while try Self.localPost(db, .private, RecordID(name: name, zone: home)) != nil {
+                n += 1
+                name = "r\(id.name)-\(n)"
+            }
+            var copy = Post(id: name, zone: home, scope: .private, title: "Comment on \"\(on ?? "a post")\"",
+                            content: comment.text + "\n(kept here: it could not be sent to \(names(id.zone.owner))'s post)")
+            (copy.modifiedAt, copy.modifiedBy) = (now, comment.createdBy)
+            (copy.createdAt, copy.createdBy) = (now, comment.createdBy)
+            try Self.upsert(db, copy)
+            try Self.markPending(db, .private, zone: home, name: copy.id, kind: .saveRecord)
+            rescued.append(id)
+        }
+        return rescued
     }
 
     /// The account's Notes notebook, made again (to be created in the cloud) if it is gone; nil without a keyring,

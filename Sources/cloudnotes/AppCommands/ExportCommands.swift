@@ -65,6 +65,7 @@ struct ImportPosts: ParsableCommand {
             guard !isDirectory.boolValue else { throw CLIError(message: "\(path): is a directory, not a file") }
             guard let data = FileManager.default.contents(atPath: path) else { throw CLIError(message: "\(path): cannot be read") }
             guard let text = String(data: data, encoding: .utf8) else { throw CLIError(message: "\(path): is not UTF-8 text") }
+            guard !data.contains(0) else { throw CLIError(message: "\(path): holds a NUL byte, which no post can keep") }
             do {
                 return try PostMarkdown(parsing: text, fallbackTitle: url.deletingPathExtension().lastPathComponent)
             } catch {

@@ -17,7 +17,7 @@ struct NewPost: ParsableCommand {
     func validate() throws { try BodyInput(text: body, file: bodyFile).validate() }
 
     func run() throws {
-        guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("the title is empty") }
+        guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("the title is empty") }
         let body = try BodyInput(text: body, file: bodyFile).read() ?? ""
         let session = try device.open()
         guard let book = try session.store.notebooks().first(where: { $0.title == notebook && $0.scope == .private }) else {

@@ -44,10 +44,17 @@ struct SignIn: ParsableCommand {
         let previous = discardUnsent ? try? DeviceOptions.signedIn(options.deviceDirectory) : try DeviceOptions.signedIn(options.deviceDirectory)
         if let previous, previous != account, !discardUnsent,
            FileManager.default.fileExists(atPath: options.deviceDirectory.appendingPathComponent("private.sqlite").path) {
-            let waiting = try DeviceStore(directory: options.deviceDirectory).pendingCount()
+            // Changes the cloud refused are the account's too: kept on this device only, they go with a switch.
+            let store = try DeviceStore(directory: options.deviceDirectory)
+            let waiting = try store.pendingCount(), refused = try store.refusedChanges().count
             if waiting > 0 {
-                throw CLIError(message: "\(waiting) changes of \(previous) wait to be sent from device \(device): "
+                throw CLIError(message: "\(waiting.counting("change")) of \(previous) wait to be sent from device \(device): "
                                + "sync first (cloudnotes sync --account \(previous) --device \(device)), or sign in with --discard-unsent")
+            }
+            if refused > 0 {
+                throw CLIError(message: "\(refused.counting("change")) of \(previous) the cloud refused \(refused == 1 ? "is" : "are") kept only on device "
+                               + "\(device) (cloudnotes status --account \(previous) --device \(device)): edit or discard \(refused == 1 ? "it" : "them") "
+                               + "first, or sign in with --discard-unsent")
             }
         }
         // A sign-in that fails (a code for someone else, no cloud there, a typo) leaves the device as it was.

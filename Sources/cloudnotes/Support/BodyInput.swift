@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// A post's text given as `--body TEXT` or `--body-file PATH` (`-` for standard input): a long text or one that
@@ -7,7 +8,7 @@ struct BodyInput {
     var file: String?
 
     func validate() throws {
-        if text != nil && file != nil { throw CLIError.usage("give the text as --body or --body-file, not both") }
+        if text != nil && file != nil { throw ValidationError("give the text as --body or --body-file, not both") }
     }
 
     /// The text given, nil when none was.
@@ -23,9 +24,10 @@ struct BodyInput {
             guard let read = FileManager.default.contents(atPath: file) else { throw CLIError(message: "\(file): cannot be read") }
             data = read
         }
-        guard let body = String(data: data, encoding: .utf8) else {
-            throw CLIError(message: "\(file == "-" ? "standard input" : file): is not UTF-8 text; nothing was saved")
-        }
+        let source = file == "-" ? "standard input" : file
+        guard let body = String(data: data, encoding: .utf8) else { throw CLIError(message: "\(source): is not UTF-8 text; nothing was saved") }
+        // A NUL cuts a text short wherever it is read as C text (the device's store does): refused, not half kept.
+        guard !data.contains(0) else { throw CLIError(message: "\(source): holds a NUL byte, which no post can keep; nothing was saved") }
         return body
     }
 }
