@@ -5,13 +5,19 @@ import TestSupport
 /// What a read-write participant writes with raw requests (the cloud lets them; the app never does) is shown as
 /// theirs: the owner is never told their own words when someone else's stand there.
 @Suite struct ParticipantWritesTests {
-    @Test func aCommentChangedByAnotherNamesWhoChangedIt() throws {
+    /// `owner`'s post `title`, shared read-write with `participant`, who accepted it.
+    func shared(_ title: String, by owner: String, with participant: String) throws -> App {
         let app = App()
-        _ = try app.ok("new", "Plans", "--body", "soon", as: "jermaine")
-        _ = try app.ok("status", as: "heather")
-        let url = try app.ok("share", "Plans", "--invite", "heather@example.com", "--read-write", as: "jermaine")
+        _ = try app.ok("new", title, "--body", "words", as: owner)
+        _ = try app.ok("status", as: participant)
+        let url = try app.ok("share", title, "--invite", "\(participant)@example.com", "--read-write", as: owner)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("accept", url, as: participant)
+        return app
+    }
+
+    @Test func aCommentChangedByAnotherNamesWhoChangedIt() throws {
+        let app = try shared("Plans", by: "jermaine", with: "heather")
         let id = try #require(try app.ok("comment", "Plans", "mine", as: "jermaine").split(separator: " ").dropFirst().first)
         #expect(!(try app.ok("show", "Plans", as: "jermaine").contains("changed by")))
         _ = try app.ok("cloud", "save-record", "--database", "shared", "--owner", "jermaine", "--zone", "Notes", "--type", "Comment",
@@ -23,12 +29,7 @@ import TestSupport
     /// A post a participant filed under the shared post is in its share: its owner sees it shared, with whom, and
     /// is not led to write into it what they would keep to themselves.
     @Test func aPostFiledUnderASharedPostIsSharedToItsOwner() throws {
-        let app = App()
-        _ = try app.ok("new", "Plans", "--body", "soon", as: "jermaine")
-        _ = try app.ok("status", as: "heather")
-        let url = try app.ok("share", "Plans", "--invite", "heather@example.com", "--read-write", as: "jermaine")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try app.ok("accept", url, as: "heather")
+        let app = try shared("Plans", by: "jermaine", with: "heather")
         let root = try #require(try app.post("Plans", as: "jermaine")["id"] as? String)
         _ = try app.ok("cloud", "save-record", "--database", "shared", "--owner", "jermaine", "--zone", "Notes", "--type", "Post",
                        "--name", "planted", "--parent", root, "--field", "title=Child", "--field", "content=hi", as: "heather")
@@ -40,12 +41,7 @@ import TestSupport
     /// A comment a participant wrote offline that can no longer go (read-only now, or removed) is kept as a post of
     /// their own, saying where it was meant to go; it never vanishes while status says nothing waits.
     @Test(arguments: ["read-only", "removed"]) func aParticipantsUnsentCommentIsKeptWhenItCanNoLongerGo(_ how: String) throws {
-        let app = App()
-        _ = try app.ok("new", "Recipe", "--body", "flour", as: "heather")
-        _ = try app.ok("status", as: "mary")
-        let url = try app.ok("share", "Recipe", "--invite", "mary@example.com", "--read-write", as: "heather")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try app.ok("accept", url, as: "mary")
+        let app = try shared("Recipe", by: "heather", with: "mary")
         #expect(try CloudNotesBinary.run(["cloud", "faults", "--unreachable"], environment: app.environment).status == 0)
         let offline = try app.run("comment", "Recipe", "add vanilla please", as: "mary")
         #expect(try CloudNotesBinary.run(["cloud", "faults", "--off"], environment: app.environment).status == 0)

@@ -73,6 +73,14 @@ import TestSupport
         return phone
     }
 
+    /// `account` types `place` as the location of post `id` on `device`, over the copy it holds.
+    func typeLocation(_ place: String, into id: String, on device: NotesSync, as account: Account, device name: String) throws {
+        var edited = try device.store.post(id)
+        let base = edited.fields
+        edited.location = place
+        _ = try device.store.saveEdit(edited, from: base, by: Editor(account: account, device: name), now: Date())
+    }
+
     func settle(_ devices: [NotesSync]) throws {
         for _ in 0..<3 { for device in devices { try device.syncNow() } }
     }
@@ -168,10 +176,7 @@ import TestSupport
         let backup = try tampering.snapshot()
         try post("p2", at: "Hue", on: owner)
         try owner.syncNow()  // the cloud moves on, then is put back
-        var edited = try phone.store.post("p1")
-        let base = edited.fields
-        edited.location = "Saigon"
-        _ = try phone.store.saveEdit(edited, from: base, by: Editor(account: mary, device: "phone"), now: Date())
+        try typeLocation("Saigon", into: "p1", on: phone, as: mary, device: "phone")
         try tampering.restore(backup)
 
         #expect(throws: SyncError.self) { try phone.syncNow() }
@@ -191,10 +196,7 @@ import TestSupport
         _ = try test.cloud.database(.shared, as: mary).save(planted, policy: .allKeys)
         try owner.syncNow()
 
-        var edited = try owner.store.post("p1")
-        let base = edited.fields
-        edited.location = "Fixed"
-        _ = try owner.store.saveEdit(edited, from: base, by: Editor(account: heather, device: "owner"), now: Date())
+        try typeLocation("Fixed", into: "p1", on: owner, as: heather, device: "owner")
         try owner.syncNow()
         #expect(try owner.store.pendingCount() == 0)
         #expect(try owner.store.syncStatus().lastError == nil)
@@ -483,10 +485,7 @@ import TestSupport
         #expect(!held.isEmpty)
 
         try PostSharing(store: owner.store, cloud: test.cloud, account: heather).removeParticipant(email: mary.email, from: try owner.store.post("p1"))
-        var edited = try owner.store.post("p1")
-        let base = edited.fields
-        edited.location = "New office"
-        _ = try owner.store.saveEdit(edited, from: base, by: Editor(account: heather, device: "owner"), now: Date())
+        try typeLocation("New office", into: "p1", on: owner, as: heather, device: "owner")
         try owner.syncNow()
         let id = RecordID(name: "p1", zone: zone)
         let sealed = try #require(try test.cloud.database(.private, as: heather).record(id).encrypted("location"))
@@ -515,10 +514,7 @@ import TestSupport
 
         try sharing.removeParticipant(email: mary.email, from: try owner.store.post("p1"))
         try owner.syncNow()
-        var edited = try owner.store.post("p1")
-        let base = edited.fields
-        edited.location = "New office"
-        _ = try owner.store.saveEdit(edited, from: base, by: Editor(account: heather, device: "owner"), now: Date())
+        try typeLocation("New office", into: "p1", on: owner, as: heather, device: "owner")
         try owner.syncNow()
 
         let sealed = try #require(try test.cloud.database(.private, as: heather).record(RecordID(name: "p1", zone: zone)).encrypted("location"))
@@ -646,10 +642,7 @@ import TestSupport
         try settle([a, b])
         #expect(try b.store.post("p1").location == "Hanoi")
         try CloudTampering(directory: test.directory.url).empty()
-        var edited = try b.store.post("p1")
-        let base = edited.fields
-        edited.location = "Hue"
-        _ = try b.store.saveEdit(edited, from: base, by: Editor(account: heather, device: "b"), now: Date())
+        try typeLocation("Hue", into: "p1", on: b, as: heather, device: "b")
 
         try a.reupload()  // a new key, wrapped for a's device key: b's went with the cloud
         try b.reupload()  // b's p1 meets a's, sealed with a key b cannot open yet
