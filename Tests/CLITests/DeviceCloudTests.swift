@@ -97,5 +97,12 @@ import TestSupport
         #expect(refused.isOneLineRefusal && refused.stderr.contains("does not read") && refused.stderr.contains("sign-in"), "\(refused.stderr)")
         #expect(try Self.run(["sign-in", "jo", "--cloud", cloud], data: data).status == 0)
         #expect(try Self.run(["list", "--account", "jo", "--cloud", cloud], data: data).stdout.contains("Trip"))
+        // The record of whom it is signed into, likewise; signing in, as the refusal says, mends it.
+        try Data([0xff, 0xfe]).write(to: data.appendingPathComponent("devices/jo/account"))
+        let again = try Self.run(["list", "--account", "jo", "--cloud", cloud], data: data)
+        #expect(again.isOneLineRefusal && again.stderr.contains("does not read"), "\(again.stderr)")
+        let mended = try Self.run(["sign-in", "jo", "--cloud", cloud], data: data)
+        #expect(mended.status == 0, "\(mended.stderr)")
+        #expect(try Self.run(["list", "--account", "jo", "--cloud", cloud], data: data).stdout.contains("Trip"))
     }
 }

@@ -36,6 +36,12 @@ import TestSupport
         #expect(try app.post("Child", as: "jermaine")["shared"] as? Bool == true)
         #expect(try app.ok("list", as: "jermaine").split(separator: "\n").contains { $0.contains("Child") && $0.contains("shared") })
         #expect(try app.ok("participants", "Child", as: "jermaine").contains("heather"))
+        // Its share is the post's it was filed under, managed there: never stopped or widened through it.
+        let stop = try app.run("stop-sharing", "Child", as: "jermaine")
+        #expect(stop.isOneLineRefusal && stop.stderr.contains("manage that one"), "\(stop)")
+        let invite = try app.run("share", "Child", "--invite", "zoe@example.com", as: "jermaine")
+        #expect(invite.isOneLineRefusal && invite.stderr.contains("share or stop sharing that one"), "\(invite)")
+        #expect(try app.post("Plans", as: "heather")["shared"] as? Bool == true)
     }
 
     /// A comment a participant wrote offline that can no longer go (read-only now, or removed) is kept as a post of

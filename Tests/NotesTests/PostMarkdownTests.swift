@@ -39,6 +39,8 @@ import TestSupport
         #expect(throws: MarkdownError.badValue("created")) { try PostMarkdown(parsing: "---\ntitle: \"x\"\ncreated: yesterday\n---\n", fallbackTitle: "f") }
         let dated = try? PostMarkdown(parsing: "---\ntitle: \"x\"\nmodified: \"2026-11-22T10:00:00Z\"\n---\n", fallbackTitle: "f")
         #expect(dated?.modified == Date(timeIntervalSince1970: 1_795_341_600))
+        let day = try? PostMarkdown(parsing: "---\ntitle: \"x\"\ncreated: 2026-11-22\n---\n", fallbackTitle: "f")
+        #expect(day?.created == Date(timeIntervalSince1970: 1_795_305_600))
     }
 
     @Test func fileNamesAreReadableAndNeverTaken() {

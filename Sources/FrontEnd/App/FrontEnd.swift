@@ -458,8 +458,9 @@ public final class FrontEnd: @unchecked Sendable {
 
     func flash(_ text: String, _ level: Flash.Level = .info, seconds: TimeInterval = 4) {
         state.flash = Flash(text: text, level: level, until: context.now().addingTimeInterval(seconds))
-        // Kept for `:messages` (a long one is cut on the message line), the last hundred, not "asking…" ones.
-        if !text.hasSuffix("…") {
+        // Kept for `:messages` (a long one is cut on the message line), the last hundred, not "asking…" ones, nor
+        // one said again at once (a store that cannot be read says so at every frame).
+        if !text.hasSuffix("…"), messages.first?.flash.text != text {
             messages.insert((context.now(), state.flash!), at: 0)
             if messages.count > 100 { messages.removeLast() }
         }

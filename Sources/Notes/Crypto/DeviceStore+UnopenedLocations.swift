@@ -43,7 +43,9 @@ extension DeviceStore {
             // A participant seals only with keys the owner granted, which the owner's records name. On the owner's
             // device holding every one of them, a participant's location that none opens was sealed with no key of
             // the notebook's (a raw write): it never opens, so what was typed replaces it. (One the owner's own other
-            // device wrote may be sealed with a key not filed yet: it waits.)
+            // device wrote may be sealed with a key not filed yet: it waits.) A device holds a prefix of its zone's
+            // changes, so holding the participant's record it holds every key record filed before it (and the
+            // generations written over since, retired).
             let record = try Self.lastKnown(db, post.scope, post.recordID)
             guard post.scope == .private, let writer = record?.system?.modifiedBy, writer != post.zone.owner,
                   record?.encrypted(Post.Key.location) == sealed, keyring.opensEveryGeneration(in: records, zone: post.zone)

@@ -102,8 +102,11 @@ public final class Keyring: @unchecked Sendable {
     /// on its first sync after the update.)
     func publicKeys(of userRecordID: String) throws -> [String: Curve25519.KeyAgreement.PublicKey] {
         guard let record = try Self.existing(Self.publicKeyID(userRecordID), in: publicDatabase) else { return [:] }
-        // A published key that is not a Curve25519 key is no device's: nothing wrapped for it could open.
-        return try Self.deviceKeys(in: record).compactMapValues { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0) }
+        // Another account's map that does not read is as none: its owner alone writes it, and one who wrote it
+        // badly must not stop this account's syncs. (This account's own is read strictly, by `publish`.) A key
+        // that is not a Curve25519 key is no device's: nothing wrapped for it could open.
+        let raw = userRecordID == account.id ? try Self.deviceKeys(in: record) : (try? Self.deviceKeys(in: record)) ?? [:]
+        return raw.compactMapValues { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0) }
     }
 
     /// The raw device keys of a public record; one published before device keys counts as one. A map that does

@@ -168,9 +168,12 @@ public struct PostMarkdown: Equatable, Sendable {
         date.formatted(.iso8601)
     }
 
-    /// The date an ISO 8601 value names, or nil (said by the caller as a bad value).
+    /// The date an ISO 8601 value names, a time (as export writes) or a day alone (as people write front matter, taken
+    /// at midnight UTC); nil for anything else, which the caller refuses as a bad value.
     private static func date(from text: String) -> Date? {
-        try? Date(text.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")), strategy: .iso8601)
+        let text = text.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        // (nil is the answer here: not a date in this form.)
+        return (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()))
     }
 }
 

@@ -44,6 +44,10 @@ public struct PostSharing: Sendable {
             }
             return .existing(url)
         }
+        if let covering = try store.coveringShare(for: post) {
+            throw StoreError.invalid("\"\(post.title)\" was filed under a shared post, and is shared with it (\"\(covering.title)\"): "
+                                     + "share or stop sharing that one")
+        }
         var share = Share(rootRecord: post.recordID, title: post.title, type: "Post")
         share.publicPermission = publicPermission ?? .none
         return .shared(try save(share, root: try store.record(for: post.recordID, in: .private), inviting: invitees, permission: permission))
@@ -63,17 +67,22 @@ public struct PostSharing: Sendable {
     /// The URL of the share a post belongs to, shown again from its sealed link (the owner's devices and the
     /// share's participants hold the key); nil where this device cannot open it (yet).
     public func url(of post: Post) throws -> String? {
-        guard let share = try store.share(for: post) else { throw StoreError.invalid("\"\(post.title)\" is not shared") }
+        guard let share = try store.coveringShare(for: post) else { throw StoreError.invalid("\"\(post.title)\" is not shared") }
         return try store.shareURL(of: share, scope: post.scope)
     }
 
-    /// The share a post belongs to, as the cloud has it now.
-    public func currentShare(of post: Post) throws -> Share {
-        let local = try store.share(for: post)
+    /// The share a post belongs to, as the cloud has it now; `throughParents`, to read it, also the share of a post
+    /// it was filed under (`DeviceStore.coveringShare`), which is managed through that post, not this one.
+    public func currentShare(of post: Post, throughParents: Bool = false) throws -> Share {
+        let local = try throughParents ? store.coveringShare(for: post) : store.share(for: post)
         let id = local?.id ?? RecordID(name: "share-" + post.id, zone: post.zone)
         do {
             return try database(post).fetchShare(id)
         } catch {
+            if !throughParents, let covering = try store.coveringShare(for: post) {
+                throw StoreError.invalid("\"\(post.title)\" was filed under a shared post, and is shared with it (\"\(covering.title)\"): "
+                                         + "manage that one")
+            }
             throw StoreError.invalid("\"\(post.title)\" is not shared")
         }
     }

@@ -64,7 +64,7 @@ public struct StoreSharingProvider: SharingProvider {
         self.name = name
     }
 
-    public func share(for post: Post) -> Share? { try? store.share(for: post) }
+    public func share(for post: Post) -> Share? { try? store.coveringShare(for: post) }
 
     public func canEdit(_ post: Post) -> Bool { readOnlyReason(for: post) == nil }
 

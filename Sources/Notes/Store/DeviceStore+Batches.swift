@@ -31,7 +31,13 @@ extension DeviceStore {
         let archives = try byRecord(db, ids.filter { known[$0] == nil }, """
             SELECT name, record FROM \(schema(scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name IN (NAMES)
             """) { row in (row.text(0), row.data(1) ?? Data()) }
-        for (id, archive) in archives { known[id] = try RecordArchive.decode(archive) }
+        for (id, archive) in archives {
+            do {
+                known[id] = try RecordArchive.decode(archive)
+            } catch {
+                throw StoreError.invalid("the cloud's copy of \(id.name) in \(id.zone.name) kept on this device does not read: \(error)")
+            }
+        }
         return known
     }
 

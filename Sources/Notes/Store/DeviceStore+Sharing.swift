@@ -4,10 +4,16 @@ import GRDB
 import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud's
 
 extension DeviceStore {
-    /// The share covering a post, from the share records this device fetched:
-    /// one rooted at the post, or one of its whole notebook.
+    /// The share of a post, from the share records this device fetched: one rooted at the post, or one of its
+    /// whole notebook. What manages a share (inviting, stopping) asks this.
     public func share(for post: Post) throws -> Share? {
         try read { db in try Self.share(db, for: post) }
+    }
+
+    /// The share a post is in: `share(for:)`, or, for a post someone filed under another post (the app never does;
+    /// a read-write participant can), that post's share. What shows whether a post is shared asks this.
+    public func coveringShare(for post: Post) throws -> Share? {
+        try read { db in try Self.share(db, for: post, throughParents: true) }
     }
 
     /// What a post's share is called when someone leaves or stops it: "notebook Trip (12 posts)" when it
@@ -32,16 +38,16 @@ extension DeviceStore {
     /// its post's ID; a notebook's has one fixed name), so the records read to find shares are only those.
     static let shareNames = "(name LIKE 'share-%' OR name = '\(Share.zoneWideRecordName)')"
 
-    /// The shares of many posts in one read (a screenful of the list).
+    /// The shares covering many posts in one read (a screenful of the list), as `coveringShare(for:)`.
     public func shares(for posts: [Post]) throws -> [Share?] {
-        try read { db in try posts.map { try Self.share(db, for: $0) } }
+        try read { db in try posts.map { try Self.share(db, for: $0, throughParents: true) } }
     }
 
-    static func share(_ db: Database, for post: Post) throws -> Share? {
+    static func share(_ db: Database, for post: Post, throughParents: Bool = false) throws -> Share? {
         var name = post.id
         // A post a participant filed under another post (the app never does; the cloud lets a read-write participant
         // add records under a share's root) is in that post's share: its owner must see it as shared.
-        for _ in 0..<maxParentDepth {
+        for _ in 0..<(throughParents ? maxParentDepth : 1) {
             let rows = try Data.fetchAll(db.cachedStatement(sql: """
                     SELECT record FROM \(Self.schema(post.scope)).server_records
                     WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name = ?)

@@ -33,8 +33,10 @@ struct OpenFrontEnd: ParsableCommand {
         // This process syncs the device if no other does, and takes over when the one that does ends.
         let directory = session.store.directory, account = session.account.name
         let sync = DeviceSync(store: session.store, holder: "the front end, as \(account)",
-                              // (A record that does not read this instant is not a switch: the sync goes on.)
-                              stillSignedIn: { ((try? DeviceOptions.signedIn(directory)) ?? account) == account }, makeSync: {
+                              stillSignedIn: {
+                                  // (A record that does not read this instant is not a switch: the sync goes on.)
+                                  do { return try DeviceOptions.signedIn(directory) == account } catch { return true }
+                              }, makeSync: {
             try NotesSync(store: session.store, cloud: session.cloud, account: FixedAccount(session.account),
                           deviceName: "\(session.account.name)/\(session.device)")
         }, onUpdate: { update in holder.frontEnd?.post { $0.storeChanged(update) } })

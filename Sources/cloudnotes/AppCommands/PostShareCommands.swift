@@ -94,7 +94,7 @@ struct PostParticipants: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
-        let share = try session.postSharing.currentShare(of: found)
+        let share = try session.postSharing.currentShare(of: found, throughParents: true)
         var view = ShareView(share, names: try AccountNames(session.cloud))
         view.url = try session.postSharing.url(of: found)
         guard !json else { return try Output.json(view) }

@@ -40,20 +40,28 @@ struct SignIn: ParsableCommand {
             let who = DeviceLock.holder(directory: options.deviceDirectory) ?? "another process"
             throw CLIError(message: "device \(device) is in use by \(who): quit it first, then sign in")
         }
-        // One that does not read cannot say whose unsent changes wait: said, unless they are given up anyway.
-        let previous = discardUnsent ? try? DeviceOptions.signedIn(options.deviceDirectory) : try DeviceOptions.signedIn(options.deviceDirectory)
-        if let previous, previous != account, !discardUnsent,
+        // A record of whom the device is signed into that does not read is mended by signing in; it cannot say
+        // whose changes wait, so any that do are said without a name.
+        let previous: String?, unreadable: Bool
+        do {
+            (previous, unreadable) = (try DeviceOptions.signedIn(options.deviceDirectory), false)
+        } catch {
+            (previous, unreadable) = (nil, true)
+        }
+        if unreadable || (previous != nil && previous != account), !discardUnsent,
            FileManager.default.fileExists(atPath: options.deviceDirectory.appendingPathComponent("private.sqlite").path) {
             // Changes the cloud refused are the account's too: kept on this device only, they go with a switch.
             let store = try DeviceStore(directory: options.deviceDirectory)
             let waiting = try store.pendingCount(), refused = try store.refusedChanges().count
+            let whose = previous.map { " of \($0)" } ?? ""
             if waiting > 0 {
-                throw CLIError(message: "\(waiting.counting("change")) of \(previous) wait to be sent from device \(device): "
-                               + "sync first (cloudnotes sync --account \(previous) --device \(device)), or sign in with --discard-unsent")
+                let sync = previous.map { "sync first (cloudnotes sync --account \($0) --device \(device)), or " } ?? ""
+                throw CLIError(message: "\(waiting.counting("change"))\(whose) wait to be sent from device \(device): "
+                               + "\(sync)sign in with --discard-unsent")
             }
             if refused > 0 {
-                throw CLIError(message: "\(refused.counting("change")) of \(previous) the cloud refused \(refused == 1 ? "is" : "are") kept only on device "
-                               + "\(device) (cloudnotes status --account \(previous) --device \(device)): edit or discard \(refused == 1 ? "it" : "them") "
+                throw CLIError(message: "\(refused.counting("change"))\(whose) the cloud refused \(refused == 1 ? "is" : "are") kept only on device "
+                               + "\(device) (cloudnotes status --device \(device)): edit or discard \(refused == 1 ? "it" : "them") "
                                + "first, or sign in with --discard-unsent")
             }
         }
