@@ -29,6 +29,37 @@ import TestSupport
         #expect(marys.status == 0 && !marys.stdout.contains("secret"), "\(marys)")
     }
 
+    /// A command at work on a device holds it as its account's (a shared lock): sign-in is refused until it ends,
+    /// and a command that starts while a sign-in switches waits for it, then is refused as the other account's.
+    /// (A new post written as heather once landed in what had just become mary's device.)
+    @Test func aSwitchNeverComesBetweenACommandAndItsWrite() throws {
+        let app = App()
+        _ = try app.ok("new", "Heather's secret", as: "heather", device: "fam2")
+        _ = try app.ok("status", as: "mary", device: "m1")
+        let lockFile = app.directory.url.appendingPathComponent("data/devices/fam2/use.lock").path
+        // A command at work: flock(1) holds the shared lock as one would.
+        let busy = Process()
+        busy.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        busy.arguments = ["--shared", lockFile, "sleep", "3"]
+        try busy.run()
+        defer { busy.terminate() }
+        Thread.sleep(forTimeInterval: 0.5)
+        let refused = try CloudNotesBinary.run(["sign-in", "mary", "--device", "fam2"], environment: app.environment)
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("in use by another command"), "\(refused.stderr)")
+        busy.waitUntilExit()
+        // A sign-in at work (flock holding the lock alone, switching the device to mary after a moment): a command
+        // started meanwhile waits for it, then meets the device as mary's.
+        let account = app.directory.url.appendingPathComponent("data/devices/fam2/account").path
+        let switching = Process()
+        switching.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        switching.arguments = ["--exclusive", lockFile, "/bin/sh", "-c", "sleep 1; printf 'mary\\n' > '\(account)'"]
+        try switching.run()
+        Thread.sleep(forTimeInterval: 0.2)
+        let late = try CloudNotesBinary.run(["new", "Late", "--account", "heather", "--device", "fam2"], environment: app.environment)
+        switching.waitUntilExit()
+        #expect(late.isOneLineRefusal && late.stderr.contains("signed into mary"), "\(late)")
+    }
+
     @Test func aFollowingFrontEndClosesWhenTheDeviceIsSwitchedUnderIt() throws {
         let app = App()
         let tmux = Tmux(width: 120, height: 30)

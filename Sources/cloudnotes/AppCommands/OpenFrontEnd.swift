@@ -26,7 +26,7 @@ struct OpenFrontEnd: ParsableCommand {
             throw CLIError(message: "the front end needs a terminal that can move the cursor (TERM is \(term.isEmpty ? "not set" : "'\(term)'"); "
                            + "try TERM=xterm-256color); the subcommands work here (cloudnotes --help)")
         }
-        let session = try device.open()
+        let session = try device.open(holdingUse: false)
         let names = try AccountDirectory(cloud: session.cloud)
         let wakeup = Wakeup()
         let holder = FrontEndHolder()

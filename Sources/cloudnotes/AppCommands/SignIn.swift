@@ -40,6 +40,9 @@ struct SignIn: ParsableCommand {
             let who = DeviceLock.holder(directory: options.deviceDirectory) ?? "another process"
             throw CLIError(message: "device \(device) is in use by \(who): quit it first, then sign in")
         }
+        guard DeviceUse.claim(options.deviceDirectory) else {
+            throw CLIError(message: "device \(device) is in use by another command: sign in when it ends")
+        }
         // A record of whom the device is signed into that does not read is mended by signing in; it cannot say
         // whose changes wait, so any that do are said without a name.
         let previous: String?, unreadable: Bool

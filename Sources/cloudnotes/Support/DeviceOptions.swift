@@ -99,9 +99,14 @@ struct DeviceOptions: ParsableArguments {
     ///   - creatingAccount: make the account if its cloud (a directory's) does not know it (`sign-in`); otherwise a
     ///     name the cloud does not know is refused, with the names it may have meant.
     ///   - creatingCloud: make a cloud in a directory that holds none (`sign-in --init`).
-    func open(creatingAccount: Bool = false, creatingCloud: Bool = false) throws -> DeviceSession {
+    func open(creatingAccount: Bool = false, creatingCloud: Bool = false, holdingUse: Bool = true) throws -> DeviceSession {
         let directory = deviceDirectory
         let name = accountName
+        // Held before the device is asked whose it is, so no switch comes between that and this command's writes. (A
+        // front end does not hold it for its life: a switch under it closes it; see OpenFrontEnd.)
+        if holdingUse, FileManager.default.fileExists(atPath: directory.path), !DeviceUse.share(directory) {
+            throw CLIError(message: "device \(deviceName) is being signed into another account; try again when that ends")
+        }
         let signedIn = try Self.signedIn(directory)
         if let other = signedIn, other != name {
             throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(name) --device \(deviceName)")
