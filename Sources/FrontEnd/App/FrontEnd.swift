@@ -104,6 +104,7 @@ public final class FrontEnd: @unchecked Sendable {
         guard (try? context.store.searchIsBehind) == true, indexing.set() else { return }
         let store = context.store, indexing = indexing
         context.background {
+            // (A batch that fails ends the indexing ahead; a search catches the index up itself and says what fails.)
             while (try? store.catchUpSearchIndex(batch: 500, batches: 1)) == true {}
             indexing.clear()
         }

@@ -64,6 +64,8 @@ public struct StoreSharingProvider: SharingProvider {
         self.name = name
     }
 
+    // (A store that cannot be read answers "not shared", and a participant's post then reads as read-only, the safe
+    // side; the list, which reads the same store, says it cannot. A throwing provider is for the seams of issue 40.)
     public func share(for post: Post) -> Share? { try? store.coveringShare(for: post) }
 
     public func canEdit(_ post: Post) -> Bool { readOnlyReason(for: post) == nil }
@@ -80,7 +82,7 @@ public struct StoreSharingProvider: SharingProvider {
 
     /// One read for the whole screenful, and one share lookup per post.
     public func marks(for posts: [Post]) -> [SharingMark] {
-        let shares = (try? store.shares(for: posts)) ?? posts.map { _ in nil }
+        let shares = (try? store.shares(for: posts)) ?? posts.map { _ in nil }  // (as `share(for:)`)
         return zip(posts, shares).map { post, share in
             SharingMark(post, share: share, readOnly: readOnlyReason(for: post, share: share) != nil)
         }
