@@ -369,6 +369,7 @@ public final class FrontEnd: @unchecked Sendable {
               let post = read else { return nil }
         let share = context.sharing.share(for: post)
         let readOnly = context.sharing.readOnlyReason(for: post)
+        // (Comments that cannot be read show as none, and a fact at the top of the pane says why.)
         let comments = Result { try context.store.comments(on: post) }
         var detail = DetailView.make(post, comments: (try? comments.get()) ?? [], share: share,
                                      readOnly: readOnly, names: context.names, now: context.now())

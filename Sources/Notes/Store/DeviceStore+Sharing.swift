@@ -47,17 +47,17 @@ extension DeviceStore {
         var name = post.id
         // A post a participant filed under another post (the app never does; the cloud lets a read-write participant
         // add records under a share's root) is in that post's share: its owner must see it as shared.
+        // One read a level: the share records it could be in and, to go up, the post's own stored record (kept
+        // only where its row could not stand for the record whole, such as one with a parent: most posts end here).
         for _ in 0..<(throughParents ? maxParentDepth : 1) {
-            let rows = try Data.fetchAll(db.cachedStatement(sql: """
-                    SELECT record FROM \(Self.schema(post.scope)).server_records
-                    WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name = ?)
-                    """), arguments: [post.zone.name, post.zone.owner, "share-" + name, Share.zoneWideRecordName])
-            if let share = try shares(fromStored: rows).first(where: { $0.rootRecord == nil || $0.rootRecord == name }) { return share }
-            // (Only a record the row could not stand for whole has its parent kept: most posts end here.)
-            let stored = try Data.fetchOne(db.cachedStatement(sql: """
-                    SELECT record FROM \(Self.schema(post.scope)).server_records WHERE zone_name = ? AND zone_owner = ? AND name = ?
-                    """), arguments: [post.zone.name, post.zone.owner, name])
-            guard let stored, let parent = try RecordArchive.decode(stored).parent else { return nil }
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT name, record FROM \(Self.schema(post.scope)).server_records
+                    WHERE zone_name = ? AND zone_owner = ? AND name IN (?, ?, ?)
+                    """), arguments: [post.zone.name, post.zone.owner, "share-" + name, Share.zoneWideRecordName, throughParents ? name : ""])
+            let own = rows.first { $0["name"] == name }.map { $0["record"] as Data }
+            let shared = rows.filter { $0["name"] != name }.map { $0["record"] as Data }
+            if let share = try shares(fromStored: shared).first(where: { $0.rootRecord == nil || $0.rootRecord == name }) { return share }
+            guard let own, let parent = try RecordArchive.decode(own).parent else { return nil }
             name = parent
         }
         return nil
