@@ -13,7 +13,8 @@ extension LocalDatabase {
             // Only this record's own versions (a name deleted and used again is another record, which may have held what
             // its readers never could), and, for a participant, only those they could read: still current when they
             // joined or saved since (a password removed before sharing stays gone), and not while the record sat
-            // outside what is shared with them (a private record the owner then moved under a shared post).
+            // outside what is shared with them (a private record the owner then moved under a shared post), nor any its
+            // owner's move brought from another zone.
             let joined = try access.joined(db, name: id.name) ?? 0
             let kept = try VersionTable.versions(db, zone: access.zone.id, name: id.name, zoneID: zoneID)
             let incarnation = stored.record?.system?.createdAt
@@ -21,7 +22,7 @@ extension LocalDatabase {
                 let version = kept[index]
                 // When the next save (or the deletion) replaced it.
                 let replaced = index == 0 ? stored.seq : kept[index - 1].record.changeTag.flatMap { Int64($0, radix: 36) }
-                guard incarnation == nil || version.record.system?.createdAt == incarnation,
+                guard incarnation == nil || version.record.system?.createdAt == incarnation, access.isOwner || !version.carried,
                       let replaced, replaced > joined else { return false }
                 return try access.couldRead(db, name: id.name, parent: version.record.parent)
             }.map { RecordVersion(number: kept[$0].number, record: kept[$0].record) }

@@ -18,6 +18,8 @@ extension LocalDatabase {
 
         let (result, committed) = try cloud.performCommitting { request in
             var result = ModifyResult()
+            // What the zones' owner created and deleted in this request, to see a move in (`carryMoves`).
+            var created: [(id: RecordID, zone: Int64)] = [], deleted: [(name: String, zone: Int64)] = []
             for zone in zones {
                 // Only an atomic zone is rolled back alone; for any other the savepoint would be two statements
                 // more under the writers' lock for nothing.
@@ -47,8 +49,11 @@ extension LocalDatabase {
                     let existing = access.flatMap { _ in asked.flatMap { read in Result { () throws(CloudError) in try wrapStorage(read) } } }
                     for i in saves {
                         zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
-                            try write(saving[i], body: bodies[i], policy: policies[saving[i].id] ?? policy, access: try access.get(),
-                                      existing: try existing.get()[saving[i].id.name], &request)
+                            let access = try access.get(), before = try existing.get()[saving[i].id.name]
+                            let saved = try write(saving[i], body: bodies[i], policy: policies[saving[i].id] ?? policy, access: access,
+                                                  existing: before, &request)
+                            if access.isOwner && before?.record == nil { created.append((saved.id, access.zone.id)) }
+                            return saved
                         }
                     }
                     // (Only whether any save succeeded: each failure stays in saveResults for the caller.)
@@ -56,10 +61,16 @@ extension LocalDatabase {
                         try finish(access, &request)
                     }
                 }
+                let (createdBefore, deletedBefore) = (created.count, deleted.count)
                 for id in deletes {
-                    zoneResult.deleteResults[id] = Result { () throws(CloudError) in try delete(id, &request) }
+                    zoneResult.deleteResults[id] = Result { () throws(CloudError) in
+                        let gone = try delete(id, &request)
+                        if gone.byOwner { deleted += gone.names.map { ($0, gone.zone) } }
+                    }
                 }
                 if atomically && !zoneResult.failures.isEmpty {
+                    created.removeSubrange(createdBefore...)
+                    deleted.removeSubrange(deletedBefore...)
                     try request.db.execute("ROLLBACK TO zone")
                     request.topics = topicsBefore
                     zoneResult.saveResults = zoneResult.saveResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
@@ -69,6 +80,7 @@ extension LocalDatabase {
                 if atomically { try request.db.send("RELEASE zone") }
                 result.merge(zoneResult)
             }
+            try carryMoves(created: created, deleted: deleted, into: &result, request.db)
             return result
         }
         var told = result
@@ -180,11 +192,32 @@ extension LocalDatabase {
         }
     }
 
-    /// Deletes one record. Deleting a share's record ends the share (its
-    /// owner) or leaves it (a participant); deleting a share's root ends it too.
-    private func delete(_ id: RecordID, _ request: inout Request) throws(CloudError) {
-        let zoneID = try normalize(id.zone)
+    /// A record its zones' owner created in one zone and deleted (or saw cascade away) in another in the same
+    /// request was moved: it takes the versions and the creation it had there (`VersionTable.carry`). What others
+    /// do, or a deletion and a creation sent apart, stays a copy and a deletion, as in CloudKit.
+    private func carryMoves(created: [(id: RecordID, zone: Int64)], deleted: [(name: String, zone: Int64)],
+                            into result: inout ModifyResult, _ db: any SQLTransaction) throws(CloudError) {
+        guard !created.isEmpty, !deleted.isEmpty else { return }
+        let from = Dictionary(deleted.map { ($0.name, $0.zone) }, uniquingKeysWith: { first, _ in first })
         try wrapStorage {
+            for (id, zone) in created {
+                guard let source = from[id.name], source != zone, case .success(var saved)? = result.saveResults[id],
+                      let origin = try VersionTable.carry(db, name: id.name, from: source, to: zone) else { continue }
+                saved.system?.createdAt = origin.createdAt
+                saved.system?.createdBy = origin.createdBy
+                saved.system?.modifiedAt = origin.modifiedAt
+                saved.system?.modifiedBy = origin.modifiedBy
+                result.saveResults[id] = .success(saved)
+            }
+        }
+    }
+
+    /// Deletes one record. Deleting a share's record ends the share (its
+    /// owner) or leaves it (a participant); deleting a share's root ends it too. Returns the zone's row, whether
+    /// its owner deleted, and every name deleted (those that cascaded with it too).
+    private func delete(_ id: RecordID, _ request: inout Request) throws(CloudError) -> (zone: Int64, byOwner: Bool, names: [String]) {
+        let zoneID = try normalize(id.zone)
+        return try wrapStorage {
             let access = try access(zoneID, for: &request)
             let db = request.db
             guard let existing = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID),
@@ -194,7 +227,8 @@ extension LocalDatabase {
                 guard let share = try ShareTable.find(db, zone: access.zone.id, name: id.name) else {
                     throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID))
                 }
-                return access.isOwner ? try endShare(share, access: access, &request) : try leave(share, access: access, &request)
+                try access.isOwner ? endShare(share, access: access, &request) : leave(share, access: access, &request)
+                return (access.zone.id, false, [])
             }
             try access.checkDelete(db, existing)
             try request.notify(access)
@@ -209,6 +243,7 @@ extension LocalDatabase {
                 }
             }
             try ZoneTable.touch(db, zone: access.zone.id, seq: request.sequence)
+            return (access.zone.id, access.isOwner, deleted)
         }
     }
 

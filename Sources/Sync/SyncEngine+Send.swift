@@ -2,8 +2,10 @@ import Cloud
 import Foundation
 
 extension SyncEngine {
-    /// Sends pending changes: zones first, then records in batches the
-    /// delegate builds, until nothing in scope is pending. Every change sent
+    /// Sends pending changes: zones to save first, then records in batches the
+    /// delegate builds, until nothing in scope is pending, then zones to
+    /// delete (a record's deletion sent before its zone's is still seen: the
+    /// cloud keeps a post's history when it moves). Every change sent
     /// comes back in an event, saved or failed; a failed one is no longer
     /// pending and the app decides what to do. A transient error stops the
     /// send and is thrown; what it did not send stays pending.
@@ -11,13 +13,17 @@ extension SyncEngine {
         try exclusively { database in
             post(.willSendChanges(zoneScope))
             defer { post(.didSendChanges(zoneScope)) }
-            try sendDatabaseChanges(database, zoneScope)
+            try sendDatabaseChanges(database, zoneScope, deletions: false)
             try sendRecordChanges(database, zoneScope)
+            try sendDatabaseChanges(database, zoneScope, deletions: true)
         }
     }
 
-    private func sendDatabaseChanges(_ database: CloudDatabase, _ zoneScope: ZoneScope) throws {
-        let pending = state.pendingDatabaseChanges.filter { zoneScope.contains($0.zoneID) }
+    private func sendDatabaseChanges(_ database: CloudDatabase, _ zoneScope: ZoneScope, deletions: Bool) throws {
+        let pending = state.pendingDatabaseChanges.filter { change in
+            guard zoneScope.contains(change.zoneID) else { return false }
+            if case .deleteZone = change { return deletions } else { return !deletions }
+        }
         guard !pending.isEmpty else { return }
         var saves: [ZoneID] = [], deletes: [ZoneID] = []
         for change in pending {

@@ -13,14 +13,22 @@ import TestSupport
         let app = App()
         _ = try app.ok("new", "Trip", "--body", "tickets", "--location", "Hanoi", as: "jermaine")
         _ = try app.ok("comment", "Trip", "book early", as: "jermaine")
+        _ = try app.ok("edit", "Trip", "--body", "tickets, visa", as: "jermaine")
+        let created = try show(app, "Trip", as: "jermaine")["created"] as? [String: String]
         _ = try app.ok("new-notebook", "Travel", as: "jermaine")
         #expect(try app.run("new-notebook", "Travel", as: "jermaine").stderr.contains("exists already"))
         #expect(try app.ok("move", "trip", "--notebook", "travel", as: "jermaine").contains("moved \"Trip\" from Notes to Travel"))
         for device in ["jermaine", "phone"] {
             let post = try show(app, "Trip", as: "jermaine", device: device)
-            #expect(post["notebook"] as? String == "Travel" && post["content"] as? String == "tickets" && post["location"] as? String == "Hanoi",
+            #expect(post["notebook"] as? String == "Travel" && post["content"] as? String == "tickets, visa" && post["location"] as? String == "Hanoi",
                     "\(device): \(post)")
-            #expect(try app.ok("show", "Trip", as: "jermaine", device: device).contains("book early"))
+            let shown = try app.ok("show", "Trip", as: "jermaine", device: device)
+            #expect(shown.contains("book early") && !shown.contains("edited"), "moved, its comment was not edited: \(shown)")
+            // It keeps its age and its history: the text before the edit, from before the move.
+            #expect(post["created"] as? [String: String] == created && created != nil, "\(device): \(post)")
+            let history = try JSONSerialization.jsonObject(with: Data(try app.ok("history", "Trip", "--json", as: "jermaine", device: device).utf8))
+                as? [[String: Any]] ?? []
+            #expect(history.count == 3 && history.last?["content"] as? String == "tickets", "\(device): \(history)")
         }
         #expect(try app.ok("trash", as: "jermaine").contains("the trash is empty"), "a moved post is not deleted")
         #expect(try app.run("move", "Trip", "--notebook", "Travel", as: "jermaine").stderr.contains("in notebook Travel already"))
@@ -37,15 +45,22 @@ import TestSupport
         _ = try app.ok("accept", url, as: "heather")
         _ = try app.ok("comment", "Plan", "count me in", as: "heather")
         _ = try app.ok("sync", as: "jermaine")
-        let held = try app.run("move", "Plan", "--notebook", "Other", as: "jermaine")
-        #expect(held.isOneLineRefusal && held.stderr.contains("holds comments by heather"), "\(held.stderr)")
         let notHers = try app.run("move", "Plan", "--notebook", "Notes", as: "heather")
         #expect(notHers.isOneLineRefusal && notHers.stderr.contains("only its owner moves it"), "\(notHers.stderr)")
         // Out of the notebook shared as a whole: heather no longer sees it.
         _ = try app.ok("move", "Solo", "--notebook", "Other", as: "jermaine")
         _ = try app.ok("sync", as: "heather")
         #expect(try app.titles("heather") == ["Plan"])
+        #expect(try app.ok("trash", as: "heather").contains("the trash is empty"), "moved away is not deleted, for her either")
         #expect(try app.titles("jermaine") == ["Plan", "Solo"])
+        // Her comment goes with the post, still hers, wherever it is read.
+        _ = try app.ok("move", "Plan", "--notebook", "Other", as: "jermaine")
+        for device in ["jermaine", "phone"] {
+            let plan = try show(app, "Plan", as: "jermaine", device: device)
+            let comments = plan["comments"] as? [[String: Any]] ?? []
+            #expect(plan["notebook"] as? String == "Other" && comments.map { $0["by"] as? String } == ["heather"], "\(device): \(plan)")
+        }
+        #expect(try app.titles("heather").isEmpty)
     }
 
     @Test func aNotebookIsRenamedAndDeletedAfterAsking() throws {
@@ -59,6 +74,9 @@ import TestSupport
 
         #expect(try app.ok("rename-notebook", "Travel", "Trips", as: "jermaine").contains("renamed notebook Travel to Trips"))
         #expect(try show(app, "Trip", as: "jermaine", device: "phone")["notebook"] as? String == "Trips")
+        let history = try JSONSerialization.jsonObject(with: Data(try app.ok("history", "Trip", "--json", as: "jermaine", device: "phone").utf8))
+            as? [[String: Any]] ?? []
+        #expect(history.count == 3, "renamed, its notebook keeps its posts' history: \(history)")
         let books = try app.ok("notebooks", as: "jermaine", device: "phone")
         #expect(books.contains("Trips") && !books.contains("Travel"), "\(books)")
 

@@ -220,3 +220,44 @@ import TestSupport
         }
     }
 }
+
+/// A record its owner saves into one zone and deletes from another in one request was moved (a post to another
+/// notebook): it keeps its history and its age, leaves nothing in the first zone's trash, and the new zone's
+/// participants see none of the versions it brought.
+@Suite struct MovedRecordTests {
+    @Test func aRecordMovedInOneRequestKeepsItsVersionsAndItsAgeAndLeavesNoTrash() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
+        var tripsShare = Share(zoneWide: trips, title: "Trips", type: "Notebook")
+        tripsShare.addParticipant(try f.owner.lookUpParticipant(accountName: f.mary.name), permission: .readOnly)
+        try f.cloud.acceptShare(try f.owner.saveShare(tripsShare).url!, as: f.mary)
+        let edited = try HistoryTests().edit(f, f.otherPost, times: 2)
+        f.test.clock.advance(by: 60)
+
+        let result = try f.owner.modifyRecords(saving: [.make("p2", in: trips, ["title": "edit 2"])], deleting: [f.otherPost.id])
+        let moved = try #require(try result.saveResults[RecordID(name: "p2", zone: trips)]?.get())
+        #expect(moved.system?.createdAt == f.otherPost.system?.createdAt && moved.system?.createdBy == f.jermaine.id)
+        #expect(try f.owner.record(moved.id).system?.createdAt == f.otherPost.system?.createdAt)
+        let titles = try f.owner.history(of: moved.id).map { $0.record.string("title") ?? "" }
+        #expect(titles == ["edit 2", edited.string("title"), "edit 1", "private thoughts"], "\(titles)")
+        for db in [f.owner, f.shared(f.heather)] {
+            #expect(try db.trash(in: f.notes, type: "Post").isEmpty, "a moved post is not deleted")
+        }
+        // Mary reads Trips: the post from when it came, not what it was in Notes.
+        let hers = try f.shared(f.mary).history(of: RecordID(name: "p2", zone: ZoneID(name: "Trips", owner: f.jermaine.id)))
+        #expect(hers.map(\.number) == [4], "\(hers.map(\.number))")
+    }
+
+    @Test func aDeletionAndACopySentApartStayADeletionAndANewRecord() throws {
+        let f = try SharingFixture()
+        let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
+        _ = try HistoryTests().edit(f, f.otherPost, times: 1)
+        try f.owner.delete(f.otherPost.id)
+        f.test.clock.advance(by: 60)
+        let copy = try f.owner.save(.make("p2", in: trips, ["title": "edit 1"]))
+
+        #expect(try f.owner.trash(in: f.notes, type: "Post").map(\.last.record.id.name) == ["p2"])
+        #expect(try f.owner.history(of: copy.id).count == 1 && copy.system?.createdAt != f.otherPost.system?.createdAt)
+    }
+}

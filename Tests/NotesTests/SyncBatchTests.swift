@@ -121,3 +121,40 @@ import TestSupport
         #expect(TagsColumn.tags(from: text) == json)
     }
 }
+
+/// A move is sent in one request, so the cloud sees it whole, however many changes wait before it.
+@Suite struct MoveBatchTests {
+    @Test func aMoveAtTheEndOfAFullBatchGoesWholeInTheNext() throws {
+        let d = try TwoDevices()
+        var post = Post(id: "moving", zone: d.notes.zone, title: "Trip", content: "tickets")
+        try d.write(d.a, post)
+        for (id, text) in [("c1", "note one"), ("c2", "note two")] {
+            try d.a.store.add(Comment(id: id, postID: post.id, zone: d.notes.zone, scope: .private, text: text), by: d.heather.id, now: d.test.clock.now())
+        }
+        try d.a.syncNow()
+        post = try d.a.store.post("moving")
+        post.content = "tickets, visa"
+        try d.write(d.a, post)
+        try d.a.syncNow()
+        // 398 changes wait, then the move's four (the post and its two comments saved in Travel, the post deleted from
+        // Notes): a batch of 400 would end between them.
+        try d.a.store.save((0..<398).map { Post(id: String(format: "w%03d", $0), zone: d.notes.zone, title: "Waiting \($0)", content: "") },
+                           by: d.heather.id, now: d.test.clock.now())
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        let moved = try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+
+        let history = try PostHistory(store: d.a.store, cloud: d.test.cloud, account: d.heather).versions(of: try d.a.store.post(moved.id))
+        #expect(history.map(\.post.content) == ["tickets, visa", "tickets"], "\(history.map(\.post.content))")
+    }
+
+    @Test func aBatchIsCutOnlyBeforeAMoveItWouldSplit() {
+        let notes = ZoneID(name: "Notes", owner: "o"), travel = ZoneID(name: "Travel", owner: "o")
+        let waiting = (0..<3).map { PendingRecordZoneChange.saveRecord(RecordID(name: "w\($0)", zone: notes)) }
+        let move: [PendingRecordZoneChange] = [.saveRecord(RecordID(name: "m", zone: travel)), .deleteRecord(RecordID(name: "m", zone: notes))]
+        #expect(NotesSync.keepingMovesWhole(waiting + move, limit: 4) == waiting)
+        #expect(NotesSync.keepingMovesWhole(waiting + move, limit: 5) == waiting + move)
+        #expect(NotesSync.keepingMovesWhole(move + waiting, limit: 4) == move + Array(waiting.prefix(2)))
+        #expect(NotesSync.keepingMovesWhole(move + waiting, limit: 1) == [move[0]], "a move longer than a batch goes as it comes")
+    }
+}

@@ -190,6 +190,11 @@ enum Schema {
         """
         ALTER TABLE push_topics ADD COLUMN previous INTEGER;
         """,
+        // v12: versions a record brought with it when its owner moved it from another zone (`VersionTable.carry`):
+        // its owner's history, not for the new zone's participants, who could not read them there.
+        """
+        ALTER TABLE versions ADD COLUMN carried INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The version of a file whose cloud moved to another store (`retire`): above any step's.

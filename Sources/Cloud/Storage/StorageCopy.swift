@@ -30,7 +30,7 @@ public enum StorageCopy {
                      "seq", "deleted"]),
         ("cascades", ["zone", "source", "target"]),
         ("versions", ["zone", "name", "version", "type", "body", "parent", "change_tag", "created_at", "created_by", "modified_at",
-                      "modified_by"]),
+                      "modified_by", "carried"]),
         ("shares", ["id", "zone", "name", "root", "token_hash", "public_permission", "deleted"]),
         ("participants", ["id", "share", "account", "role", "permission", "status", "one_time_id", "one_time_hash", "seq", "changed_by",
                           "joined_seq"]),

@@ -25,17 +25,37 @@ enum VersionTable {
             """, [zone, name, standard.historyVersions, now.timeIntervalSince1970, standard.historyDays, Retention.secondsPerDay])
     }
 
-    /// A record's kept versions, newest first, each with its number.
-    static func versions(_ db: any SQLTransaction, zone: Int64, name: String, zoneID: ZoneID) throws -> [(number: Int, record: Record)] {
-        var found: [(Int, Record)] = []
+    /// A record's kept versions, newest first, each with its number and whether it was carried in from another zone.
+    static func versions(_ db: any SQLTransaction, zone: Int64, name: String,
+                         zoneID: ZoneID) throws -> [(number: Int, record: Record, carried: Bool)] {
+        var found: [(Int, Record, Bool)] = []
         try db.run("""
-            SELECT name, type, body, parent, change_tag, created_at, created_by, modified_at, modified_by, version, 0
+            SELECT name, type, body, parent, change_tag, created_at, created_by, modified_at, modified_by, version, 0, carried
             FROM versions WHERE zone = ? AND name = ? ORDER BY version DESC
             """, [.integer(zone), .text(name)]) { row in
                 let stored = try RecordTable.stored(from: row, zoneID: zoneID)
-                if let record = stored.record { found.append((Int(stored.seq), record)) }
+                if let record = stored.record { found.append((Int(stored.seq), record, row.int64(11) != 0)) }
             }
         return found
+    }
+
+    /// Carries the versions of `name` in zone `from` (just tombstoned) to the record of that name just created in
+    /// zone `to`, numbered after any that name has there; the record takes the last one's creation and modification
+    /// (a move edits nothing): a post its owner moved to another notebook keeps its history and its age, and leaves
+    /// nothing in the first one's trash. Returns the system fields carried, nil where `from` kept no version.
+    static func carry(_ db: any SQLTransaction, name: String, from: Int64, to: Int64) throws -> SystemFields? {
+        guard let last = try db.first("""
+            SELECT created_at, created_by, modified_at, modified_by FROM versions WHERE zone = ? AND name = ? ORDER BY version DESC LIMIT 1
+            """, [from, name], { row in
+                SystemFields(changeTag: "", createdAt: Date(timeIntervalSince1970: row.double(0) ?? 0), createdBy: row.text(1),
+                             modifiedAt: Date(timeIntervalSince1970: row.double(2) ?? 0), modifiedBy: row.text(3))
+            }) else { return nil }
+        let offset = try lastNumber(db, zone: to, name: name)
+        try db.execute("UPDATE versions SET zone = ?1, version = version + ?2, carried = 1 WHERE zone = ?3 AND name = ?4",
+                       [to, offset, from, name])
+        try db.execute("UPDATE records SET created_at = ?1, created_by = ?2, modified_at = ?3, modified_by = ?4 WHERE zone = ?5 AND name = ?6",
+                       [last.createdAt.timeIntervalSince1970, last.createdBy, last.modifiedAt.timeIntervalSince1970, last.modifiedBy, to, name])
+        return last
     }
 
     static func lastNumber(_ db: any SQLTransaction, zone: Int64, name: String) throws -> Int {

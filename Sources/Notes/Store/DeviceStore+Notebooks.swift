@@ -1,12 +1,13 @@
 import Cloud
 import Foundation
 import GRDB
+import Sync
 
 /// Moving posts between notebooks, renaming and deleting notebooks. A notebook is a zone of the cloud, and a
 /// record stays in its zone for life, so a move is a copy into the other notebook and the deletion of the
-/// original, in one transaction here (sent as one). The share rules decide what may move: only the owner's
-/// own posts, into their own notebooks; not a post shared by itself (its share would end), nor one holding
-/// others' comments (copied, they would be the mover's).
+/// original, in one transaction here and sent in one request, where the cloud sees a move: the copies keep the
+/// history, the age and the authors they had (`carryMoves` in the cloud's rules). The share rules decide what may
+/// move: only the owner's own posts, into their own notebooks; not a post shared by itself (its share would end).
 extension DeviceStore {
     /// The notebook a person means by its name, in any case: one of their own first, else one shared with
     /// them (refused where two shared ones have the name).
@@ -37,16 +38,19 @@ extension DeviceStore {
         if let share = try share(for: post), !share.isZoneWide {
             return "\(title) is shared: moving it would end its share (cloudnotes stop-sharing first, or share notebook \(book.title))"
         }
-        let others = Set(try comments(on: post).compactMap(\.createdBy)).subtracting([post.zone.owner])
-        if !others.isEmpty {
+        // A move longer than one request is sent in two, and the cloud would take the copies for new records: others'
+        // comments would be the mover's.
+        let comments = try comments(on: post)
+        let others = Set(comments.compactMap(\.createdBy)).subtracting([post.zone.owner])
+        if !others.isEmpty && comments.count + 2 > RecordZoneChangeBatch.defaultMaxItems {
             let who = others.sorted().map(names).joined(separator: ", ")
-            return "\(title) holds comments by \(who): moved, they would be yours, so it stays"
+            return "\(title) holds \(comments.count) comments, some by \(who): moved, they would be yours, so it stays"
         }
         return nil
     }
 
     /// Moves a post of this account (and its comments) into another of its notebooks, as one transaction;
-    /// returns the post where it is now. Its history stays with the notebook it left.
+    /// returns the post where it is now, with its history.
     @discardableResult
     public func move(_ post: Post, to book: Notebook, by account: String, on device: String? = nil, now: Date) throws -> Post {
         if let refusal = try moveRefusal(post, to: book) { throw StoreError.invalid(refusal) }
@@ -111,7 +115,9 @@ extension DeviceStore {
             for (post, comments) in zip(posts, comments) {
                 try Self.move(db, post, comments: comments, to: renamed.zone, by: account, on: device, now: now)
             }
-            try Self.dropNotebook(db, book.zone)
+            // The posts' deletions from the old notebook stay pending: sent with their copies, they make moves, which
+            // keep the posts' history (the sync sends a zone's deletion after its records).
+            try Self.dropNotebook(db, book.zone, keepingDeletions: true)
         }
         return renamed
     }
@@ -136,10 +142,12 @@ extension DeviceStore {
         try write(.private) { db in try Self.dropNotebook(db, book.zone) }
     }
 
-    /// Forgets a notebook of this account here and marks its zone to be deleted in the cloud.
-    private static func dropNotebook(_ db: Database, _ zone: ZoneID) throws {
+    /// Forgets a notebook of this account here and marks its zone to be deleted in the cloud; `keepingDeletions`,
+    /// the records' deletions still to send stay pending.
+    private static func dropNotebook(_ db: Database, _ zone: ZoneID, keepingDeletions: Bool = false) throws {
         for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
-            try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
+            let kept = table == "pending" && keepingDeletions ? " AND kind != '\(PendingKind.deleteRecord.rawValue)'" : ""
+            try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ?\(kept)", arguments: [zone.name, zone.owner])
         }
         try markPending(db, .private, zone: zone, name: "", kind: .deleteZone)
     }

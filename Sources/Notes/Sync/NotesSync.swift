@@ -169,7 +169,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     // MARK: SyncEngineDelegate
 
     public func nextRecordZoneChangeBatch(_ context: SendChangesContext, engine: SyncEngine) throws -> RecordZoneChangeBatch? {
-        let pending = engine.state.pendingRecordZoneChanges(in: context.scope, limit: RecordZoneChangeBatch.defaultMaxItems)
+        let limit = RecordZoneChangeBatch.defaultMaxItems
+        let pending = Self.keepingMovesWhole(engine.state.pendingRecordZoneChanges(in: context.scope, limit: 2 * limit), limit: limit)
         // The records of the batch are read in one transaction, not one each.
         let saves = pending.compactMap { change -> RecordID? in
             if case .saveRecord(let id) = change { id } else { nil }
@@ -178,6 +179,19 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         // meanwhile, and its change would be dropped.
         let prepared = try store.records(for: saves, in: engine.scope)
         return RecordZoneChangeBatch(pendingChanges: pending) { id in prepared[id] }
+    }
+
+    /// The first `limit` of `pending`, cut short before a move that would otherwise be sent in two requests: a post
+    /// (or comment) saved into one notebook and deleted from another goes in one, so the cloud sees a move and lets
+    /// it keep its history (`carryMoves` in the cloud's rules). A move longer than a whole batch goes as it comes.
+    static func keepingMovesWhole(_ pending: [PendingRecordZoneChange], limit: Int) -> [PendingRecordZoneChange] {
+        guard pending.count > limit else { return pending }
+        let later = Set(pending[limit...].map(\.recordID.name))
+        let cut = pending.prefix(limit).firstIndex { change in
+            later.contains(change.recordID.name) && pending[limit...].contains { $0.recordID.name == change.recordID.name && $0 != change }
+        }
+        guard let cut, cut > 0 else { return Array(pending.prefix(limit)) }
+        return Array(pending.prefix(cut))
     }
 
     public func handleEvent(_ event: SyncEvent, engine: SyncEngine) throws {
