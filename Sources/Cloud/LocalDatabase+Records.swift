@@ -18,15 +18,15 @@ extension LocalDatabase {
 
         let (result, committed) = try cloud.performCommitting { request in
             var result = ModifyResult()
-            // What the zones' owner created and deleted in this request, to see a move in (`carryMoves`).
-            var created: [(id: RecordID, zone: Int64)] = [], deleted: [(name: String, zone: Int64)] = []
+            // Moves first, whatever the order: a deletion of what one moves waits for it (`move`).
+            let waiting = try moveRecords(saving, bodies: bodies, into: &result, &request)
             for zone in zones {
                 // Only an atomic zone is rolled back alone; for any other the savepoint would be two statements
                 // more under the writers' lock for nothing.
                 if atomically { try request.db.send("SAVEPOINT zone") }
                 let topicsBefore = request.topics
                 var zoneResult = ModifyResult()
-                let saves = saving.indices.filter { saving[$0].id.zone == zone }
+                let saves = saving.indices.filter { saving[$0].id.zone == zone && saving[$0].movedFrom == nil }
                 zoneResult.saveResults.reserveCapacity(saves.count)
                 let deletes = deleting.filter { $0.zone == zone }
                 if !saves.isEmpty {
@@ -49,11 +49,8 @@ extension LocalDatabase {
                     let existing = access.flatMap { _ in asked.flatMap { read in Result { () throws(CloudError) in try wrapStorage(read) } } }
                     for i in saves {
                         zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
-                            let access = try access.get(), before = try existing.get()[saving[i].id.name]
-                            let saved = try write(saving[i], body: bodies[i], policy: policies[saving[i].id] ?? policy, access: access,
-                                                  existing: before, &request)
-                            if access.isOwner && before?.record == nil { created.append((saved.id, access.zone.id)) }
-                            return saved
+                            try write(saving[i], body: bodies[i], policy: policies[saving[i].id] ?? policy, access: try access.get(),
+                                      existing: try existing.get()[saving[i].id.name], &request)
                         }
                     }
                     // (Only whether any save succeeded: each failure stays in saveResults for the caller.)
@@ -61,16 +58,12 @@ extension LocalDatabase {
                         try finish(access, &request)
                     }
                 }
-                let (createdBefore, deletedBefore) = (created.count, deleted.count)
                 for id in deletes {
-                    zoneResult.deleteResults[id] = Result { () throws(CloudError) in
-                        let gone = try delete(id, &request)
-                        if gone.byOwner { deleted += gone.names.map { ($0, gone.zone) } }
-                    }
+                    // The original of a move that failed stays, and its deletion waits for the move.
+                    zoneResult.deleteResults[id] = waiting.contains(id) ? .failure(.batchRequestFailed)
+                        : Result { () throws(CloudError) in try delete(id, &request) }
                 }
                 if atomically && !zoneResult.failures.isEmpty {
-                    created.removeSubrange(createdBefore...)
-                    deleted.removeSubrange(deletedBefore...)
                     try request.db.execute("ROLLBACK TO zone")
                     request.topics = topicsBefore
                     zoneResult.saveResults = zoneResult.saveResults.mapValues { $0.flatMap { _ in .failure(.batchRequestFailed) } }
@@ -80,7 +73,6 @@ extension LocalDatabase {
                 if atomically { try request.db.send("RELEASE zone") }
                 result.merge(zoneResult)
             }
-            try carryMoves(created: created, deleted: deleted, into: &result, request.db)
             return result
         }
         var told = result
@@ -121,16 +113,17 @@ extension LocalDatabase {
     }
 
     /// After saves into a zone: its change sequence moves to the last, and its audience hears of it.
-    private func finish(_ access: ZoneAccess, _ request: inout Request) throws(CloudError) {
+    func finish(_ access: ZoneAccess, _ request: inout Request) throws(CloudError) {
         try wrapStorage {
             try ZoneTable.touch(request.db, zone: access.zone.id, seq: request.sequence)
             try request.notify(access)
         }
     }
 
-    /// Saves one record as `save` does, leaving the telling to the caller.
-    private func write(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess, existing: StoredRecord?,
-                       _ request: inout Request) throws(CloudError) -> Record {
+    /// Saves one record as `save` does, leaving the telling to the caller; `moving`, as the copy a move makes
+    /// (`move`).
+    func write(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess, existing: StoredRecord?,
+                       moving: Bool = false, _ request: inout Request) throws(CloudError) -> Record {
         guard record.type != Share.recordType else {
             throw .invalidArguments("shares are saved with saveShare, not as plain records")
         }
@@ -160,6 +153,9 @@ extension LocalDatabase {
                     body = RecordArchive.encodeBody(content)
                 }
                 created = (live.system!.createdAt, live.system!.createdBy)
+            } else if existing != nil, !moving, let now = try movedRecord(db, from: access.zone.id, name: record.id.name) {
+                // Its owner moved it: a save of the old copy (a device that had not heard) is told where it is now.
+                throw CloudError.serverRecordChanged(server: now)
             } else if policy == .ifServerRecordUnchanged && record.changeTag != nil {
                 throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // deleted since the client fetched it
             }
@@ -192,32 +188,12 @@ extension LocalDatabase {
         }
     }
 
-    /// A record its zones' owner created in one zone and deleted (or saw cascade away) in another in the same
-    /// request was moved: it takes the versions and the creation it had there (`VersionTable.carry`). What others
-    /// do, or a deletion and a creation sent apart, stays a copy and a deletion, as in CloudKit.
-    private func carryMoves(created: [(id: RecordID, zone: Int64)], deleted: [(name: String, zone: Int64)],
-                            into result: inout ModifyResult, _ db: any SQLTransaction) throws(CloudError) {
-        guard !created.isEmpty, !deleted.isEmpty else { return }
-        let from = Dictionary(deleted.map { ($0.name, $0.zone) }, uniquingKeysWith: { first, _ in first })
-        try wrapStorage {
-            for (id, zone) in created {
-                guard let source = from[id.name], source != zone, case .success(var saved)? = result.saveResults[id],
-                      let origin = try VersionTable.carry(db, name: id.name, from: source, to: zone) else { continue }
-                saved.system?.createdAt = origin.createdAt
-                saved.system?.createdBy = origin.createdBy
-                saved.system?.modifiedAt = origin.modifiedAt
-                saved.system?.modifiedBy = origin.modifiedBy
-                result.saveResults[id] = .success(saved)
-            }
-        }
-    }
-
     /// Deletes one record. Deleting a share's record ends the share (its
-    /// owner) or leaves it (a participant); deleting a share's root ends it too. Returns the zone's row, whether
-    /// its owner deleted, and every name deleted (those that cascaded with it too).
-    private func delete(_ id: RecordID, _ request: inout Request) throws(CloudError) -> (zone: Int64, byOwner: Bool, names: [String]) {
+    /// owner) or leaves it (a participant); deleting a share's root ends it too. What hangs below it by a
+    /// delete-self reference goes with it, but for the names in `sparing` (moving themselves).
+    func delete(_ id: RecordID, sparing: Set<String> = [], _ request: inout Request) throws(CloudError) {
         let zoneID = try normalize(id.zone)
-        return try wrapStorage {
+        try wrapStorage {
             let access = try access(zoneID, for: &request)
             let db = request.db
             guard let existing = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID),
@@ -227,13 +203,12 @@ extension LocalDatabase {
                 guard let share = try ShareTable.find(db, zone: access.zone.id, name: id.name) else {
                     throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID))
                 }
-                try access.isOwner ? endShare(share, access: access, &request) : leave(share, access: access, &request)
-                return (access.zone.id, false, [])
+                return access.isOwner ? try endShare(share, access: access, &request) : try leave(share, access: access, &request)
             }
             try access.checkDelete(db, existing)
             try request.notify(access)
             let deleted = try RecordTable.delete(db, zone: access.zone.id, name: id.name, by: caller.id, now: request.now,
-                                                 mayCascade: { try access.mayCascade(db, to: $0) },
+                                                 mayCascade: { try !sparing.contains($0) && access.mayCascade(db, to: $0) },
                                                  beforeTombstone: { try VersionTable.keep(db, zone: access.zone.id, name: $0, now: request.now) }) {
                 request.nextSequence()
             }
@@ -243,7 +218,6 @@ extension LocalDatabase {
                 }
             }
             try ZoneTable.touch(db, zone: access.zone.id, seq: request.sequence)
-            return (access.zone.id, access.isOwner, deleted)
         }
     }
 

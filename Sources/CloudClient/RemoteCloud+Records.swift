@@ -179,6 +179,7 @@ extension RemoteCloud {
         var record = sent
         record.markClean()
         record.restoreSystemFields(stamped)
+        record.movedFrom = nil
         return record
     }
 

@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// The cloud's tables in PostgreSQL, in steps (`schema_version` counts them): 1, the SQLite file's first 9
 /// (`Cloud`'s `Schema`); 2, the file's v10 (`signed_requests`); 3, PostgreSQL's own `cloudnotes_run`; 4, the
-/// file's v11 (`push_topics.previous`); 5, PostgreSQL's own `cloudnotes_lock_writers`; 6, the file's v12 (`versions.carried`). The tables have the
+/// file's v11 (`push_topics.previous`); 5, PostgreSQL's own `cloudnotes_lock_writers`; 6, the file's v12 (`versions.carried`, `records.moved_to`). The tables have the
 /// file's columns, so the rules' SQL runs on both.
 /// Steps are applied at start, each once, under an advisory lock (servers starting together do not race).
 ///
@@ -183,7 +183,10 @@ enum PostgresSchema {
             RETURN QUERY SELECT (SELECT i.cloud FROM identity i WHERE i.id = 1), (SELECT s.value FROM sequence s WHERE s.id = 1);
         END $$;
         """,
-        "ALTER TABLE versions ADD COLUMN carried BIGINT NOT NULL DEFAULT 0;",
+        """
+        ALTER TABLE versions ADD COLUMN carried BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE records ADD COLUMN moved_to BIGINT;
+        """,
     ]
 
     /// A step's statements: split at each `;` but those inside `$$`s (a function's body).

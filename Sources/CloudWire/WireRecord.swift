@@ -51,6 +51,8 @@ public struct WireRecord: Hashable, Sendable {
     public var zoneID: WireZoneID?
     /// Ours: the keys a save changed (all it carries when absent).
     public var changedKeys: [String]?
+    /// Ours: the record a save moves here (`Record.movedFrom`), as `{recordName, zoneID}`.
+    public var movedFrom: RecordID?
 
     public init(recordName: String, zoneID: WireZoneID? = nil) {
         self.recordName = recordName
@@ -86,6 +88,7 @@ public struct WireRecord: Hashable, Sendable {
         // No parent is said only when it is a change (removing one): a record that never had one carries none.
         parent = record.parent.map(Parent.named) ?? (record.changedKeys.contains(Record.parentKey) ? .none : .unchanged)
         changedKeys = record.changedKeys.sorted()
+        movedFrom = record.movedFrom
     }
 
     /// A deletion's record: its name, and the change tag a non-force delete is checked against.
@@ -146,8 +149,10 @@ public struct WireRecord: Hashable, Sendable {
                 if parent != .unchanged { changedKeys.insert(Record.parentKey) }
             }
         }
-        return Record(id: RecordID(name: recordName, zone: zoneID?.zoneID ?? zone), type: recordType, fields: plain, encryptedFields: encrypted,
-                      parent: parentName, system: system, changedKeys: changedKeys)
+        var record = Record(id: RecordID(name: recordName, zone: zoneID?.zoneID ?? zone), type: recordType, fields: plain,
+                            encryptedFields: encrypted, parent: parentName, system: system, changedKeys: changedKeys)
+        if changed { record.movedFrom = movedFrom }
+        return record
     }
 }
 
@@ -161,6 +166,11 @@ extension WireRecord: JSONConvertible {
         modified = try object.value("modified")
         deleted = try object.bool("deleted")
         changedKeys = try object.strings("changedKeys")
+        if let source = object["movedFrom"], source != .null {
+            let named = try source.object("movedFrom")
+            let zone: WireZoneID? = try named.value("zoneID")
+            movedFrom = RecordID(name: try named.requiredString("recordName"), zone: zone?.zoneID ?? ZoneID(name: ZoneID.defaultName))
+        }
         if let written = object["fields"], written != .null {
             // A field written as null, or as {"value": null}, is removed; anything else is a value or refused.
             let members = try written.object("fields").members
@@ -198,6 +208,9 @@ extension WireRecord: JSONConvertible {
         }
         object.add("zoneID", zoneID)
         object.add("changedKeys", changedKeys)
+        if let movedFrom {
+            object.add("movedFrom", .object(["recordName": .string(movedFrom.name), "zoneID": WireZoneID(movedFrom.zone).json]))
+        }
         return .object(object)
     }
 }

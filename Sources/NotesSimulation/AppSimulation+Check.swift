@@ -52,6 +52,17 @@ extension AppSimulation {
                 }
             }
         }
+        // Words typed into a copy of a post moved meanwhile follow it to where it is now.
+        for (id, words) in typed.sorted(by: { $0.key.description < $1.key.description }) where views[id] == nil && movedTo[id] != nil {
+            var target = id
+            for _ in 0..<16 { guard let next = movedTo[target], views[target] == nil else { break }; target = next }
+            guard let seen = views[target], !refusedPosts.contains(target), !deletedPosts.contains(target), !deletedPosts.contains(id) else { continue }
+            for (device, post) in seen.sorted(by: { $0.key < $1.key }) {
+                for tag in words.subtracting(removed).subtracting(Self.tags(in: post)).sorted() {
+                    violations.append("\(device): post \(target) lost the typed word \(tag), typed where it was (\(id.zone.name))")
+                }
+            }
+        }
         // A device's files are its person's alone, whatever the umask.
         for device in devices {
             let folder = directory.appendingPathComponent("devices/\(device.index)")

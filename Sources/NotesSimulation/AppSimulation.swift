@@ -53,6 +53,8 @@ public final class AppSimulation {
     /// Posts with an edit the cloud refused (and said so), and posts someone deleted.
     var refusedPosts: Set<RecordID> = []
     var deletedPosts: Set<RecordID> = []
+    /// Where each moved post went: words typed into a copy of it its device had not heard was moved belong there.
+    var movedTo: [RecordID: RecordID] = [:]
     var urls: [(url: ShareURL, owner: Account)] = []
     /// What each device's screen showed of each post, and when: the base of a stale edit.
     var screens: [Int: [String: (post: Post, step: Int)]] = [:]
@@ -113,7 +115,7 @@ public final class AppSimulation {
         let harsh = options.faultRate
         let choices: [(Double, String)] = [
             (18, "new"), (14, "edit"), (8, "staleEdit"), (4, "concurrentEdit"), (3, "openEditor"), (5, "typeInEditor"),
-            (3, "saveEditor"), (0.5, "leaveEditor"), (2, "resolve"), (1, "trim"), (3, "delete"), (4, "comment"), (1, "notebook"),
+            (3, "saveEditor"), (0.5, "leaveEditor"), (2, "resolve"), (1, "trim"), (3, "delete"), (4, "comment"), (1, "notebook"), (2, "move"),
             (3, "sharePost"), (1, "shareNotebook"), (4, "accept"), (1, "remove"), (1, "leave"), (24, "sync"), (4, "look"),
             (2, "restoreVersion"), (1, "restoreDeleted"),
             (intruder == nil ? 0 : 3, "intrude"), (intruder == nil ? 0 : 0.5, "evict"),
@@ -156,6 +158,16 @@ public final class AppSimulation {
                                  by: device.account.id, now: now)
         case "notebook":
             _ = try device.store.createNotebook("Work", owner: device.account.id)
+        case "move":
+            // Into another of the person's notebooks; its words go with it (and stay in a stale copy another device
+            // edits, which brings the post back where it was).
+            let books = try device.store.notebooks().filter { $0.scope == .private }
+            guard let post = pick(try device.store.posts().filter { $0.scope == .private }),
+                  let book = pick(books.filter { $0.zone != post.zone }), try device.store.moveRefusal(post, to: book) == nil else { return }
+            let moved = try device.store.move(post, to: book, by: device.account.id, on: device.editor.device, now: now)
+            // The words its copy holds go with it; those typed elsewhere and not yet here follow it when they are sent.
+            typed[moved.recordID, default: []].formUnion(typed[post.recordID, default: []].intersection(Self.tags(in: post)))
+            movedTo[post.recordID] = moved.recordID
         case "sharePost", "shareNotebook":
             try share(from: device, notebook: action == "shareNotebook")
         case "accept":

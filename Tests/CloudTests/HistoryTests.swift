@@ -235,7 +235,10 @@ import TestSupport
         let edited = try HistoryTests().edit(f, f.otherPost, times: 2)
         f.test.clock.advance(by: 60)
 
-        let result = try f.owner.modifyRecords(saving: [.make("p2", in: trips, ["title": "edit 2"])], deleting: [f.otherPost.id])
+        var copy = Record.make("p2", in: trips, ["title": "edit 2"])
+        copy.restoreSystemFields(edited.system)  // the version it moves
+        copy.movedFrom = f.otherPost.id
+        let result = try f.owner.modifyRecords(saving: [copy], deleting: [f.otherPost.id])
         let moved = try #require(try result.saveResults[RecordID(name: "p2", zone: trips)]?.get())
         #expect(moved.system?.createdAt == f.otherPost.system?.createdAt && moved.system?.createdBy == f.jermaine.id)
         #expect(try f.owner.record(moved.id).system?.createdAt == f.otherPost.system?.createdAt)
@@ -249,15 +252,69 @@ import TestSupport
         #expect(hers.map(\.number) == [4], "\(hers.map(\.number))")
     }
 
-    @Test func aDeletionAndACopySentApartStayADeletionAndANewRecord() throws {
+    @Test func aMoveNamesTheVersionItMovesAndAStaleOneWaits() throws {
+        let f = try SharingFixture()
+        let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
+        let seen = f.otherPost  // what the moving device last fetched
+        let edited = try HistoryTests().edit(f, seen, times: 1)  // another device's edit since
+        var copy = Record.make("p2", in: trips, ["title": "private thoughts"])
+        copy.restoreSystemFields(seen.system)
+        copy.movedFrom = seen.id
+
+        let stale = try f.owner.modifyRecords(saving: [copy], deleting: [seen.id])
+        #expect(throws: CloudError.serverRecordChanged(server: edited)) { try stale.saveResults[copy.id]!.get() }
+        #expect(throws: CloudError.batchRequestFailed) { try stale.deleteResults[seen.id]!.get() }
+        #expect(try f.owner.record(seen.id) == edited, "nothing moved")
+        #expect(throws: CloudError.self) { try f.owner.record(copy.id) }
+        // A copy that names no version (its device knew none) waits too.
+        var blind = copy
+        blind.restoreSystemFields(nil)
+        #expect(throws: CloudError.serverRecordChanged(server: edited)) {
+            try f.owner.modifyRecords(saving: [blind], deleting: [seen.id]).saveResults[copy.id]!.get()
+        }
+
+        copy["title"] = edited["title"]  // merged, and moved from the version it now names
+        copy.restoreSystemFields(edited.system)
+        let moved = try f.owner.modifyRecords(saving: [copy], deleting: [seen.id])
+        #expect(try moved.saveResults[copy.id]!.get().string("title") == "edit 1")
+        #expect(try f.owner.history(of: copy.id).count == 3)
+
+        // Moved back from a version deleted meanwhile: nothing to wait for, the copy is made.
+        try f.owner.delete(copy.id)
+        var back = Record.make("p2", in: f.notes, ["title": "edit 1"])
+        back.restoreSystemFields(edited.system)
+        back.movedFrom = copy.id
+        let again = try f.owner.modifyRecords(saving: [back], deleting: [copy.id])
+        #expect(try again.saveResults[back.id]!.get().string("title") == "edit 1")
+        #expect(throws: CloudError.self) { try again.deleteResults[copy.id]!.get() }  // already gone (unknown item)
+    }
+
+    @Test func aCopyThatNamesNoOriginalIsANewRecordBesideADeletion() throws {
         let f = try SharingFixture()
         let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
         _ = try HistoryTests().edit(f, f.otherPost, times: 1)
-        try f.owner.delete(f.otherPost.id)
         f.test.clock.advance(by: 60)
-        let copy = try f.owner.save(.make("p2", in: trips, ["title": "edit 1"]))
+        // In one request or apart, as any CloudKit client may: two records that share a name are two records.
+        let result = try f.owner.modifyRecords(saving: [.make("p2", in: trips, ["title": "edit 1"])], deleting: [f.otherPost.id])
+        let copy = try result.saveResults[RecordID(name: "p2", zone: trips)]!.get()
 
         #expect(try f.owner.trash(in: f.notes, type: "Post").map(\.last.record.id.name) == ["p2"])
         #expect(try f.owner.history(of: copy.id).count == 1 && copy.system?.createdAt != f.otherPost.system?.createdAt)
+        var again = try f.owner.record(copy.id)
+        again["title"] = .string("edit 2")
+        #expect(try f.owner.save(again).string("title") == "edit 2", "nothing sends a save of it elsewhere")
+    }
+
+    @Test func onlyItsOwnerMovesARecordAndUnderItsName() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
+        var renamed = Record.make("p3", in: trips, ["title": "x"])
+        renamed.movedFrom = f.otherPost.id
+        #expect(throws: CloudError.self) { try f.owner.modifyRecords(saving: [renamed]).saveResults[renamed.id]!.get() }
+        var hers = Record.make("p2", in: ZoneID(name: "Notes", owner: f.jermaine.id), ["title": "x"])
+        hers.movedFrom = RecordID(name: "p2", zone: ZoneID(name: "Other", owner: f.jermaine.id))
+        #expect(throws: CloudError.self) { try f.shared(f.heather).modifyRecords(saving: [hers]).saveResults[hers.id]!.get() }
+        #expect(try f.owner.record(f.otherPost.id) == f.otherPost, "nothing moved")
     }
 }

@@ -158,3 +158,82 @@ import TestSupport
         #expect(NotesSync.keepingMovesWhole(move + waiting, limit: 1) == [move[0]], "a move longer than a batch goes as it comes")
     }
 }
+
+/// A device moves the copy it has while another device's edit of it waits in the cloud: the move goes from the
+/// edited version, merged, and nothing is left behind.
+@Suite struct StaleMoveTests {
+    @Test func aPostMovedFromAStaleCopyKeepsTheOtherDevicesEdit() throws {
+        let d = try TwoDevices()
+        var post = Post(id: "moving", zone: d.notes.zone, title: "Trip", content: "tickets")
+        try d.write(d.a, post)
+        try d.a.store.add(Comment(id: "c1", postID: post.id, zone: d.notes.zone, scope: .private, text: "book early"), by: d.heather.id,
+                          now: d.test.clock.now())
+        try d.a.syncNow()
+        try d.b.syncNow()
+        post = try d.b.store.post("moving")
+        post.content = "tickets\nvisa"
+        try d.write(d.b, post)
+        var comment = try #require(try d.b.store.comments(on: post).first)
+        try d.b.store.editComment(comment, text: "book early, by Friday", by: d.heather.id, now: d.test.clock.now())
+        try d.b.syncNow()
+
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        var stale = try d.a.store.post("moving")
+        #expect(stale.content == "tickets")
+        stale = try d.a.store.move(stale, to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        try d.b.syncNow()
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+            let moved = try #require(posts.first)
+            comment = try #require(try device.store.comments(on: moved).first)
+            #expect(comment.text == "book early, by Friday")
+        }
+        #expect(try d.a.store.pendingCount() == 0 && d.a.takeNews().refusals.isEmpty)
+    }
+}
+
+/// A device edits the copy it has while another device moves the post: the edit follows the post to its notebook.
+@Suite struct EditMeetsMoveTests {
+    @Test func anEditorOpenWhileThePostMovesSavesItWhereItIsNow() throws {
+        let d = try TwoDevices()
+        let opened = Post(id: "moving", zone: d.notes.zone, title: "Trip", content: "tickets")
+        try d.write(d.a, opened)
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        var typed = opened  // the editor's copy, from before the move
+        typed.content = "tickets\nvisa"
+        let saved = try d.a.store.saveEdit(typed, from: opened.fields, by: Editor(account: d.heather, device: "laptop"), now: d.test.clock.now())
+
+        #expect(saved.post.zone == travel.zone && !saved.restored)
+        let posts = try d.a.store.posts()
+        #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+    }
+
+    @Test func anEditOfAPostMovedMeanwhileFollowsItThere() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "moving", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+
+        var stale = try d.b.store.post("moving")
+        #expect(stale.zone == d.notes.zone)
+        stale.content = "tickets\nvisa"
+        try d.write(d.b, stale)
+        try d.b.syncNow()
+        try d.a.syncNow()
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.pendingCount() == 0)
+        }
+        let inCloud = try d.test.cloud.database(.private, as: d.heather).trash(in: d.notes.zone, type: Post.recordType)
+        #expect(inCloud.isEmpty, "nothing brought back where it was")
+    }
+}

@@ -43,6 +43,9 @@ public struct Record: Hashable, Codable, Sendable {
     public internal(set) var system: SystemFields?
     /// Keys set since the record was last fetched or saved.
     public private(set) var changedKeys: Set<String>
+    /// Ours, in a save only: the record (of another zone of the owner's) this one is the moved copy of; the save is
+    /// then a move, made only from the version its change tag names (`LocalDatabase.move`). Never stored.
+    public var movedFrom: RecordID?
 
     public init(type: String, id: RecordID) {
         self.id = id

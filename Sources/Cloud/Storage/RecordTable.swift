@@ -158,7 +158,8 @@ enum RecordTable {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
             ON CONFLICT(zone, name) DO UPDATE SET type = excluded.type, body = excluded.body, parent = excluded.parent,
                 change_tag = excluded.change_tag, created_at = excluded.created_at, created_by = excluded.created_by,
-                modified_at = excluded.modified_at, modified_by = excluded.modified_by, seq = excluded.seq, deleted = 0
+                modified_at = excluded.modified_at, modified_by = excluded.modified_by, seq = excluded.seq, deleted = 0,
+                moved_to = NULL
             """, [.integer(zone), .text(record.id.name), .text(record.type), .blob(body), record.parent.sqlValue,
                   .text(system.changeTag), .real(system.createdAt.timeIntervalSince1970), .text(system.createdBy),
                   .real(system.modifiedAt.timeIntervalSince1970), .text(system.modifiedBy), .integer(seq)])
@@ -191,6 +192,12 @@ enum RecordTable {
                            [zone, next, next])
         }
         return deleted
+    }
+
+    /// Where the record `name` of a zone went when its owner moved it (`VersionTable.carry`): the zone's row, for a
+    /// tombstone a move left.
+    static func movedTo(_ db: any SQLTransaction, zone: Int64, name: String) throws -> Int64? {
+        try db.int64("SELECT moved_to FROM records WHERE zone = ? AND name = ? AND deleted = 1", [zone, name])
     }
 
     private static func tombstone(_ db: any SQLTransaction, zone: Int64, name: String, by account: String, now: Date, seq: Int64) throws -> Bool {

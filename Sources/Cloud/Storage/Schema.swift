@@ -191,9 +191,11 @@ enum Schema {
         ALTER TABLE push_topics ADD COLUMN previous INTEGER;
         """,
         // v12: versions a record brought with it when its owner moved it from another zone (`VersionTable.carry`):
-        // its owner's history, not for the new zone's participants, who could not read them there.
+        // its owner's history, not for the new zone's participants, who could not read them there; and where a
+        // moved record's tombstone went (a save of the old copy is told where it is now).
         """
         ALTER TABLE versions ADD COLUMN carried INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE records ADD COLUMN moved_to INTEGER;
         """,
     ]
 

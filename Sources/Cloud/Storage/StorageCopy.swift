@@ -27,7 +27,7 @@ public enum StorageCopy {
         ("databases", ["id", "container", "scope", "owner", "purged_through"]),
         ("zones", ["id", "database", "name", "seq", "created_seq", "deleted_reason", "deleted_at", "purged_through", "hierarchy_seq"]),
         ("records", ["zone", "name", "type", "body", "parent", "change_tag", "created_at", "created_by", "modified_at", "modified_by",
-                     "seq", "deleted"]),
+                     "seq", "deleted", "moved_to"]),
         ("cascades", ["zone", "source", "target"]),
         ("versions", ["zone", "name", "version", "type", "body", "parent", "change_tag", "created_at", "created_by", "modified_at",
                       "modified_by", "carried"]),

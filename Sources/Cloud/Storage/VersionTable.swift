@@ -53,6 +53,7 @@ enum VersionTable {
         let offset = try lastNumber(db, zone: to, name: name)
         try db.execute("UPDATE versions SET zone = ?1, version = version + ?2, carried = 1 WHERE zone = ?3 AND name = ?4",
                        [to, offset, from, name])
+        try db.execute("UPDATE records SET moved_to = ?1 WHERE zone = ?2 AND name = ?3 AND deleted = 1", [to, from, name])
         try db.execute("UPDATE records SET created_at = ?1, created_by = ?2, modified_at = ?3, modified_by = ?4 WHERE zone = ?5 AND name = ?6",
                        [last.createdAt.timeIntervalSince1970, last.createdBy, last.modifiedAt.timeIntervalSince1970, last.modifiedBy, to, name])
         return last

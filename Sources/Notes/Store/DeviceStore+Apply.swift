@@ -113,12 +113,22 @@ extension DeviceStore {
                 let id = record.id
                 switch error {
                 case .serverRecordChanged(let server):
-                    if var local = try Self.localPost(db, scope, id) {
+                    if server.id.zone != id.zone, server.type == Post.recordType, let local = try Self.localPost(db, scope, id),
+                       try Self.pendingKinds(db, scope, [server.id])[server.id] != .deleteRecord {
+                        // Its owner moved it to another notebook meanwhile (on another device): the edit follows it there.
+                        try follow(db, scope, local, to: server)
+                        again.append(.saveRecord(server.id))
+                    } else if var local = try Self.localPost(db, scope, id) {
                         let (merged, sealed) = try mergeWaitingEdit(db, scope, local: local, server: server)
                         local.fields = merged.fields
                         local.sealedLocation = sealed
                         local.conflicted = merged.conflicted
                         try Self.upsert(db, local)
+                        again.append(.saveRecord(id))
+                    } else if server.id.zone != id.zone, server.type == Comment.recordType, var moved = try Self.localComment(db, scope, id) {
+                        // A comment moved from a version its author has changed since: it moves again as they left it.
+                        moved.text = Comment(record: server, scope: scope).text
+                        try Self.upsert(db, moved)
                         again.append(.saveRecord(id))
                     }
                     try Self.remember(db, scope, server)
@@ -235,9 +245,11 @@ extension DeviceStore {
     /// A key this device lacks never erases someone's location: one it cannot open stays as the cloud has it
     /// while this device left its own alone, and waits beside a location typed here (see
     /// `mergeUnopenedLocations`) when both changed, or the one typed here was typed without seeing any.
-    func mergeWaitingEdit(_ db: Database, _ scope: DatabaseScope, local: Post,
-                          server: Record) throws -> (merged: PostMerge.Result, sealedLocation: Data?) {
-        let base = try Self.lastKnown(db, scope, server.id).map { try opened(db, Post(record: $0, scope: scope)) }
+    /// Merges the edit waiting in `local` with the cloud's `server`, from the last known version of `baseID` (the
+    /// server's record by default).
+    func mergeWaitingEdit(_ db: Database, _ scope: DatabaseScope, local: Post, server: Record,
+                          base baseID: RecordID? = nil) throws -> (merged: PostMerge.Result, sealedLocation: Data?) {
+        let base = try Self.lastKnown(db, scope, baseID ?? server.id).map { try opened(db, Post(record: $0, scope: scope)) }
         let theirs = try opened(db, Post(record: server, scope: scope))
         let (mine, waiting) = try mergingUnopened(db, try opened(db, local))
         // Typed without seeing the location there was (one this device could not open).
@@ -273,6 +285,22 @@ extension DeviceStore {
     }
 
     /// Puts a post or comment the cloud refused back as the cloud has it (gone, if it never had it).
+    /// Moves the edit waiting in `local` to where its owner moved the post (`server`, as it is there), merged from
+    /// the version it was typed over, and forgets it where it was.
+    private func follow(_ db: Database, _ scope: DatabaseScope, _ local: Post, to server: Record) throws {
+        let (merged, sealed) = try mergeWaitingEdit(db, scope, local: local, server: server, base: local.recordID)
+        var moved = local
+        moved.zone = server.id.zone
+        moved.fields = merged.fields
+        moved.sealedLocation = sealed
+        moved.conflicted = merged.conflicted
+        try Self.deleteRow(db, scope, local.recordID)
+        try Self.forget(db, scope, local.recordID)
+        try Self.clearPending(db, scope, zone: local.zone, name: local.id)
+        try Self.upsert(db, moved)
+        try Self.markPending(db, scope, zone: moved.zone, name: moved.id, kind: .saveRecord)
+    }
+
     func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try Self.clearPending(db, scope, zone: id.zone, name: id.name)
         switch try Self.lastKnown(db, scope, id) {

@@ -45,6 +45,9 @@ extension DeviceStore {
     /// their authors. The send merges once more against the cloud's copy.
     public func saveEdit(_ post: Post, from base: PostFields, by editor: Editor, now: Date) throws -> SavedEdit {
         try write(post.scope) { db in
+            var post = post
+            // Moved to another notebook while it was edited (by another process): the edit goes where the post is.
+            if try Self.localPost(db, post.scope, post.recordID) == nil, let zone = try Self.zoneNow(db, post) { post.zone = zone }
             var saved = post
             var mergedWith: Author?
             var conflicted = false
@@ -74,6 +77,13 @@ extension DeviceStore {
             try stampAndKeep(db, &saved, by: editor, now: now)
             return SavedEdit(post: saved, mergedWith: mergedWith, conflicted: conflicted, restored: current == nil)
         }
+    }
+
+    /// The notebook (of the same owner) that holds the post now, where it is not in its own: a post ID is one post's.
+    static func zoneNow(_ db: Database, _ post: Post) throws -> ZoneID? {
+        try Row.fetchOne(db, sql: "SELECT zone_name FROM \(schema(post.scope)).posts WHERE id = ? AND zone_owner = ? AND zone_name != ?",
+                         arguments: [post.id, post.zone.owner, post.zone.name])
+            .map { ZoneID(name: $0[0], owner: post.zone.owner) }
     }
 
     /// Resolves the post's conflict blocks as `choice` says, as an edit of the copy it holds now.

@@ -74,14 +74,16 @@ extension DeviceStore {
             try upsert(db, comment)
             try markPending(db, .private, zone: zone, name: comment.id, kind: .saveRecord)
         }
-        // The original goes as a deletion would (its comments with it, in the cloud as here).
-        try setAsideKnown(db, .private, [post.recordID])
+        // The originals go as deletions (each comment too, though the post's would take it: each copy names the
+        // version it moves, and the cloud moves none that changed since this device saw it).
+        let originals = [post.recordID] + comments.map { RecordID(name: $0.id, zone: post.zone) }
+        try setAsideKnown(db, .private, originals)
         for table in ["posts", "comments"] {
             let column = table == "posts" ? "id" : "post_id"
             try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ? AND \(column) = ?",
                            arguments: [post.zone.name, post.zone.owner, post.id])
         }
-        try markPending(db, .private, zone: post.zone, name: post.id, kind: .deleteRecord)
+        for id in originals { try markPending(db, .private, zone: id.zone, name: id.name, kind: .deleteRecord) }
         return moved
     }
 
@@ -145,9 +147,14 @@ extension DeviceStore {
     /// Forgets a notebook of this account here and marks its zone to be deleted in the cloud; `keepingDeletions`,
     /// the records' deletions still to send stay pending.
     private static func dropNotebook(_ db: Database, _ zone: ZoneID, keepingDeletions: Bool = false) throws {
+        let deletion = PendingKind.deleteRecord.rawValue
         for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
-            let kept = table == "pending" && keepingDeletions ? " AND kind != '\(PendingKind.deleteRecord.rawValue)'" : ""
-            try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ?\(kept)", arguments: [zone.name, zone.owner])
+            // The deletions, and the last known records they name (a move's copy names its version).
+            let kept = !keepingDeletions ? ""
+                : table == "pending" ? " AND kind != '\(deletion)'"
+                : table == "server_records" ? " AND name NOT IN (SELECT name FROM main.pending WHERE zone_name = ?1 AND zone_owner = ?2 AND kind = '\(deletion)')"
+                : ""
+            try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ?1 AND zone_owner = ?2\(kept)", arguments: [zone.name, zone.owner])
         }
         try markPending(db, .private, zone: zone, name: "", kind: .deleteZone)
     }

@@ -126,14 +126,26 @@ extension DeviceStore {
     public func records(for ids: [RecordID], in scope: DatabaseScope) throws -> [RecordID: Record] {
         let found = try read { db in
             let rows = try Self.localPostRows(db, scope, ids), known = try Self.lastKnown(db, scope, ids, rows: rows)
+            let moved = scope == .private ? try Self.movedFrom(db, ids.filter { known[$0] == nil }) : [:]
+            /// A new record, or a moved one: its copy names the record it moves and that one's change tag (so the
+            /// cloud moves only the version this device saw; none known, it moves none unseen).
+            func start(_ type: String, _ id: RecordID) -> Record {
+                if let known = known[id] { return known }
+                var record = Record(type: type, id: id)
+                if let source = moved[id] {
+                    record.restoreSystemFields(source.known?.system)
+                    record.movedFrom = source.id
+                }
+                return record
+            }
             return try ids.compactMap { id -> (RecordID, Record, Post?)? in
                 if let post = rows[id]?.post {
-                    var record = known[id] ?? Record(type: Post.recordType, id: id)
+                    var record = start(Post.recordType, id)
                     post.apply(to: &record)
                     return (id, record, try opened(db, post))
                 }
                 guard let comment = try Self.localComment(db, scope, id) else { return nil }
-                var record = known[id] ?? Record(type: Comment.recordType, id: id)
+                var record = start(Comment.recordType, id)
                 comment.apply(to: &record)
                 return (id, record, nil)
             }
@@ -145,6 +157,26 @@ extension DeviceStore {
             records[id] = record
         }
         return records
+    }
+}
+
+extension DeviceStore {
+    /// For records a move creates (`move`), the one each moves (of the same name, in another notebook, its
+    /// deletion waiting) and its last known record.
+    static func movedFrom(_ db: Database, _ ids: [RecordID]) throws -> [RecordID: (id: RecordID, known: Record?)] {
+        var sources: [RecordID: RecordID] = [:]
+        let byName = Dictionary(grouping: ids, by: \.name)
+        try inSQLLists(Array(byName.keys), size: 200, each: "?") { names, list in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT zone_name, zone_owner, name FROM main.pending WHERE kind = '\(PendingKind.deleteRecord.rawValue)' AND name IN (\(list))
+                """, arguments: StatementArguments(Array(names)))
+            for row in rows {
+                let source = RecordID(name: row[2], zone: ZoneID(name: row[0], owner: row[1]))
+                for id in byName[source.name] ?? [] where id.zone != source.zone { sources[id] = source }
+            }
+        }
+        let known = try lastKnown(db, .private, Array(Set(sources.values)))
+        return sources.mapValues { ($0, known[$0]) }
     }
 }
 

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Moves: a record its owner moves to another zone of theirs (a post to another notebook) is saved there as a
+/// copy that names the original (`Record.movedFrom`) and the change tag of the version it copies. CloudKit has no
+/// move (a record stays in its zone for life); ours keeps what a copy and a deletion would lose: the record's
+/// history and age (`VersionTable.carry`), its place out of the first zone's trash, and an edit of the old copy,
+/// which is told where the record is now (`movedRecord`).
+extension LocalDatabase {
+    /// Makes the moves among `saving` (each a copy naming its original), before the request's other saves and
+    /// deletions; returns the originals whose move failed, whose deletion in this request must wait.
+    func moveRecords(_ saving: [Record], bodies: [Data], into result: inout ModifyResult,
+                     _ request: inout Request) throws(CloudError) -> Set<RecordID> {
+        let moves = saving.indices.filter { saving[$0].movedFrom != nil }
+        guard !moves.isEmpty else { return [] }
+        // A comment moving with its post is not deleted with the post's original: it is moved itself.
+        let moving = Set(moves.map { saving[$0].id.name })
+        var waiting = Set<RecordID>()
+        for i in moves {
+            let outcome = Result { () throws(CloudError) in try move(saving[i], body: bodies[i], sparing: moving, &request) }
+            result.saveResults[saving[i].id] = outcome
+            if case .failure = outcome { waiting.insert(saving[i].movedFrom!) }
+        }
+        return waiting
+    }
+
+    /// Moves one record: only from the version its copy's change tag names (where the original has changed since,
+    /// or the copy names none, the copy fails with the original as it is now: its device merges and moves again);
+    /// an original already gone is not waited for (the copy is made, as a record brought back).
+    private func move(_ copy: Record, body: Data, sparing: Set<String>, _ request: inout Request) throws(CloudError) -> Record {
+        guard scope == .private, let source = copy.movedFrom else { throw .invalidArguments("only its owner moves a record") }
+        let to = try normalize(copy.id.zone), from = try normalize(source.zone)
+        guard from != to, source.name == copy.id.name else {
+            throw .invalidArguments("a record moves to another zone under its own name (\(copy.id.name) from \(source))")
+        }
+        let db = request.db
+        let (original, existing) = try wrapStorage { () -> (StoredRecord?, StoredRecord?) in
+            let original = try access(db, from).flatMap { try RecordTable.find(db, zone: $0.zone.id, name: source.name, zoneID: from) }
+            let existing = try access(db, to).flatMap { try RecordTable.find(db, zone: $0.zone.id, name: copy.id.name, zoneID: to) }
+            return (original, existing)
+        }
+        if existing?.record != nil { throw .invalidArguments("record \(copy.id.name) is in zone \(to.name) already") }
+        if let live = original?.record, live.changeTag != copy.changeTag { throw .serverRecordChanged(server: live) }
+        var created = copy
+        created.restoreSystemFields(nil)  // the tag was the original's
+        let target = try wrapStorage { try self.access(to, for: &request) }
+        var saved = try write(created, body: body, policy: .ifServerRecordUnchanged, access: target, existing: existing, moving: true, &request)
+        try finish(target, &request)
+        guard original?.record != nil else { return saved }
+        try delete(source, sparing: sparing, &request)
+        let carried = try wrapStorage { () -> SystemFields? in
+            guard let fromRow = try self.access(db, from)?.zone.id else { return nil }
+            return try VersionTable.carry(db, name: copy.id.name, from: fromRow, to: target.zone.id)
+        }
+        if let carried {
+            saved.system?.createdAt = carried.createdAt
+            saved.system?.createdBy = carried.createdBy
+            saved.system?.modifiedAt = carried.modifiedAt
+            saved.system?.modifiedBy = carried.modifiedBy
+        }
+        return saved
+    }
+
+    /// Where the owner's move took the record `name` of a zone (following later moves), if it is there.
+    func movedRecord(_ db: any SQLTransaction, from zone: Int64, name: String) throws -> Record? {
+        guard scope == .private else { return nil }
+        var zone = zone
+        for _ in 0..<16 {  // a chain of moves ends; a loop of them (moved back and forth) is cut short
+            guard let next = try RecordTable.movedTo(db, zone: zone, name: name), let row = try ZoneTable.find(db, id: next), row.isLive,
+                  let stored = try RecordTable.find(db, zone: next, name: name, zoneID: ZoneID(name: row.name, owner: caller.id))
+            else { return nil }
+            if let record = stored.record { return record }
+            zone = next
+        }
+        return nil
+    }
+}
