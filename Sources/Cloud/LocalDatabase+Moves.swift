@@ -38,7 +38,8 @@ extension LocalDatabase {
             let existing = try access(db, to).flatMap { try RecordTable.find(db, zone: $0.zone.id, name: copy.id.name, zoneID: to) }
             return (original, existing)
         }
-        if existing?.record != nil { throw .invalidArguments("record \(copy.id.name) is in zone \(to.name) already") }
+        // A copy already there (a device rebuilding the cloud sent it): its device merges with it, and saves it over.
+        if let there = existing?.record { throw .serverRecordChanged(server: there) }
         if let live = original?.record, live.changeTag != copy.changeTag { throw .serverRecordChanged(server: live) }
         var created = copy
         created.restoreSystemFields(nil)  // the tag was the original's

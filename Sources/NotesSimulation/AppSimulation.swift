@@ -151,6 +151,11 @@ public final class AppSimulation {
         case "delete":
             guard let post = pick(try device.store.posts().filter { $0.scope == .private }) else { return }
             deletedPosts.insert(post.recordID)
+            // Where it was before a move too: the words typed there went with it.
+            var gone = [post.recordID]
+            while let target = gone.popLast() {
+                for (source, next) in movedTo where next == target && deletedPosts.insert(source).inserted { gone.append(source) }
+            }
             try device.store.delete(post)
         case "comment":
             guard let post = pick(try writable(device)) else { return }

@@ -215,6 +215,8 @@ import TestSupport
     @Test func anEditOfAPostMovedMeanwhileFollowsItThere() throws {
         let d = try TwoDevices()
         try d.write(d.a, Post(id: "moving", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        try d.a.store.add(Comment(id: "c1", postID: "moving", zone: d.notes.zone, scope: .private, text: "book early"), by: d.heather.id,
+                          now: d.test.clock.now())
         try d.a.syncNow()
         try d.b.syncNow()
         let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
@@ -225,12 +227,16 @@ import TestSupport
         #expect(stale.zone == d.notes.zone)
         stale.content = "tickets\nvisa"
         try d.write(d.b, stale)
+        let comment = try #require(try d.b.store.comments(on: stale).first)
+        try d.b.store.editComment(comment, text: "book early, by Friday", by: d.heather.id, now: d.test.clock.now())
         try d.b.syncNow()
         try d.a.syncNow()
 
         for device in [d.a, d.b] {
             let posts = try device.store.posts()
             #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+            let moved = try #require(posts.first)
+            #expect(try device.store.comments(on: moved).map(\.text) == ["book early, by Friday"])
             #expect(try device.store.pendingCount() == 0)
         }
         let inCloud = try d.test.cloud.database(.private, as: d.heather).trash(in: d.notes.zone, type: Post.recordType)

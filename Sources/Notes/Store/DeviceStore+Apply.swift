@@ -125,11 +125,22 @@ extension DeviceStore {
                         local.conflicted = merged.conflicted
                         try Self.upsert(db, local)
                         again.append(.saveRecord(id))
-                    } else if server.id.zone != id.zone, server.type == Comment.recordType, var moved = try Self.localComment(db, scope, id) {
-                        // A comment moved from a version its author has changed since: it moves again as they left it.
-                        moved.text = Comment(record: server, scope: scope).text
-                        try Self.upsert(db, moved)
-                        again.append(.saveRecord(id))
+                    } else if server.id.zone != id.zone, server.type == Comment.recordType, var comment = try Self.localComment(db, scope, id) {
+                        if try Self.pendingKinds(db, scope, [server.id])[server.id] == .deleteRecord {
+                            // A comment moved from a version its author has changed since: it moves again as they left it.
+                            comment.text = Comment(record: server, scope: scope).text
+                            try Self.upsert(db, comment)
+                            again.append(.saveRecord(id))
+                        } else {
+                            // An edit of a comment moved meanwhile (with its post, on another device): it follows it there.
+                            try Self.deleteRow(db, scope, id)
+                            try Self.forget(db, scope, id)
+                            try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                            comment.zone = server.id.zone
+                            try Self.upsert(db, comment)
+                            try Self.markPending(db, scope, zone: comment.zone, name: comment.id, kind: .saveRecord)
+                            again.append(.saveRecord(server.id))
+                        }
                     }
                     try Self.remember(db, scope, server)
                 case .zoneNotFound where scope == .private:
