@@ -78,6 +78,19 @@ import Testing
         #expect(arrived.changeTag == "t1")
     }
 
+    /// A move's copy names its original (ours): it travels with the save, and never in what the cloud answers.
+    @Test func aMovesCopyNamesItsOriginal() throws {
+        var copy = Record(type: "Post", id: RecordID(name: "p1", zone: zone))
+        copy["title"] = .string("trip")
+        copy.movedFrom = RecordID(name: "p1", zone: ZoneID(name: "Travel", owner: "_owner"))
+        let written = try json(WireRecord(saving: copy))
+        let source = written["movedFrom"] as? [String: Any]
+        #expect(source?["recordName"] as? String == "p1" && (source?["zoneID"] as? [String: Any])?["zoneName"] as? String == "Travel")
+        #expect(try roundTrip(WireRecord(saving: copy)).changes(in: zone).movedFrom == copy.movedFrom)
+        #expect(try json(WireRecord(copy))["movedFrom"] == nil)
+        #expect(try roundTrip(WireRecord(saving: copy)).stored(in: zone).movedFrom == nil)
+    }
+
     /// Apple's clients name no changed keys: every field they send is a change, and one sent as null is removed.
     @Test func anAppleUpdateChangesTheFieldsItSends() throws {
         let body = #"{"recordName":"p1","recordType":"Post","recordChangeTag":"t1","fields":{"title":{"value":"x","type":"STRING"},"body":null}}"#

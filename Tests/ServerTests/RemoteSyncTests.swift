@@ -69,6 +69,34 @@ final class RoundsDone: @unchecked Sendable {
     }
 
     /// Every answer names the cloud that gave it, so a round does not ask for it before each fetch and send.
+    /// A move through the server: the copy names its original, a stale one waits for a merge, and the post keeps
+    /// its history and its age.
+    @Test func aMoveThroughTheServerIsCheckedAndKeepsTheHistory() throws {
+        let r = try RemoteDevices()
+        let a = try r.device("a"), b = try r.device("b")
+        let notes = try a.store.ensureDefaultNotebook(owner: r.f.heather.id)
+        try a.store.save(Post(id: "p1", zone: notes.zone, title: "Trip", content: "tickets"), by: r.f.heather.id, now: Date())
+        try a.syncNow()
+        try b.syncNow()
+        var onB = try b.store.post("Trip")
+        onB.content = "tickets\nvisa"
+        try b.store.save(onB, by: r.f.heather.id, now: Date())
+        try b.syncNow()
+
+        let travel = try a.store.createNotebook("Travel", owner: r.f.heather.id)
+        let created = try a.store.post("Trip").createdAt
+        try a.store.move(try a.store.post("Trip"), to: travel, by: r.f.heather.id, now: Date())  // from the copy before b's edit
+        try a.syncNow()
+        try b.syncNow()
+        for device in [a, b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa" && posts.first?.createdAt == created,
+                    "\(posts.map { ($0.zone.name, $0.content) })")
+        }
+        let history = try PostHistory(store: a.store, cloud: a.cloud, account: try #require(a.account.currentAccount())).versions(of: try a.store.post("Trip"))
+        #expect(history.map(\.post.content).contains("tickets"), "\(history.map(\.post.content))")
+    }
+
     @Test func aRoundAsksForTheCloudsIdentityOnlyWhenNoAnswerNamedItLately() throws {
         let r = try RemoteDevices()
         let paths = Paths()
