@@ -243,3 +243,29 @@ import TestSupport
         #expect(inCloud.isEmpty, "nothing brought back where it was")
     }
 }
+
+/// Fields another client wrote with other types (an INT64 title, a list for text, one string for tags) show what
+/// they hold, never a blank, and stay as they are until someone changes them.
+@Suite struct OtherTypedFieldTests {
+    @Test func aWrongTypedFieldShowsWhatItHoldsAndAnEditElsewhereKeepsIt() throws {
+        let d = try TwoDevices()
+        let db = d.test.cloud.database(.private, as: d.heather)
+        var odd = Record(type: Post.recordType, id: RecordID(name: "odd", zone: d.notes.zone))
+        odd["title"] = .int(42)
+        odd["content"] = .list([.string("milk"), .int(3)])
+        odd["tags"] = .string("solo")
+        _ = try db.save(odd)
+        try d.a.syncNow()
+        var post = try d.a.store.post("odd")
+        #expect(post.title == "42" && post.content == "milk\n3" && post.tags == ["solo"], "\(post)")
+
+        post.content += "\neggs"
+        try d.write(d.a, post)
+        try d.a.syncNow()
+        let saved = try db.record(RecordID(name: "odd", zone: d.notes.zone))
+        #expect(saved["title"] == .int(42) && saved["tags"] == .string("solo"), "what nobody changed stays as it was")
+        #expect(saved["content"] == .string("milk\n3\neggs"))
+        try d.b.syncNow()
+        #expect(try d.b.store.post("odd").title == "42")
+    }
+}

@@ -33,9 +33,7 @@ public struct Comment: Equatable, Sendable {
     }
 
     init(record: Record, scope: DatabaseScope) {
-        var text = ""
-        if case .string(let s)? = record["text"] { text = s }
-        self.init(id: record.id.name, postID: record.parent ?? "", zone: record.id.zone, scope: scope, text: text)
+        self.init(id: record.id.name, postID: record.parent ?? "", zone: record.id.zone, scope: scope, text: record["text"].shownAsText)
         createdAt = record.system?.createdAt
         createdBy = record.system?.createdBy
         modifiedAt = record.system?.modifiedAt
@@ -43,7 +41,7 @@ public struct Comment: Equatable, Sendable {
     }
 
     func apply(to record: inout Record) {
-        if record["text"] != .string(text) { record["text"] = .string(text) }
+        if record["text"] == nil || record["text"].shownAsText != text { record["text"] = .string(text) }
         if record.parent != postID { record.setParent(postID) }
         // Deleted with its post.
         let ref = FieldValue.reference(Reference(recordName: postID, action: .deleteSelf))

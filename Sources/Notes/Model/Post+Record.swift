@@ -12,7 +12,7 @@ extension Post {
     /// cloud in plain text; a zone key opens it, see `opened`).
     init(record: Record, scope: DatabaseScope) {
         self.init(id: record.id.name, zone: record.id.zone, scope: scope,
-                  title: Self.string(record[Key.title]), content: Self.string(record[Key.content]),
+                  title: record[Key.title].shownAsText, content: record[Key.content].shownAsText,
                   tags: Self.strings(record[Key.tags]))
         sealedLocation = record.encrypted(Key.location)
         createdAt = record.system?.createdAt
@@ -26,14 +26,15 @@ extension Post {
         conflicted = ConflictBlock.isConflicted(fields)
     }
 
-    /// Sets the post's fields on a record, marking only those that differ as changed.
+    /// Sets the post's fields on a record, marking only those that differ as changed. A value of another type
+    /// (written by another client) that the post shows as it is stays as it is until someone changes it.
     func apply(to record: inout Record) {
         func set(_ key: String, _ value: FieldValue) {
             if record[key] != value { record[key] = value }
         }
-        set(Key.title, .string(title))
-        set(Key.content, .string(content))
-        set(Key.tags, .list(tags.map { .string($0) }))
+        if record[Key.title] == nil || record[Key.title].shownAsText != title { set(Key.title, .string(title)) }
+        if record[Key.content] == nil || record[Key.content].shownAsText != content { set(Key.content, .string(content)) }
+        if record[Key.tags] == nil || Self.strings(record[Key.tags]) != tags { set(Key.tags, .list(tags.map { .string($0) })) }
         if let modifiedOn { set(Key.device, .string(modifiedOn)) }
         if let modifiedAt, let modifiedBy {
             // In the seconds a row keeps, so the row that holds this record gives the same date back.
@@ -91,15 +92,15 @@ extension Post {
     }
 
     static func fields(of record: Record) -> PostFields {
-        PostFields(title: string(record[Key.title]), content: string(record[Key.content]), tags: strings(record[Key.tags]), location: nil)
+        PostFields(title: record[Key.title].shownAsText, content: record[Key.content].shownAsText, tags: strings(record[Key.tags]), location: nil)
     }
 
-    private static func string(_ value: FieldValue?) -> String {
-        if case .string(let s)? = value { s } else { "" }
-    }
-
+    /// The tags a record holds: a list's items as text; a single value (another client's) as one tag.
     private static func strings(_ value: FieldValue?) -> [String] {
-        guard case .list(let items)? = value else { return [] }
-        return items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        switch value {
+        case nil: []
+        case .list(let items)?: items.map { Optional($0).shownAsText }
+        case let other?: [Optional(other).shownAsText]
+        }
     }
 }
