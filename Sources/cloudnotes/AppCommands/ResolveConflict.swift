@@ -7,11 +7,12 @@ struct ResolveConflict: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve", abstract: "Settle a post's conflict: keep your text, theirs, or both.",
         discussion: "A conflict keeps both texts of an overlapping edit, each under the name of who wrote it ('cloudnotes show POST'). "
-            + "--mine keeps the side you (this account) wrote, --theirs the other, --both keeps both without the markers.")
+            + "--mine keeps the side you (this account) wrote, --theirs the other, --both keeps both without the markers. "
+            + "When both sides are yours, typed on two devices, --mine is the side typed on this device (--device), --theirs the other's.")
 
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The post: its ID, an ID prefix, or its exact title.") var post: String
-    @Flag(help: "Keep the text you wrote.") var mine = false
+    @Flag(help: "Keep the text you wrote (this device's, when both sides are yours).") var mine = false
     @Flag(help: "Keep the other person's text.") var theirs = false
     @Flag(help: "Keep both texts, one after the other.") var both = false
 
