@@ -123,7 +123,7 @@ extension LocalDatabase {
     /// Saves one record as `save` does, leaving the telling to the caller; `moving`, as the copy a move makes
     /// (`move`).
     func write(_ record: Record, body: Data, policy: SavePolicy, access: ZoneAccess, existing: StoredRecord?,
-                       moving: Bool = false, _ request: inout Request) throws(CloudError) -> Record {
+               moving: Bool = false, _ request: inout Request) throws(CloudError) -> Record {
         guard record.type != Share.recordType else {
             throw .invalidArguments("shares are saved with saveShare, not as plain records")
         }

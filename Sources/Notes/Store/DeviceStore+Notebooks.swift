@@ -5,8 +5,9 @@ import Sync
 
 /// Moving posts between notebooks, renaming and deleting notebooks. A notebook is a zone of the cloud, and a
 /// record stays in its zone for life, so a move is a copy into the other notebook and the deletion of the
-/// original, in one transaction here and sent in one request, where the cloud sees a move: the copies keep the
-/// history, the age and the authors they had (`carryMoves` in the cloud's rules). The share rules decide what may
+/// original, in one transaction here and sent in one request. Each copy names its original and the version it
+/// copies (`movedFrom`, see `records(for:)`), and the cloud moves it: the copies keep the history, the age and the
+/// authors they had (`LocalDatabase+Moves` in the cloud). The share rules decide what may
 /// move: only the owner's own posts, into their own notebooks; not a post shared by itself (its share would end).
 extension DeviceStore {
     /// The notebook a person means by its name, in any case: one of their own first, else one shared with
@@ -38,8 +39,8 @@ extension DeviceStore {
         if let share = try share(for: post), !share.isZoneWide {
             return "\(title) is shared: moving it would end its share (cloudnotes stop-sharing first, or share notebook \(book.title))"
         }
-        // A move longer than one request is sent in two, and the cloud would take the copies for new records: others'
-        // comments would be the mover's.
+        // A move longer than one request is sent in two, and the comments in the later one would find their originals
+        // gone with the post's: copied as new, others' comments would be the mover's.
         let comments = try comments(on: post)
         let others = Set(comments.compactMap(\.createdBy)).subtracting([post.zone.owner])
         if !others.isEmpty && comments.count + 2 > RecordZoneChangeBatch.defaultMaxItems {

@@ -182,8 +182,9 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     }
 
     /// The first `limit` of `pending`, cut short before a move that would otherwise be sent in two requests: a post
-    /// (or comment) saved into one notebook and deleted from another goes in one, so the cloud sees a move and lets
-    /// it keep its history (`carryMoves` in the cloud's rules). A move longer than a whole batch goes as it comes.
+    /// (or comment) saved into one notebook and deleted from another goes in one, so its original is not deleted as
+    /// any record would be before its copy moves it (`LocalDatabase+Moves` in the cloud). A move longer than a whole
+    /// batch goes as it comes.
     static func keepingMovesWhole(_ pending: [PendingRecordZoneChange], limit: Int) -> [PendingRecordZoneChange] {
         guard pending.count > limit else { return pending }
         let later = Set(pending[limit...].map(\.recordID.name))
