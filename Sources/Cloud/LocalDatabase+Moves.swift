@@ -33,10 +33,11 @@ extension LocalDatabase {
             throw .invalidArguments("a record moves to another zone under its own name (\(copy.id.name) from \(source))")
         }
         let db = request.db
-        let (original, existing) = try wrapStorage { () -> (StoredRecord?, StoredRecord?) in
-            let original = try access(db, from).flatMap { try RecordTable.find(db, zone: $0.zone.id, name: source.name, zoneID: from) }
+        let (fromRow, original, existing) = try wrapStorage { () -> (Int64?, StoredRecord?, StoredRecord?) in
+            let fromRow = try access(db, from)?.zone.id
+            let original = try fromRow.flatMap { try RecordTable.find(db, zone: $0, name: source.name, zoneID: from) }
             let existing = try access(db, to).flatMap { try RecordTable.find(db, zone: $0.zone.id, name: copy.id.name, zoneID: to) }
-            return (original, existing)
+            return (fromRow, original, existing)
         }
         // A copy already there (a device rebuilding the cloud sent it): its device merges with it, and saves it over.
         if let there = existing?.record { throw .serverRecordChanged(server: there) }
@@ -46,12 +47,9 @@ extension LocalDatabase {
         let target = try wrapStorage { try self.access(to, for: &request) }
         var saved = try write(created, body: body, policy: .ifServerRecordUnchanged, access: target, existing: existing, moving: true, &request)
         try finish(target, &request)
-        guard original?.record != nil else { return saved }
+        guard original?.record != nil, let fromRow else { return saved }
         try delete(source, sparing: sparing, &request)
-        let carried = try wrapStorage { () -> SystemFields? in
-            guard let fromRow = try self.access(db, from)?.zone.id else { return nil }
-            return try VersionTable.carry(db, name: copy.id.name, from: fromRow, to: target.zone.id)
-        }
+        let carried = try wrapStorage { try VersionTable.carry(db, name: copy.id.name, from: fromRow, to: target.zone.id) }
         if let carried {
             saved.system?.createdAt = carried.createdAt
             saved.system?.createdBy = carried.createdBy

@@ -159,6 +159,19 @@ import TestSupport
     }
 }
 
+/// Both devices hold the post "moving" in Travel alone, with `content` and one comment reading `comment`, and
+/// nothing waits to be sent.
+func expectMoved(_ d: TwoDevices, content: String, comment: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    for device in [d.a, d.b] {
+        let posts = try device.store.posts()
+        #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == content, "\(posts.map { ($0.zone.name, $0.content) })",
+                sourceLocation: sourceLocation)
+        let moved = try #require(posts.first, sourceLocation: sourceLocation)
+        #expect(try device.store.comments(on: moved).map(\.text) == [comment], sourceLocation: sourceLocation)
+        #expect(try device.store.pendingCount() == 0, sourceLocation: sourceLocation)
+    }
+}
+
 /// A device moves the copy it has while another device's edit of it waits in the cloud: the move goes from the
 /// edited version, merged, and nothing is left behind.
 @Suite struct StaleMoveTests {
@@ -173,7 +186,7 @@ import TestSupport
         post = try d.b.store.post("moving")
         post.content = "tickets\nvisa"
         try d.write(d.b, post)
-        var comment = try #require(try d.b.store.comments(on: post).first)
+        let comment = try #require(try d.b.store.comments(on: post).first)
         try d.b.store.editComment(comment, text: "book early, by Friday", by: d.heather.id, now: d.test.clock.now())
         try d.b.syncNow()
 
@@ -184,14 +197,8 @@ import TestSupport
         try d.a.syncNow()
         try d.b.syncNow()
 
-        for device in [d.a, d.b] {
-            let posts = try device.store.posts()
-            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
-            let moved = try #require(posts.first)
-            comment = try #require(try device.store.comments(on: moved).first)
-            #expect(comment.text == "book early, by Friday")
-        }
-        #expect(try d.a.store.pendingCount() == 0 && d.a.takeNews().refusals.isEmpty)
+        try expectMoved(d, content: "tickets\nvisa", comment: "book early, by Friday")
+        #expect(d.a.takeNews().refusals.isEmpty)
     }
 }
 
@@ -232,13 +239,7 @@ import TestSupport
         try d.b.syncNow()
         try d.a.syncNow()
 
-        for device in [d.a, d.b] {
-            let posts = try device.store.posts()
-            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
-            let moved = try #require(posts.first)
-            #expect(try device.store.comments(on: moved).map(\.text) == ["book early, by Friday"])
-            #expect(try device.store.pendingCount() == 0)
-        }
+        try expectMoved(d, content: "tickets\nvisa", comment: "book early, by Friday")
         let inCloud = try d.test.cloud.database(.private, as: d.heather).trash(in: d.notes.zone, type: Post.recordType)
         #expect(inCloud.isEmpty, "nothing brought back where it was")
     }

@@ -113,10 +113,11 @@ extension DeviceStore {
                 let id = record.id
                 switch error {
                 case .serverRecordChanged(let server):
-                    if server.id.zone != id.zone, server.type == Post.recordType, let local = try Self.localPost(db, scope, id),
-                       try Self.pendingKinds(db, scope, [server.id])[server.id] != .deleteRecord {
-                        // Its owner moved it to another notebook meanwhile (on another device): the edit follows it there.
-                        try follow(db, scope, local, to: server)
+                    // The cloud's record in another notebook: its owner moved it meanwhile (on another device), unless
+                    // this device is moving it (the original's deletion waits here) and the original changed since.
+                    let movedAway = try server.id.zone != id.zone && Self.pendingKinds(db, scope, [server.id])[server.id] != .deleteRecord
+                    if movedAway, server.type == Post.recordType, let local = try Self.localPost(db, scope, id) {
+                        try follow(db, scope, local, to: server)  // the edit follows it there
                         again.append(.saveRecord(server.id))
                     } else if var local = try Self.localPost(db, scope, id) {
                         let (merged, sealed) = try mergeWaitingEdit(db, scope, local: local, server: server)
@@ -126,20 +127,14 @@ extension DeviceStore {
                         try Self.upsert(db, local)
                         again.append(.saveRecord(id))
                     } else if server.id.zone != id.zone, server.type == Comment.recordType, var comment = try Self.localComment(db, scope, id) {
-                        if try Self.pendingKinds(db, scope, [server.id])[server.id] == .deleteRecord {
-                            // A comment moved from a version its author has changed since: it moves again as they left it.
+                        if movedAway {
+                            try follow(db, scope, comment, to: server)  // an edit of it follows it there
+                            again.append(.saveRecord(server.id))
+                        } else {
+                            // Moved from a version its author has changed since: it moves again as they left it.
                             comment.text = Comment(record: server, scope: scope).text
                             try Self.upsert(db, comment)
                             again.append(.saveRecord(id))
-                        } else {
-                            // An edit of a comment moved meanwhile (with its post, on another device): it follows it there.
-                            try Self.deleteRow(db, scope, id)
-                            try Self.forget(db, scope, id)
-                            try Self.clearPending(db, scope, zone: id.zone, name: id.name)
-                            comment.zone = server.id.zone
-                            try Self.upsert(db, comment)
-                            try Self.markPending(db, scope, zone: comment.zone, name: comment.id, kind: .saveRecord)
-                            again.append(.saveRecord(server.id))
                         }
                     }
                     try Self.remember(db, scope, server)
@@ -164,9 +159,7 @@ extension DeviceStore {
                     let rescued = scope != .shared ? [] : record.type == Comment.recordType ? try rescueComments(db, [id]) : try rescue(db, [id])
                     refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "it was deleted, or is no longer shared with you; your edit was not kept"
                                                                                : Self.rescuedNote))
-                    try Self.deleteRow(db, scope, id)
-                    try Self.forget(db, scope, id)
-                    try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                    try Self.dropHere(db, scope, id)
                 case .quotaExceeded, .limitExceeded, .invalidArguments:
                     // Refused for what it is (too large, say): kept here as typed and marked with the reason, not sent
                     // again until an edit changes it, never counted as sent. An edit made meanwhile goes out as it is.
@@ -295,7 +288,6 @@ extension DeviceStore {
         return (merged, merged.fields.location == fields(theirs).location ? cloudSealed : nil)
     }
 
-    /// Puts a post or comment the cloud refused back as the cloud has it (gone, if it never had it).
     /// Moves the edit waiting in `local` to where its owner moved the post (`server`, as it is there), merged from
     /// the version it was typed over, and forgets it where it was.
     private func follow(_ db: Database, _ scope: DatabaseScope, _ local: Post, to server: Record) throws {
@@ -305,13 +297,29 @@ extension DeviceStore {
         moved.fields = merged.fields
         moved.sealedLocation = sealed
         moved.conflicted = merged.conflicted
-        try Self.deleteRow(db, scope, local.recordID)
-        try Self.forget(db, scope, local.recordID)
-        try Self.clearPending(db, scope, zone: local.zone, name: local.id)
+        try Self.dropHere(db, scope, local.recordID)
         try Self.upsert(db, moved)
         try Self.markPending(db, scope, zone: moved.zone, name: moved.id, kind: .saveRecord)
     }
 
+    /// Moves a comment edit waiting in `local` to where its post's owner moved it (`server`): the author's text
+    /// as typed here.
+    private func follow(_ db: Database, _ scope: DatabaseScope, _ local: Comment, to server: Record) throws {
+        var moved = local
+        moved.zone = server.id.zone
+        try Self.dropHere(db, scope, RecordID(name: local.id, zone: local.zone))
+        try Self.upsert(db, moved)
+        try Self.markPending(db, scope, zone: moved.zone, name: moved.id, kind: .saveRecord)
+    }
+
+    /// Forgets a post or comment here whole: its row, its last known record, and what waits to be sent of it.
+    private static func dropHere(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+        try deleteRow(db, scope, id)
+        try forget(db, scope, id)
+        try clearPending(db, scope, zone: id.zone, name: id.name)
+    }
+
+    /// Puts a post or comment the cloud refused back as the cloud has it (gone, if it never had it).
     func restore(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try Self.clearPending(db, scope, zone: id.zone, name: id.name)
         switch try Self.lastKnown(db, scope, id) {

@@ -46,12 +46,16 @@ extension DeviceStore {
     public func saveEdit(_ post: Post, from base: PostFields, by editor: Editor, now: Date) throws -> SavedEdit {
         try write(post.scope) { db in
             var post = post
+            var here = try Self.localPost(db, post.scope, post.recordID)
             // Moved to another notebook while it was edited (by another process): the edit goes where the post is.
-            if try Self.localPost(db, post.scope, post.recordID) == nil, let zone = try Self.zoneNow(db, post) { post.zone = zone }
+            if here == nil, let zone = try Self.zoneNow(db, post) {
+                post.zone = zone
+                here = try Self.localPost(db, post.scope, post.recordID)
+            }
             var saved = post
             var mergedWith: Author?
             var conflicted = false
-            let current = try Self.localPost(db, post.scope, post.recordID).map { try opened(db, $0) }
+            let current = try here.map { try opened(db, $0) }
             if let current, current.fields != base {
                 let theirs = author(of: current)
                 let merged = PostMerge.merge(base: base, mine: .init(post.fields, by: editor.author(at: now)),
