@@ -93,7 +93,9 @@ import TestSupport
                     let want = command[mark.upperBound...].trimmingCharacters(in: .whitespaces)
                     let call = command[..<mark.lowerBound].trimmingCharacters(in: .whitespaces)
                     let verb = command[mark].hasSuffix("→ ") ? "check" : "refused"
-                    lines.append("\(verb) \(Self.quoted(want)) \(start) \(call)")
+                    // The call becomes a function's body, so it may begin with assignments (`VAR=… cn …`).
+                    lines.append("readme_call() { \(call); }")
+                    lines.append("\(verb) \(Self.quoted(want)) \(start) readme_call")
                 } else {
                     lines.append(command)
                 }
