@@ -143,4 +143,15 @@ import TestSupport
         let viaVariable = try CloudNotesBinary.run(["cloud", "accounts"], environment: ["CLOUDNOTES_CLOUD": cli.cloudPath])
         #expect(viaVariable.stdout.contains("heather"))
     }
+
+    /// Without `XDG_DATA_HOME`, the cloud and the devices live under `$HOME/.local/share`, the home the person set
+    /// (not the password file's, which Foundation gives): a tryout with its own HOME touches nothing else.
+    @Test func withoutXDGTheDataLivesUnderHOME() throws {
+        let home = TemporaryDirectory("home")
+        let environment = ["HOME": home.url.path, "XDG_DATA_HOME": "", "CLOUDNOTES_DATA": "", "CLOUDNOTES_CLOUD": ""]
+        let signIn = try CloudNotesBinary.run(["sign-in", "ann", "--init", "--device", "desk"], environment: environment)
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home.path(".local/share/cloudnotes/cloud/cloud.sqlite").path))
+        #expect(FileManager.default.fileExists(atPath: home.path(".local/share/cloudnotes/devices").path))
+    }
 }

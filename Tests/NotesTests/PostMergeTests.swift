@@ -43,6 +43,22 @@ import Testing
         #expect(ConflictBlock.find(in: result.fields).map(\.field) == [.location])
     }
 
+    @Test func aLocationInConflictEditedOnBothSidesAgainStaysOneFlatBlock() {
+        var mine = base, theirs = base
+        mine.location = "Saigon"
+        theirs.location = "Da Nang"
+        let first = merge(mine, theirs).fields
+        // Each side typed a new location over the block, and again.
+        (mine, theirs) = (first, first)
+        mine.location = "Hue"
+        theirs.location = first.location! + "\nHoi An"
+        let again = merge(mine, theirs, base: first)
+        let blocks = ConflictBlock.find(in: again.fields)
+        #expect(again.conflicted && blocks.map(\.field) == [.location])
+        #expect(blocks.first?.sides.map(\.text) == ["Da Nang\nHoi An", "Saigon\nHoi An", "Hue"], "\(again.fields.location ?? "")")
+        #expect(again.fields.location?.components(separatedBy: "<<<<<<<").count == 2, "one block, not one in another")
+    }
+
     @Test func tagsMergeAsSets() {
         let result = merge(PostFields(title: "Groceries", content: "milk\neggs", tags: ["home", "urgent"], location: "Hanoi"),
                            PostFields(title: "Groceries", content: "milk\neggs", tags: ["food"], location: "Hanoi"))

@@ -53,11 +53,48 @@ import Testing
         let leftBlock = TextMerge.lines(left)[1...5].joined(separator: "\n"), rightBlock = TextMerge.lines(right)[3...7].joined(separator: "\n")
         #expect(merged == .init(text: "a\n\(leftBlock)\nc\n\(rightBlock)", conflicted: false))
         #expect(ConflictBlock.find(in: merged.text).count == 2)
-        // And where both changed one block differently, the blocks nest inside a new one, whole.
+        // And where both replaced one block differently, the new block holds both replacements.
         let clash = merge(left, mine: "a\nmine\nc\nd", theirs: right.replacingOccurrences(of: "\nb\n", with: "\ntheirs\n"))
         let outer = ConflictBlock.find(in: clash.text)
         #expect(clash.conflicted && outer.count == 2)
         #expect(outer.first?.sides.map(\.text) == ["theirs", "mine"])
+    }
+
+    /// heather's two devices each edit the unresolved block between them (as a careless person does, again and
+    /// again): the block stays one, flat, with each device's newest text once.
+    @Test func editsOfAnUnresolvedBlockNeverNestBlocks() {
+        let laptop = Author(name: "heather", device: "laptop", at: Date(timeIntervalSince1970: 1_795_000_000))
+        let desk = Author(name: "heather", device: "desk", at: Date(timeIntervalSince1970: 1_795_000_060))
+        func block(_ sides: [(Author, String)]) -> String {
+            (["one"] + ConflictBlock.lines(sides.map { ($0.0, [Substring($0.1)]) }) + ["three"]).joined(separator: "\n")
+        }
+        func sides(_ text: String) -> [String] { ConflictBlock.find(in: text).flatMap { $0.sides.map(\.text) } }
+        var base = block([(laptop, "two A0"), (desk, "two B0")])
+        for round in 1...4 {
+            // Each device rewrote both sides of the block it holds with its own line.
+            let onLaptop = block([(laptop, "two A\(round)"), (desk, "two A\(round)")])
+            let onDesk = block([(laptop, "two B\(round)"), (desk, "two B\(round)")])
+            let merged = TextMerge.merge(base: base, mine: onDesk, theirs: onLaptop, mineBy: desk, theirsBy: laptop)
+            #expect(merged.conflicted)
+            #expect(ConflictBlock.find(in: merged.text).count == 1 && sides(merged.text) == ["two A\(round)", "two B\(round)"], "\(merged.text)")
+            #expect(TextMerge.lines(merged.text).filter { $0.hasPrefix("<<<<<<<") }.count == 1, "nested:\n\(merged.text)")
+            base = merged.text
+        }
+        // Each fixed their own side: the block merges side by side.
+        let start = block([(laptop, "two A"), (desk, "two B")])
+        let ownSides = TextMerge.merge(base: start, mine: block([(laptop, "two A"), (desk, "two B, fixed")]),
+                                       theirs: block([(laptop, "two A, fixed"), (desk, "two B")]), mineBy: desk, theirsBy: laptop)
+        #expect(sides(ownSides.text) == ["two A, fixed", "two B, fixed"] && ownSides.conflicted)
+        #expect(ConflictBlock.find(in: ownSides.text).first?.sides.map(\.author.device) == ["laptop", "desk"])
+        // Both changed one side differently: three texts, flat, the unchanged side under its author.
+        let sameSide = TextMerge.merge(base: start, mine: block([(laptop, "two A (desk)"), (desk, "two B")]),
+                                       theirs: block([(laptop, "two A (laptop)"), (desk, "two B")]), mineBy: desk, theirsBy: laptop)
+        #expect(sides(sameSide.text) == ["two A (laptop)", "two B", "two A (desk)"])
+        #expect(ConflictBlock.find(in: sameSide.text).first?.sides.map(\.author.device) == ["laptop", "desk", "desk"])
+        // Both made the block's sides agree: nothing is left to resolve.
+        let agreed = TextMerge.merge(base: start, mine: block([(laptop, "two"), (desk, "two")]),
+                                     theirs: block([(laptop, "two"), (desk, "two B")]), mineBy: desk, theirsBy: laptop)
+        #expect(agreed == .init(text: "one\ntwo\nthree", conflicted: false))
     }
 
     @Test func theSameEditOnBothSidesIsTakenOnce() {
@@ -88,12 +125,16 @@ import Testing
     @Test func noWordOfEitherSideIsLostWhateverTheEdits() {
         // Every line either side typed (that was not in the base) is in the merge, whatever the other did.
         let texts = ["milk\nmy line\nbread", "", "a\nb\nc\nd\ne", "milk\neggs\nbread\nbutter\nmine", "completely\ndifferent", "butter",
-                     "milk\n<<<<<<< x\nold\n======= y\nolder\n>>>>>>> end of conflict"]
-        for base in [base, nil] {
+                     "milk\n<<<<<<< x\nold\n======= y\nolder\n>>>>>>> end of conflict",
+                     "milk\n<<<<<<< x\nnew\n======= y\nolder\n>>>>>>> end of conflict",
+                     "milk\n<<<<<<< x\nold\n======= y\nnewer\nlines\n>>>>>>> end of conflict\nbread"]
+        for base in [base, nil, texts.last] {
             for mine in texts {
                 for theirs in texts {
-                    let merged = TextMerge.lines(merge(base, mine: mine, theirs: theirs).text)
-                    for line in TextMerge.lines(mine) + TextMerge.lines(theirs) where !(base.map(TextMerge.lines) ?? []).contains(line) {
+                    // What people typed; a block's marker lines may be laid out anew (its sides flat in a new block).
+                    func words(_ text: String) -> [Substring] { TextMerge.lines(text).filter { !ConflictBlock.hasMarkers(String($0)) } }
+                    let merged = words(merge(base, mine: mine, theirs: theirs).text)
+                    for line in words(mine) + words(theirs) where !(base.map(words) ?? []).contains(line) {
                         #expect(merged.contains(line), "lost \(line) merging \(mine.debugDescription) with \(theirs.debugDescription)")
                     }
                 }

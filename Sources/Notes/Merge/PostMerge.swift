@@ -42,9 +42,15 @@ public enum PostMerge {
         var location = pick(\.location, base: base, mine: mine.fields, theirs: theirs.fields)
         if location.conflicted {
             func lines(_ value: String?) -> [Substring] { value.map { TextMerge.lines($0) } ?? [] }
-            location.value = ConflictBlock.lines([(sides.theirs, lines(theirs.fields.location)), (sides.mine, lines(mine.fields.location))],
-                                                 about: .location).joined(separator: "\n")
-            conflicted = true
+            let shown = ConflictSides.of(theirs: .init(author: sides.theirs, lines: lines(theirs.fields.location)),
+                                         mine: .init(author: sides.mine, lines: lines(mine.fields.location)),
+                                         base: base.map { lines($0.location) }, field: .location)
+            if shown.count > 1 {
+                location.value = ConflictBlock.lines(shown.map { ($0.author, $0.lines) }, about: .location).joined(separator: "\n")
+                conflicted = true
+            } else {
+                location.value = shown.first.map(\.text).flatMap { $0.isEmpty ? nil : $0 }
+            }
         }
         let tags = mergeTags(base: base?.tags, mine: mine.fields.tags, theirs: theirs.fields.tags)
         return Result(fields: PostFields(title: title.value, content: text, tags: tags, location: location.value), conflicted: conflicted)

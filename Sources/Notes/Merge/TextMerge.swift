@@ -16,7 +16,8 @@
 ///
 /// A conflict block already in a text (one nobody resolved yet) moves
 /// through a merge whole, as if it were one line: the merge never splits
-/// one, so blocks only nest and always read back.
+/// one, so blocks always read back. When both sides changed one, the new
+/// block holds its sides flat (`ConflictSides`), never a block in a block.
 ///
 /// Without a base (it is unknown: a save whose response was lost, a cloud
 /// rebuilt from devices), the lines both texts share stand in for it, and
@@ -74,7 +75,7 @@ public enum TextMerge {
         let sides: (mine: Author, theirs: Author)
         var out: [Substring] = []
         var conflicted = false
-        private var open: (mine: [Substring], theirs: [Substring])?
+        private var open: (base: [Substring], mine: [Substring], theirs: [Substring])?
 
         init(known: Bool, sides: (Author, Author)) {
             self.known = known
@@ -89,8 +90,7 @@ public enum TextMerge {
             } else if base.isEmpty && known {
                 keep(theirs + mine)  // both added lines here: keep both
             } else {
-                conflicted = true
-                open = ((open?.mine ?? []) + mine, (open?.theirs ?? []) + theirs)
+                open = ((open?.base ?? []) + base, (open?.mine ?? []) + mine, (open?.theirs ?? []) + theirs)
             }
         }
 
@@ -104,8 +104,15 @@ public enum TextMerge {
 
         mutating func flush() {
             guard let block = open else { return }
-            out += ConflictBlock.lines([(sides.theirs, block.theirs), (sides.mine, block.mine)])
             open = nil
+            let shown = ConflictSides.of(theirs: .init(author: sides.theirs, lines: block.theirs),
+                                         mine: .init(author: sides.mine, lines: block.mine), base: block.base)
+            guard shown.count > 1 else {
+                out += shown.first?.lines ?? []
+                return
+            }
+            conflicted = true
+            out += ConflictBlock.lines(shown.map { ($0.author, $0.lines) })
         }
     }
 

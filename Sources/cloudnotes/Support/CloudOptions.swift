@@ -91,9 +91,12 @@ struct CloudOptions: ParsableArguments {
         return Self.dataHome(ProcessInfo.processInfo.environment).appendingPathComponent("cloudnotes/cloud")
     }
 
+    /// `$XDG_DATA_HOME`, else `$HOME/.local/share` as the XDG spec says (Foundation's home directory on Linux is
+    /// the password file's, which ignores a `HOME` the person set), else the password file's home.
     static func dataHome(_ env: [String: String]) -> URL {
         if let xdg = env["XDG_DATA_HOME"], !xdg.isEmpty { return URL(fileURLWithPath: xdg) }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        let home = env["HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        return home.appendingPathComponent(".local/share")
     }
 
     /// Where the operator's commands act: the directory, or a server this machine holds an operator's key for.

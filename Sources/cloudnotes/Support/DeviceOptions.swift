@@ -9,7 +9,7 @@ import Sync
 struct DeviceOptions: ParsableArguments {
     @OptionGroup var cloud: CloudOptions
 
-    @Option(help: "The account (created in the cloud on first use; default: $CLOUDNOTES_ACCOUNT, else $USER).")
+    @Option(help: "The account, one the cloud knows (`cloudnotes sign-in NAME` makes one; default: $CLOUDNOTES_ACCOUNT, else $USER).")
     var account: String?
 
     @Option(help: "The device: one local copy of an account's data (default: one named after the account).")
