@@ -44,10 +44,16 @@ import Testing
     }
 
     @Test func aLocationInConflictEditedOnBothSidesAgainStaysOneFlatBlock() {
+        // Labels as the app writes them, with their time (a block without is never written anew).
+        let laptop = Author(name: "heather", device: "laptop", at: Date(timeIntervalSince1970: 1_795_000_000))
+        let desk = Author(name: "jermaine", device: "desk", at: Date(timeIntervalSince1970: 1_795_000_300))
+        func merge(_ mine: PostFields, _ theirs: PostFields, base: PostFields) -> PostMerge.Result {
+            PostMerge.merge(base: base, mine: .init(mine, by: desk), theirs: .init(theirs, by: laptop))
+        }
         var mine = base, theirs = base
         mine.location = "Saigon"
         theirs.location = "Da Nang"
-        let first = merge(mine, theirs).fields
+        let first = merge(mine, theirs, base: base).fields
         // Each side typed a new location over the block, and again.
         (mine, theirs) = (first, first)
         mine.location = "Hue"

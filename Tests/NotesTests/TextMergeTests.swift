@@ -126,13 +126,22 @@ import Testing
         // Every line either side typed (that was not in the base) is in the merge, whatever the other did.
         let texts = ["milk\nmy line\nbread", "", "a\nb\nc\nd\ne", "milk\neggs\nbread\nbutter\nmine", "completely\ndifferent", "butter",
                      "milk\n<<<<<<< x\nold\n======= y\nolder\n>>>>>>> end of conflict",
-                     "milk\n<<<<<<< x\nnew\n======= y\nolder\n>>>>>>> end of conflict",
-                     "milk\n<<<<<<< x\nold\n======= y\nnewer\nlines\n>>>>>>> end of conflict\nbread"]
+                     "milk\n<<<<<<< x, 2026-11-18 11:06 UTC\nold\n======= y, 2026-11-18 11:07 UTC\nolder\n>>>>>>> end of conflict",
+                     "milk\n<<<<<<< x, 2026-11-18 11:06 UTC\nnew\n======= y, 2026-11-18 11:07 UTC\nolder\n>>>>>>> end of conflict",
+                     "milk\n<<<<<<< x, 2026-11-18 11:06 UTC\nold\n======= y, 2026-11-18 11:07 UTC\nolder\n>>>>>>> end of conflict [typed]",
+                     "milk\n<<<<<<< x, 2026-11-18 11:06 UTC\nold\n======= y, 2026-11-18 11:07 UTC [typed too]\nolder\n>>>>>>> end of conflict",
+                     "milk\n<<<<<<< x, 2026-11-18 11:06 UTC\nold\n======= y, 2026-11-18 11:07 UTC\nnewer\nlines\n>>>>>>> end of conflict\nbread"]
         for base in [base, nil, texts.last] {
             for mine in texts {
                 for theirs in texts {
-                    // What people typed; a block's marker lines may be laid out anew (its sides flat in a new block).
-                    func words(_ text: String) -> [Substring] { TextMerge.lines(text).filter { !ConflictBlock.hasMarkers(String($0)) } }
+                    // What people typed: a block's marker lines may be laid out anew (its sides flat in a new block),
+                    // but not one someone typed on.
+                    func written(_ line: Substring) -> Bool {
+                        guard let marker = ["<<<<<<< ", "======= "].first(where: line.hasPrefix) else { return line == ConflictBlock.closeLine }
+                        let label = String(line.dropFirst(marker.count)), author = Author(label: label)
+                        return author.at != nil && author.label == label
+                    }
+                    func words(_ text: String) -> [Substring] { TextMerge.lines(text).filter { !written($0) } }
                     let merged = words(merge(base, mine: mine, theirs: theirs).text)
                     for line in words(mine) + words(theirs) where !(base.map(words) ?? []).contains(line) {
                         #expect(merged.contains(line), "lost \(line) merging \(mine.debugDescription) with \(theirs.debugDescription)")

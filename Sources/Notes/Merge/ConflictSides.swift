@@ -52,12 +52,16 @@ enum ConflictSides {
         return sides
     }
 
-    /// Lines holding one block: the lines before it, its sides, the lines after it; nil for none or several.
+    /// Lines holding one block: the lines before it, its sides, the lines after it. Nil for none or several, and
+    /// for a block whose marker lines are not exactly as a merge writes them (every label ends in its time), as
+    /// when someone typed on one: a word there must not be lost when the block is written anew.
     private static func split(_ lines: [Substring], _ field: ConflictBlock.Field) -> ([Substring], [Side], [Substring])? {
         let text = lines.joined(separator: "\n")
         guard ConflictBlock.mayHoldBlock(text), case let found = ConflictBlock.find(in: text, field: field), found.count == 1,
               let only = found.first, only.field == field else { return nil }
         let all = TextMerge.lines(text)
+        guard only.sides.allSatisfy({ $0.author.at != nil }),
+              ConflictBlock.lines(only.sides.map { ($0.author, $0.lines) }, about: field).elementsEqual(all[only.range]) else { return nil }
         return (Array(all[..<only.range.lowerBound]), only.sides.map { Side(author: $0.author, lines: $0.lines) },
                 Array(all[only.range.upperBound...]))
     }
