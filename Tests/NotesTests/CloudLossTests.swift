@@ -105,3 +105,38 @@ extension CloudLossTests {
         #expect(try d.b.store.post("p1").content == "sent\nwritten offline")
     }
 }
+
+extension CloudLossTests {
+    /// Found by the app simulation (seed 88225): a cloud put back to a copy from before a move, then to one from
+    /// after it. The device then holds the post in both notebooks, its newest words in the moved copy; rebuilding,
+    /// the old copy follows the move and merges into the moved copy, instead of the cloud's older record taking
+    /// that copy's place.
+    @Test func aCloudPutBackAcrossAMoveKeepsTheWordsOfTheMovedCopy() throws {
+        let d = try TwoDevices()
+        let tampering = CloudTampering(directory: d.test.directory.url)
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        try d.a.syncNow()
+        let beforeMove = try tampering.snapshot()
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        try d.a.store.move(try d.a.store.post("p1"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        let afterMove = try tampering.snapshot()
+        var moved = try d.a.store.post("p1")
+        let base = moved.fields
+        moved.content = "tickets\nvisa"
+        _ = try d.a.store.saveEdit(moved, from: base, by: Editor(account: d.heather, device: "a"), now: d.test.clock.now())
+        try d.a.syncNow()  // acknowledged
+
+        try tampering.restore(beforeMove)
+        #expect(throws: SyncError.self) { try d.a.syncNow() }
+        try d.a.reupload()  // sends the moved copy; the old one comes back from the cloud beside it
+        #expect(Set(try d.a.store.posts().map(\.zone.name)) == ["Notes", "Travel"])
+        try tampering.restore(afterMove)
+        #expect(throws: SyncError.self) { try d.a.syncNow() }
+        try d.a.reupload()
+        try d.a.syncNow()
+
+        let posts = try d.a.store.posts()
+        #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+    }
+}

@@ -291,8 +291,16 @@ extension DeviceStore {
     /// Moves the edit waiting in `local` to where its owner moved the post (`server`, as it is there), merged from
     /// the version it was typed over, and forgets it where it was.
     private func follow(_ db: Database, _ scope: DatabaseScope, _ local: Post, to server: Record) throws {
-        let (merged, sealed) = try mergeWaitingEdit(db, scope, local: local, server: server, base: local.recordID)
-        var moved = local
+        var edit = local, base = local.recordID
+        if let here = try Self.localPost(db, scope, server.id) {
+            // This device already holds the post at its new place (a cloud put back from an older copy, which a
+            // rebuild sent the post in both notebooks): the edit merges into that copy first, so what waits in it
+            // stays, and the two meet the cloud's record from that copy's last known version.
+            edit = try merging(db, scope, local, into: here)
+            base = server.id
+        }
+        let (merged, sealed) = try mergeWaitingEdit(db, scope, local: edit, server: server, base: base)
+        var moved = edit
         moved.zone = server.id.zone
         moved.fields = merged.fields
         moved.sealedLocation = sealed
@@ -300,6 +308,22 @@ extension DeviceStore {
         try Self.dropHere(db, scope, local.recordID)
         try Self.upsert(db, moved)
         try Self.markPending(db, scope, zone: moved.zone, name: moved.id, kind: .saveRecord)
+    }
+
+    /// `here` with the edit waiting in `local` merged in, from the version `local` was typed over.
+    private func merging(_ db: Database, _ scope: DatabaseScope, _ local: Post, into here: Post) throws -> Post {
+        let base = try Self.lastKnown(db, scope, local.recordID).map { try opened(db, Post(record: $0, scope: scope)) }
+        let (mine, theirs) = (try opened(db, local), try opened(db, here))
+        let merged = PostMerge.merge(base: base?.fields, mine: .init(mine.fields, by: author(of: mine)),
+                                     theirs: .init(theirs.fields, by: author(of: theirs)))
+        var out = theirs
+        out.fields = merged.fields
+        if mine.locationLocked || theirs.locationLocked {
+            out.location = theirs.location  // a location this device cannot open stays as it is there
+        } else if merged.fields.location != theirs.location {
+            out.sealedLocation = nil
+        }
+        return out
     }
 
     /// Moves a comment edit waiting in `local` to where its post's owner moved it (`server`): the author's text
