@@ -48,7 +48,15 @@ extension LocalDatabase {
         var saved = try write(created, body: body, policy: .ifServerRecordUnchanged, access: target, existing: existing, moving: true, &request)
         try finish(target, &request)
         guard original?.record != nil, let fromRow else { return saved }
-        try delete(source, sparing: sparing, &request)
+        let below = try carryBelow(source.name, from: fromRow, fromID: from, to: target, sparing: sparing, &request)
+        try delete(source, sparing: sparing.union(below.stayed), &request)
+        for name in below.carried.sorted() {  // those no delete-self reference took with it
+            let id = RecordID(name: name, zone: from)
+            if try wrapStorage({ try RecordTable.find(db, zone: fromRow, name: name, zoneID: from)?.record != nil }) {
+                try delete(id, sparing: sparing.union(below.stayed), &request)
+            }
+        }
+        for name in below.carried { _ = try wrapStorage { try VersionTable.carry(db, name: name, from: fromRow, to: target.zone.id) } }
         let carried = try wrapStorage { try VersionTable.carry(db, name: copy.id.name, from: fromRow, to: target.zone.id) }
         if let carried {
             saved.system?.createdAt = carried.createdAt
@@ -57,6 +65,36 @@ extension LocalDatabase {
             saved.system?.modifiedBy = carried.modifiedBy
         }
         return saved
+    }
+
+    /// Copies into the target zone the live records hanging below a moving original that its device did not move
+    /// with it (a comment someone added since that device last fetched, another account's included): the move's
+    /// deletion of the original would otherwise take them with it. Parents go before their children; a name the
+    /// target already holds stays where it was. Returns the names copied (the deletion then takes their originals,
+    /// and the caller carries their history) and those that stayed (the deletion spares them).
+    private func carryBelow(_ name: String, from fromRow: Int64, fromID: ZoneID, to target: ZoneAccess, sparing: Set<String>,
+                            _ request: inout Request) throws(CloudError) -> (carried: Set<String>, stayed: Set<String>) {
+        let db = request.db
+        let left = try wrapStorage { () -> [(depth: Int, record: Record, existing: StoredRecord?)] in
+            let names = try RecordTable.descendants(db, zone: fromRow, of: [name]).subtracting(sparing).subtracting([name])
+            return try RecordTable.find(db, zone: fromRow, names: Array(names), zoneID: fromID).values.compactMap { stored in
+                guard let record = stored.record else { return nil }
+                let there = try RecordTable.find(db, zone: target.zone.id, name: record.id.name, zoneID: target.zoneID)
+                return (try RecordTable.chain(db, zone: fromRow, from: record.id.name).count, record, there)
+            }
+        }
+        var carried = Set<String>(), stayed = Set<String>()
+        for (_, record, existing) in left.sorted(by: { ($0.depth, $0.record.id.name) < ($1.depth, $1.record.id.name) }) {
+            guard existing?.record == nil else {
+                stayed.insert(record.id.name)
+                continue
+            }
+            let copy = Record(id: RecordID(name: record.id.name, zone: target.zoneID), type: record.type, fields: record.fields,
+                              encryptedFields: record.encryptedFields, parent: record.parent, system: nil)
+            _ = try write(copy, body: RecordArchive.encodeBody(copy), policy: .allKeys, access: target, existing: existing, moving: true, &request)
+            carried.insert(record.id.name)
+        }
+        return (carried, stayed)
     }
 
     /// Where the owner's move took the record `name` of a zone (following later moves), if it is there.

@@ -156,6 +156,10 @@ extension LocalDatabase {
             } else if existing != nil, !moving, let now = try movedRecord(db, from: access.zone.id, name: record.id.name) {
                 // Its owner moved it: a save of the old copy (a device that had not heard) is told where it is now.
                 throw CloudError.serverRecordChanged(server: now)
+            } else if !moving, let parent = content.parent, let now = try movedRecord(db, from: access.zone.id, name: parent) {
+                // A record added below one its owner moved meanwhile (a comment typed on a device that had not heard):
+                // told where that one is now, so it follows it there instead of hanging below a deleted record.
+                throw CloudError.serverRecordChanged(server: now)
             } else if policy == .ifServerRecordUnchanged && record.changeTag != nil {
                 throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // deleted since the client fetched it
             }

@@ -252,6 +252,49 @@ import TestSupport
         #expect(hers.map(\.number) == [4], "\(hers.map(\.number))")
     }
 
+    /// A move sent by a device that had not heard of a comment added since (heather's, in a notebook shared with
+    /// her) takes the comment with it, hers still: the deletion of the original takes nothing acknowledged. A
+    /// comment added afterwards below the old copy is told where the post is now, so it follows.
+    @Test func aMoveTakesWhatHangsBelowItsOriginalAndTellsLaterChildrenWhereItWent() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
+        let seen = f.post  // what the moving device last fetched: p1, and its comment c1
+        f.test.clock.advance(by: 60)
+        var hers = Record.make("c2", in: f.notes, type: "Comment", ["text": "count me in"])
+        hers.setParent("p1")
+        _ = try f.shared(f.heather).save(hers)
+        // As the app writes one: also deleted with its post (a delete-self reference).
+        var deleteSelf = Record.make("c4", in: f.notes, type: "Comment", ["text": "me too"])
+        deleteSelf["post"] = .reference(Reference(recordName: "p1", action: .deleteSelf))
+        deleteSelf.setParent("p1")
+        _ = try f.shared(f.heather).save(deleteSelf)
+
+        var copy = Record.make("p1", in: trips, ["title": "Sharing demo is great"])
+        copy.restoreSystemFields(seen.system)
+        copy.movedFrom = seen.id
+        var comment = Record.make("c1", in: trips, type: "Comment", ["text": "nice"])
+        comment.setParent("p1")
+        comment.restoreSystemFields(f.comment.system)
+        comment.movedFrom = f.comment.id
+        let result = try f.owner.modifyRecords(saving: [copy, comment], deleting: [seen.id, f.comment.id])
+        #expect(throws: Never.self) { try result.saveResults[copy.id]!.get() }
+
+        for (name, text) in [("c2", "count me in"), ("c4", "me too")] {
+            let carried = try f.owner.record(RecordID(name: name, zone: trips))
+            #expect(carried.string("text") == text && carried.parent == "p1")
+            #expect(carried.system?.createdBy == f.heather.id && carried.system?.modifiedBy == f.heather.id, "still hers")
+        }
+        #expect(try f.owner.zoneChanges(in: f.notes, since: nil).modified.filter { $0.type == "Comment" }.isEmpty)
+        #expect(try f.owner.trash(in: f.notes, type: "Comment").isEmpty, "moved, not deleted")
+
+        // A comment typed below the old copy afterwards (on a device that had not heard): told where the post is.
+        var late = Record.make("c3", in: f.notes, type: "Comment", ["text": "late"])
+        late.setParent("p1")
+        let moved = try f.owner.record(copy.id)
+        #expect(throws: CloudError.serverRecordChanged(server: moved)) { try f.owner.save(late) }
+    }
+
     @Test func aMoveNamesTheVersionItMovesAndAStaleOneWaits() throws {
         let f = try SharingFixture()
         let trips = try f.owner.save(zone: ZoneID(name: "Trips"))

@@ -219,6 +219,29 @@ func expectMoved(_ d: TwoDevices, content: String, comment: String, sourceLocati
         #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
     }
 
+    /// A comment typed on one device while another moves the post, sent before the move or after it: it ends up
+    /// on the moved post, on both devices, never deleted with the post's old copy nor left below it.
+    @Test(arguments: [true, false]) func aCommentTypedWhileThePostMovesGoesWithIt(commentSentFirst: Bool) throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "moving", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.b.store.add(Comment(id: "c1", postID: "moving", zone: d.notes.zone, scope: .private, text: "book early"), by: d.heather.id,
+                          now: d.test.clock.now())
+        if commentSentFirst {
+            try d.b.syncNow()
+            try d.a.syncNow()  // its move had not heard of the comment
+        } else {
+            try d.a.syncNow()
+            try d.b.syncNow()  // its comment had not heard of the move
+        }
+        try d.b.syncNow()
+        try d.a.syncNow()
+        try expectMoved(d, content: "tickets", comment: "book early")
+    }
+
     @Test func anEditOfAPostMovedMeanwhileFollowsItThere() throws {
         let d = try TwoDevices()
         try d.write(d.a, Post(id: "moving", zone: d.notes.zone, title: "Trip", content: "tickets"))

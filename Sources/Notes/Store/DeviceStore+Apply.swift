@@ -119,6 +119,13 @@ extension DeviceStore {
                     if movedAway, server.type == Post.recordType, let local = try Self.localPost(db, scope, id) {
                         try follow(db, scope, local, to: server)  // the edit follows it there
                         again.append(.saveRecord(server.id))
+                    } else if movedAway, server.type == Post.recordType, let comment = try Self.localComment(db, scope, id),
+                              comment.postID == server.id.name {
+                        // A comment on a post moved meanwhile: it follows the post. The cloud's post is not this
+                        // comment's last known record, nor (merged with nothing here) the post's.
+                        try follow(db, scope, comment, to: server)
+                        again.append(.saveRecord(RecordID(name: id.name, zone: server.id.zone)))
+                        continue
                     } else if var local = try Self.localPost(db, scope, id) {
                         let (merged, sealed) = try mergeWaitingEdit(db, scope, local: local, server: server)
                         local.fields = merged.fields

@@ -32,7 +32,8 @@ struct MovePost: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "move", abstract: "Move a post of yours, with its comments, into another of your notebooks.",
         discussion: "Moving into a notebook shared as a whole shares the post with its people; moving out of one takes it from them. "
-            + "A post shared by itself, or holding others' comments, stays (the reason is said).")
+            + "Comments go with the post, others' still theirs, even one typed while it moves. A post shared by itself, "
+            + "or with more comments than one request holds, stays (the reason is said).")
 
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The post: its ID, an ID prefix, or its title.") var post: String
