@@ -293,3 +293,25 @@ func expectMoved(_ d: TwoDevices, content: String, comment: String, sourceLocati
         #expect(try d.b.store.post("odd").title == "42")
     }
 }
+
+/// One post moved on two devices at once, into two notebooks: the cloud keeps a copy in each (each device's move
+/// went from the version it saw). Named by its ID, it is never guessed at: an edit could land in a shared copy.
+@Suite struct TwoMovesAtOnceTests {
+    @Test func aPostInTwoNotebooksIsNamedByNotebookAndIDNeverGuessed() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "plan", zone: d.notes.zone, title: "Plan", content: "dates"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        let work = try d.b.store.createNotebook("Work", owner: d.heather.id)
+        try d.a.store.move(try d.a.store.post("plan"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.b.store.move(try d.b.store.post("plan"), to: work, by: d.heather.id, now: d.test.clock.now())
+        for device in [d.a, d.b, d.a] { try device.syncNow() }
+
+        let copies = try d.a.store.posts().filter { $0.id == "plan" }
+        try #require(copies.count == 2, "\(copies.map(\.zone.name))")
+        #expect(throws: StoreError.samePostTwice("plan", ["Travel/plan (heather's)", "Work/plan (heather's)"])) { try d.a.store.post("plan") }
+        #expect(try d.a.store.post("Work/plan").zone.name == "Work")
+        #expect(try d.a.store.post("Travel/plan").zone.name == "Travel")
+    }
+}

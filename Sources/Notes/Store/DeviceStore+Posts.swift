@@ -9,6 +9,8 @@ import Sync
 public enum StoreError: Error, Equatable, CustomStringConvertible {
     case unknownPost(String)
     case ambiguousPost(String, [String])
+    /// One ID in several notebooks: each place as it may be named (`Team/p3f6…`).
+    case samePostTwice(String, [String])
     case unknownNotebook(String)
     case invalid(String)
     /// A pending change of a kind this version does not know: kept, and nothing is sent until it is understood.
@@ -20,6 +22,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unknownPost(let ref): "no post matches \"\(ref)\""
         case .ambiguousPost(let ref, let posts): "\"\(ref)\" matches several posts: \(posts.joined(separator: "; ")); name one by its ID"
+        case .samePostTwice(let id, let places):
+            "\(id) is one post in several notebooks (moved on two devices at once, or written there by someone else): "
+                + "name one as NOTEBOOK/ID: \(places.joined(separator: ", "))"
         case .unknownNotebook(let name): "no notebook named \"\(name)\""
         case .invalid(let why): why
         case .unknownPendingKind(let kind, let id):
@@ -62,9 +67,19 @@ extension DeviceStore {
     /// The post a person means: its ID, an unambiguous ID prefix, or its title in any case (as `/` finds it;
     /// where several differ only in case, the one written exactly so). Several: refused, each listed with
     /// its notebook, owner and last change, so the person can tell them apart and name one by its ID.
+    ///
+    /// One ID held in several notebooks is never guessed at (an edit could land in a shared copy): the person
+    /// names one as `NOTEBOOK/ID`.
     public func post(_ reference: String) throws -> Post {
         let all = try posts()
-        if let exact = all.first(where: { $0.id == reference }) { return exact }
+        let exact = all.filter { $0.id == reference }
+        if exact.count == 1 { return exact[0] }
+        if exact.count > 1 { throw StoreError.samePostTwice(reference, exact.map { "\($0.zone.name)/\($0.id) (\(names($0.zone.owner))'s)" }.sorted()) }
+        if let slash = reference.lastIndex(of: "/") {
+            let (book, id) = (reference[..<slash], reference[reference.index(after: slash)...])
+            let placed = all.filter { $0.zone.name == book && $0.id == id }
+            if placed.count == 1 { return placed[0] }
+        }
         let titled = all.filter { $0.title.compare(reference, options: .caseInsensitive) == .orderedSame }
         let exactly = titled.filter { $0.title == reference }
         for candidates in [all.filter { $0.id.hasPrefix(reference) }, exactly.count == 1 ? exactly : titled] {
