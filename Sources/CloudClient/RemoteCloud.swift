@@ -43,6 +43,12 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     let client: HTTPClient
     /// How long a request may take before it counts as a network failure.
     let timeout: TimeAmount
+    /// Until when each server, having left a request unanswered until its deadline, is not waited on again
+    /// (uptime nanoseconds): a server that accepts connections and never answers would otherwise cost every
+    /// request of a round its whole deadline, and a command or the front end's top line minutes.
+    let silentUntil = NIOLockedValueBox<[Int: UInt64]>([:])
+    /// How long a server that did not answer is taken for down before it is asked again.
+    static let silence: UInt64 = 10_000_000_000
     /// The cloud the last answer came from, and when: what `identity()` says for a second after.
     private let lastIdentity = NSLock()
     private var _lastIdentity: (identity: CloudIdentity, at: UInt64)?
@@ -91,7 +97,7 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
 
     /// Sends one operation and decodes its answer; the server's errors come back as the `CloudError`s they were.
     func call<Answer: Decodable>(_ scope: DatabaseScope?, _ operation: String, _ body: some Encodable,
-                                 as: Answer.Type = Answer.self) throws(CloudError) -> Answer {
+                                 as: Answer.Type = Answer.self, deadline: TimeAmount? = nil) throws(CloudError) -> Answer {
         let path = WirePath(container: container, environment: environment, scope: scope, operation: operation).path
         let data: Data
         do {
@@ -99,7 +105,7 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
         } catch {
             throw .invalidArguments("cannot write the request: \(error)")
         }
-        let (status, answer) = try send(path: path, body: data, signed: true)
+        let (status, answer) = try send(path: path, body: data, signed: true, deadline: deadline)
         guard status == 200 else { throw Self.error(status: status, body: answer) }
         do {
             return try WireJSON.decode(Answer.self, from: answer)
@@ -121,8 +127,20 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
             let index = currentServer.withLockedValue { $0 }
             var neverReached = false
             let result = Result { () throws(CloudError) in
-                try exchange(servers[index], path: path, query: query, method: method, body: body, signed: signed,
-                             deadline: deadline, started: started, neverReached: &neverReached)
+                // Nothing goes to a server that just left a request unanswered: it reads as not answering now.
+                if let until = silentUntil.withLockedValue({ $0[index] }), DispatchTime.now().uptimeNanoseconds < until {
+                    neverReached = true
+                    throw .networkFailure
+                }
+                do throws(CloudError) {
+                    return try exchange(servers[index], path: path, query: query, method: method, body: body, signed: signed,
+                                        deadline: deadline, started: started, neverReached: &neverReached)
+                } catch {
+                    if error == .networkFailure {
+                        silentUntil.withLockedValue { $0[index] = DispatchTime.now().uptimeNanoseconds + Self.silence }
+                    }
+                    throw error
+                }
             }
             guard case .failure(let error) = result, servers.count > 1,
                   error == .networkUnavailable || error == .networkFailure || error.code == "untrustedServer" else { return try result.get() }
@@ -188,10 +206,11 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     }
 
     /// Anything the protocol's own operations answer.
-    func ask(_ scope: DatabaseScope?, _ operation: String, _ fill: (inout CallRequest) -> Void = { _ in }) throws(CloudError) -> CallResponse {
+    func ask(_ scope: DatabaseScope?, _ operation: String, deadline: TimeAmount? = nil,
+             _ fill: (inout CallRequest) -> Void = { _ in }) throws(CloudError) -> CallResponse {
         var request = CallRequest()
         fill(&request)
-        return try call(scope, operation, request)
+        return try call(scope, operation, request, deadline: deadline)
     }
 
     func missing(_ key: String, in operation: String) -> CloudError {
@@ -205,7 +224,11 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     public func identity() throws(CloudError) -> CloudIdentity {
         let now = DispatchTime.now().uptimeNanoseconds
         if let recent = lastIdentity.withLock({ _lastIdentity }), recent.at > now || now - recent.at < 1_000_000_000 { return recent.identity }
-        guard let identity = try ask(.private, "cloud/identity").identity else { throw missing("identity", in: "cloud/identity") }
+        // The first request of every round, and a small one: a server that cannot answer it in a few seconds is
+        // not answering (the round says offline, and the front end's top line leaves "synced", in seconds).
+        guard let identity = try ask(.private, "cloud/identity", deadline: Self.lookupDeadline).identity else {
+            throw missing("identity", in: "cloud/identity")
+        }
         return identity
     }
 
@@ -225,12 +248,16 @@ public final class RemoteCloud: Cloud, @unchecked Sendable {
     }
 
     public func account(id: String) throws(CloudError) -> Account? {
-        try ask(.private, "users/lookup/id", { $0.userRecordName = id }).users?.first?.account
+        try ask(.private, "users/lookup/id", deadline: Self.lookupDeadline, { $0.userRecordName = id }).users?.first?.account
     }
 
     public func accounts() throws(CloudError) -> [Account] {
-        (try ask(.private, "users/list").users ?? []).map(\.account)
+        (try ask(.private, "users/list", deadline: Self.lookupDeadline).users ?? []).map(\.account)
     }
+
+    /// Small questions asked before or beside a round (the cloud's identity, people's names): a server that cannot
+    /// answer one in a few seconds is not answering, and is not waited on for a whole request's deadline.
+    static let lookupDeadline = TimeAmount.seconds(5)
 
     // MARK: Shares by URL, the inbox
 

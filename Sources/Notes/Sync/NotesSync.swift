@@ -92,6 +92,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
                 }
             } catch {
                 firstError = firstError ?? error
+                // The cloud did not answer: the next database would wait on it the same way, for nothing.
+                if let error = error as? CloudError, error == .networkFailure || error == .networkUnavailable { break }
             }
         }
         // Not an error, but the reason something waits: a participant's device without the notebook's key yet.
