@@ -97,6 +97,15 @@ extension LocalDatabase {
         return (carried, stayed)
     }
 
+    /// Where the owner's move took the record `name` of a zone deleted since (a notebook renamed: its records
+    /// moved, then it went), if anywhere: a save into it from a device that had not heard follows the record there.
+    func movedOutOfDeletedZone(_ db: any SQLTransaction, _ zoneID: ZoneID, name: String) throws -> Record? {
+        let owner = storedOwner(of: zoneID)
+        guard scope == .private, let row = try ZoneTable.find(db, container: cloud.container, scope: Self.storedScope(owner: owner),
+                                                               owner: owner, name: zoneID.name), !row.isLive else { return nil }
+        return try movedRecord(db, from: row.id, name: name)
+    }
+
     /// Where the owner's move took the record `name` of a zone (following later moves), if it is there.
     func movedRecord(_ db: any SQLTransaction, from zone: Int64, name: String) throws -> Record? {
         guard scope == .private else { return nil }

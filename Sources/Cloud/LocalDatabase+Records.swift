@@ -49,8 +49,12 @@ extension LocalDatabase {
                     let existing = access.flatMap { _ in asked.flatMap { read in Result { () throws(CloudError) in try wrapStorage(read) } } }
                     for i in saves {
                         zoneResult.saveResults[saving[i].id] = Result { () throws(CloudError) in
-                            try write(saving[i], body: bodies[i], policy: policies[saving[i].id] ?? policy, access: try access.get(),
-                                      existing: try existing.get()[saving[i].id.name], &request)
+                            if case .failure(.zoneNotFound) = access, case .success(let zoneID) = zoneID,
+                               let moved = try wrapStorage({ try movedOutOfDeletedZone(request.db, zoneID, name: saving[i].id.name) }) {
+                                throw .serverRecordChanged(server: moved)  // its notebook went after its records moved out
+                            }
+                            return try write(saving[i], body: bodies[i], policy: policies[saving[i].id] ?? policy, access: try access.get(),
+                                             existing: try existing.get()[saving[i].id.name], &request)
                         }
                     }
                     // (Only whether any save succeeded: each failure stays in saveResults for the caller.)

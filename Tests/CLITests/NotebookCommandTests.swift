@@ -99,3 +99,24 @@ import TestSupport
                 "\(refused.stderr)")
     }
 }
+
+extension NotebookCommandTests {
+    /// A notebook named in no notebook's own case, where two share the name in other cases, is never guessed
+    /// at (deleting one is for good, with its trash); a notebook that does not exist is said so by `list` too.
+    @Test func aNotebookNameSeveralShareInAnotherCaseIsRefusedNotGuessed() throws {
+        let app = App()
+        _ = try app.ok("new", "Groceries", "--body", "milk", as: "jermaine")  // in Notes
+        _ = try app.ok("new-notebook", "notes", as: "jermaine")
+        let refused = try app.run("delete-notebook", "NOTES", "--yes", as: "jermaine")
+        #expect(refused.status != 0 && refused.stderr.contains("Notes, notes"), "\(refused.stderr)")
+        #expect(try app.ok("list", "--notebook", "Notes", as: "jermaine").contains("Groceries"), "nothing was deleted")
+        #expect(try app.ok("list", "--notebook", "notes", as: "jermaine").contains("no posts in notebook notes"))
+        let unknown = try app.run("list", "--notebook", "Nope", as: "jermaine")
+        #expect(unknown.status != 0 && unknown.stderr.contains("no notebook named \"Nope\""), "\(unknown.stderr)")
+        // Letters of any script name a notebook; a slash or a control character does not.
+        _ = try app.ok("new-notebook", "Hà Nội", as: "jermaine")
+        _ = try app.ok("new", "Phở", "--notebook", "Hà Nội", as: "jermaine")
+        #expect(try app.ok("list", "--notebook", "hà nội", as: "jermaine").contains("Phở"))
+        for bad in ["Hà/Nội", "Hà\u{1B}[31m", "1st"] { #expect(try app.run("new-notebook", bad, as: "jermaine").isOneLineRefusal, "\(bad)") }
+    }
+}

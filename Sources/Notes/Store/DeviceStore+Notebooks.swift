@@ -11,14 +11,20 @@ import Sync
 /// move: only the owner's own posts, into their own notebooks; not a post shared by itself (its share would end).
 extension DeviceStore {
     /// The notebook a person means by its name, in any case: one of their own first, else one shared with
-    /// them (refused where two shared ones have the name).
+    /// them (refused where two shared ones have the name). A name written in no notebook's own case that
+    /// several share in another ("NOTES" for Notes and notes) is refused, never guessed: deleting one is for good.
     public func notebook(named name: String) throws -> Notebook {
         let all = try notebooks()
         func named(_ books: [Notebook]) -> [Notebook] {
             let exact = books.filter { $0.title == name }
             return exact.isEmpty ? books.filter { $0.title.compare(name, options: .caseInsensitive) == .orderedSame } : exact
         }
-        if let own = named(all.filter { $0.scope == .private }).first { return own }
+        let own = named(all.filter { $0.scope == .private })
+        if own.count > 1 {
+            throw StoreError.invalid("\(own.count) of your notebooks are named \(name) in another case: "
+                                     + own.map(\.title).sorted().joined(separator: ", ") + "; name one as it is written")
+        }
+        if let own = own.first { return own }
         let shared = named(all.filter { $0.scope == .shared })
         if shared.count > 1 {
             throw StoreError.invalid("\(shared.count) notebooks shared with you are named \(name): "

@@ -25,10 +25,8 @@ struct ExportPosts: ParsableCommand {
         if let post {
             posts = [try session.store.post(post)]
         } else {
-            posts = try session.store.posts(notebook: notebook)
-            if let notebook, posts.isEmpty, try !session.store.notebooks().contains(where: { $0.title == notebook }) {
-                throw CLIError(message: "no notebook named \"\(notebook)\"")
-            }
+            let book = try notebook.map { try session.store.notebook(named: $0) }
+            posts = try session.store.posts().filter { post in book.map { $0.zone == post.zone && $0.scope == post.scope } ?? true }
         }
         let files: [URL]
         do {

@@ -21,10 +21,14 @@ struct NewNotebook: ParsableCommand {
         if let note = session.sync() { Output.line(note) }
     }
 
+    /// Letters of any script ("Hà Nội"), digits, spaces and '_', starting with a letter; at most 255 bytes, as
+    /// the cloud's zone names.
     static func validate(name: String) throws {
-        do { try FieldAssignment.validate(key: name.replacingOccurrences(of: " ", with: "_")) } catch {
-            throw CLIError.usage("a notebook name starts with a letter and holds letters, digits, spaces and '_'")
-        }
+        let scalars = name.unicodeScalars
+        guard let first = scalars.first, first.properties.isAlphabetic, name.utf8.count <= 255,
+              scalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType == .decimal || $0 == " " || $0 == "_"
+                                   || $0.properties.generalCategory == .nonspacingMark || $0.properties.generalCategory == .spacingMark })
+        else { throw CLIError.usage("a notebook name starts with a letter and holds letters, digits, spaces and '_' (at most 255 bytes)") }
     }
 }
 

@@ -44,12 +44,15 @@ struct ListPosts: ParsableCommand {
         let session = try device.open(syncFirst: true)
         let names = try AccountNames(session.cloud)
         let sharing = try session.sharing()
-        let views = try session.store.posts(notebook: notebook).map { post in
+        // A notebook named as `move` and `delete-notebook` name one (any case; unknown or ambiguous: refused).
+        let book = try notebook.map { try session.store.notebook(named: $0) }
+        let views = try session.store.posts().filter { post in book.map { $0.zone == post.zone && $0.scope == post.scope } ?? true }.map { post in
             var view = PostView(post, sharing: sharing, names: names)
             view.notSent = try session.store.refusal(of: post)
             return view
         }
         if json { return try Output.json(views) }
+        if let book, views.isEmpty { return Output.line("no posts in notebook \(book.title)") }
         if views.isEmpty { return Output.line("no posts (write one with 'cloudnotes new TITLE')") }
         Output.table([["ID", "NOTEBOOK", "TITLE", "MARKS"]] + views.map { [$0.id, $0.notebook, $0.title, $0.markers] })
     }
