@@ -315,3 +315,27 @@ func expectMoved(_ d: TwoDevices, content: String, comment: String, sourceLocati
         #expect(try d.a.store.post("Travel/plan").zone.name == "Travel")
     }
 }
+
+/// A notebook renamed on one device while another edits a post in it: the edit follows the post into the renamed
+/// notebook, and the old one does not come back.
+@Suite struct RenameMeetsEditTests {
+    @Test(arguments: [true, false]) func anEditOfAPostInANotebookRenamedMeanwhileFollowsIt(editSentFirst: Bool) throws {
+        let d = try TwoDevices()
+        let work = try d.a.store.createNotebook("Work", owner: d.heather.id)
+        try d.write(d.a, Post(id: "p1", zone: work.zone, title: "P1", content: "alpha"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        var edited = try d.b.store.post("p1")
+        let base = edited.fields
+        edited.content = "alpha\nedited on b"
+        _ = try d.b.store.saveEdit(edited, from: base, by: Editor(account: d.heather, device: "b"), now: d.test.clock.now())
+        _ = try d.a.store.renameNotebook(work, to: "Job", by: d.heather.id, now: d.test.clock.now())
+        for device in editSentFirst ? [d.b, d.a, d.b, d.a] : [d.a, d.b, d.a, d.b] { try device.syncNow() }
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Job"] && posts.first?.content == "alpha\nedited on b", "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.notebooks().map(\.title).sorted() == ["Job", "Notes"])
+        }
+    }
+}

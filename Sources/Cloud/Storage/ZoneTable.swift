@@ -97,11 +97,13 @@ enum ZoneTable {
     }
 
     /// Leaves a tombstone for the zone and deletes its records outright, as
-    /// CloudKit does: clients learn of it from the database's changes.
+    /// CloudKit does: clients learn of it from the database's changes. The
+    /// tombstones of records moved out stay, saying where they went: a device
+    /// that edited one before it heard the zone was renamed follows it there.
     static func delete(_ db: any SQLTransaction, zone: ZoneRow, reason: ZoneDeletionReason, seq: Int64, now: Date) throws {
         try db.execute("UPDATE zones SET seq = ?, deleted_reason = ?, deleted_at = ? WHERE id = ?",
                        [seq, reason.rawValue, now.timeIntervalSince1970, zone.id])
-        try db.execute("DELETE FROM records WHERE zone = ?", [zone.id])
+        try db.execute("DELETE FROM records WHERE zone = ? AND (deleted = 0 OR moved_to IS NULL)", [zone.id])
         try db.execute("DELETE FROM cascades WHERE zone = ?", [zone.id])
         try db.execute("DELETE FROM versions WHERE zone = ?", [zone.id])
     }
