@@ -103,20 +103,32 @@ extension LocalDatabase {
         let owner = storedOwner(of: zoneID)
         guard scope == .private, let row = try ZoneTable.find(db, container: cloud.container, scope: Self.storedScope(owner: owner),
                                                                owner: owner, name: zoneID.name), !row.isLive else { return nil }
-        return try movedRecord(db, from: row.id, name: name)
+        return try movedRecord(db, from: row.id, name: name, owner: owner)
     }
 
-    /// Where the owner's move took the record `name` of a zone (following later moves), if it is there.
-    func movedRecord(_ db: any SQLTransaction, from zone: Int64, name: String) throws -> Record? {
-        guard scope == .private else { return nil }
+    /// Where the owner's move took the record `name` of a zone of `owner`'s (following later moves), if it is
+    /// there. A participant is told only of a place they may read: anywhere else, the record left what was shared
+    /// with them, and it is unknown to them as before.
+    func movedRecord(_ db: any SQLTransaction, from zone: Int64, name: String, owner: String) throws -> Record? {
+        guard scope != .public else { return nil }
         var zone = zone
         for _ in 0..<16 {  // a chain of moves ends; a loop of them (moved back and forth) is cut short
             guard let next = try RecordTable.movedTo(db, zone: zone, name: name), let row = try ZoneTable.find(db, id: next), row.isLive,
-                  let stored = try RecordTable.find(db, zone: next, name: name, zoneID: ZoneID(name: row.name, owner: caller.id))
+                  let stored = try RecordTable.find(db, zone: next, name: name, zoneID: ZoneID(name: row.name, owner: owner))
             else { return nil }
-            if let record = stored.record { return record }
+            if let record = stored.record { return try scope == .private || readable(db, record.id) ? record : nil }
             zone = next
         }
         return nil
+    }
+
+    /// Whether the caller, a participant, may read the record.
+    private func readable(_ db: any SQLTransaction, _ id: RecordID) throws -> Bool {
+        do {
+            guard let access = try access(db, id.zone) else { return false }
+            return try access.canRead(db, name: id.name)
+        } catch is CloudError {
+            return false  // no share of that zone admits the caller: not theirs to read
+        }
     }
 }

@@ -157,10 +157,11 @@ extension LocalDatabase {
                     body = RecordArchive.encodeBody(content)
                 }
                 created = (live.system!.createdAt, live.system!.createdBy)
-            } else if existing != nil, !moving, let now = try movedRecord(db, from: access.zone.id, name: record.id.name) {
+            } else if existing != nil, !moving, let now = try movedRecord(db, from: access.zone.id, name: record.id.name, owner: zoneID.owner) {
                 // Its owner moved it: a save of the old copy (a device that had not heard) is told where it is now.
                 throw CloudError.serverRecordChanged(server: now)
-            } else if !moving, let parent = content.parent, let now = try movedRecord(db, from: access.zone.id, name: parent) {
+            } else if !moving, let parent = content.parent,
+                      let now = try movedRecord(db, from: access.zone.id, name: parent, owner: zoneID.owner) {
                 // A record added below one its owner moved meanwhile (a comment typed on a device that had not heard):
                 // told where that one is now, so it follows it there instead of hanging below a deleted record.
                 throw CloudError.serverRecordChanged(server: now)

@@ -295,6 +295,29 @@ import TestSupport
         #expect(throws: CloudError.serverRecordChanged(server: moved)) { try f.owner.save(late) }
     }
 
+    /// A participant's save of a post its owner moved to another notebook they share is told where it is (so the
+    /// edit follows it); one who does not share that notebook is told nothing of it: the post is unknown to them.
+    @Test func aParticipantIsToldWhereAPostMovedOnlyIfTheyMayReadItThere() throws {
+        let f = try SharingFixture()
+        let notes = try f.shareZone(inviting: [(f.heather, .readWrite), (f.mary, .readWrite)]).url!
+        try f.cloud.acceptShare(notes, as: f.heather)
+        try f.cloud.acceptShare(notes, as: f.mary)
+        let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
+        var tripsShare = Share(zoneWide: trips, title: "Trips", type: "Notebook")
+        tripsShare.addParticipant(try f.owner.lookUpParticipant(accountName: f.heather.name), permission: .readWrite)
+        try f.cloud.acceptShare(try f.owner.saveShare(tripsShare).url!, as: f.heather)
+        var copy = Record.make("p2", in: trips, ["title": "private thoughts"])
+        copy.restoreSystemFields(f.otherPost.system)
+        copy.movedFrom = f.otherPost.id
+        _ = try f.owner.modifyRecords(saving: [copy], deleting: [f.otherPost.id]).saveResults[copy.id]!.get()
+        let moved = try f.owner.record(copy.id)
+
+        var stale = f.otherPost  // as both participants last fetched it, edited
+        stale["title"] = .string("private thoughts, edited")
+        #expect(throws: CloudError.serverRecordChanged(server: moved)) { try f.shared(f.heather).save(stale) }
+        #expect(throws: CloudError.unknownItem(f.otherPost.id)) { try f.shared(f.mary).save(stale) }
+    }
+
     @Test func aMoveNamesTheVersionItMovesAndAStaleOneWaits() throws {
         let f = try SharingFixture()
         let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
