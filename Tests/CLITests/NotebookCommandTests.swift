@@ -120,3 +120,19 @@ extension NotebookCommandTests {
         for bad in ["Hà/Nội", "Hà\u{1B}[31m", "1st"] { #expect(try app.run("new-notebook", bad, as: "jermaine").isOneLineRefusal, "\(bad)") }
     }
 }
+
+extension NotebookCommandTests {
+    /// `new --notebook` names a notebook as `move` does (any case); one shared with the person is said to be
+    /// shared, and no notebook of theirs is made under its name (its posts would be seen by no one else).
+    @Test func aNewPostGoesIntoANotebookOfOnesOwnNamedInAnyCase() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new-notebook", "Trip", as: "jermaine")
+        let url = try app.ok("share", "--notebook", "Trip", "--invite", "heather", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        let refused = try app.run("new", "Tickets", "--notebook", "Trip", as: "heather")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("shared with you"), "\(refused.stderr)")
+        #expect(try app.ok("new", "Groceries", "--notebook", "notes", as: "heather").contains("in Notes"))
+    }
+}

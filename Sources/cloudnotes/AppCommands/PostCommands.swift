@@ -20,15 +20,23 @@ struct NewPost: ParsableCommand {
         guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("the title is empty") }
         let body = try BodyInput(text: body, file: bodyFile).read() ?? ""
         let session = try device.open()
-        guard let book = try session.store.notebooks().first(where: { $0.title == notebook && $0.scope == .private }) else {
+        // Named as `move` names one (any case); a notebook someone shares is not made again under its name.
+        let book: Notebook
+        do {
+            book = try session.store.notebook(named: notebook)
+        } catch StoreError.unknownNotebook {
             throw CLIError(message: "no notebook named '\(notebook)' (create it with 'cloudnotes new-notebook \(notebook)')")
+        }
+        guard book.scope == .private else {
+            throw CLIError(message: "notebook \(book.title) is shared with you: a new post goes into a notebook of your own "
+                           + "('cloudnotes notebooks' lists them)")
         }
         let id = "p" + SystemRandom().hex(bytes: 6)
         let post = Post(id: id, zone: book.zone, title: title, content: body,
                         tags: tags?.commaSeparated ?? [],
                         location: location)
         try session.store.save(post, by: session.account.id, now: Date())
-        Output.line("created \(id) \"\(title)\" in \(notebook)")
+        Output.line("created \(id) \"\(title)\" in \(book.title)")
         if let note = session.sync() { Output.line(note) }
     }
 }
