@@ -5,8 +5,9 @@
 /// fixes her line, jermaine his), the block merges side by side and stays one
 /// block. Otherwise a side holding one block stands as that block's sides
 /// (with the lines around it). Each keeps its author while its text is the
-/// one the merge started from, and is labelled with whoever changed it since. Texts shown twice are
-/// shown once; when only one text is left, there is no conflict.
+/// one the merge started from, and is labelled with whoever changed it
+/// since. Texts shown twice are shown once; when only one text is left,
+/// there is no conflict.
 enum ConflictSides {
     struct Side {
         var author: Author
