@@ -312,6 +312,11 @@ func expectMoved(_ d: TwoDevices, content: String, comment: String, sourceLocati
         try #require(copies.count == 2, "\(copies.map(\.zone.name))")
         #expect(throws: StoreError.samePostTwice("plan", ["Travel/plan (heather's)", "Work/plan (heather's)"])) { try d.a.store.post("plan") }
         #expect(try d.a.store.post("Work/plan").zone.name == "Work")
+        #expect(try d.a.store.post("work/plan").zone.name == "Work", "a notebook in any case, as elsewhere")
+        // By its title or an ID prefix, the advice is the same: the ID alone cannot tell the copies apart.
+        for reference in ["Plan", "pla"] {
+            #expect(throws: StoreError.samePostTwice("plan", ["Travel/plan (heather's)", "Work/plan (heather's)"])) { try d.a.store.post(reference) }
+        }
         #expect(try d.a.store.post("Travel/plan").zone.name == "Travel")
     }
 }

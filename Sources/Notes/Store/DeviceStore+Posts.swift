@@ -76,15 +76,21 @@ extension DeviceStore {
         if exact.count == 1 { return exact[0] }
         if exact.count > 1 { throw StoreError.samePostTwice(reference, exact.map { "\($0.zone.name)/\($0.id) (\(names($0.zone.owner))'s)" }.sorted()) }
         if let slash = reference.lastIndex(of: "/") {
-            let (book, id) = (reference[..<slash], reference[reference.index(after: slash)...])
-            let placed = all.filter { $0.zone.name == book && $0.id == id }
+            let (book, id) = (String(reference[..<slash]), reference[reference.index(after: slash)...])
+            let placed = all.filter { $0.id == id && $0.zone.name.compare(book, options: .caseInsensitive) == .orderedSame }
             if placed.count == 1 { return placed[0] }
         }
         let titled = all.filter { $0.title.compare(reference, options: .caseInsensitive) == .orderedSame }
         let exactly = titled.filter { $0.title == reference }
         for candidates in [all.filter { $0.id.hasPrefix(reference) }, exactly.count == 1 ? exactly : titled] {
             if candidates.count == 1 { return candidates[0] }
-            if candidates.count > 1 { throw StoreError.ambiguousPost(reference, candidates.sorted { $0.id < $1.id }.map(describe)) }
+            if candidates.count > 1 {
+                // Copies of one post (moved on two devices at once) share an ID: only NOTEBOOK/ID tells them apart.
+                if Set(candidates.map(\.id)).count == 1 {
+                    throw StoreError.samePostTwice(candidates[0].id, candidates.map { "\($0.zone.name)/\($0.id) (\(names($0.zone.owner))'s)" }.sorted())
+                }
+                throw StoreError.ambiguousPost(reference, candidates.sorted { $0.id < $1.id }.map(describe))
+            }
         }
         throw StoreError.unknownPost(reference)
     }
