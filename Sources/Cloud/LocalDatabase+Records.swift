@@ -165,6 +165,10 @@ extension LocalDatabase {
                 // A record added below one its owner moved meanwhile (a comment typed on a device that had not heard):
                 // told where that one is now, so it follows it there instead of hanging below a deleted record.
                 throw CloudError.serverRecordChanged(server: now)
+            } else if !moving, let parent = content.parent, try RecordTable.movedTo(db, zone: access.zone.id, name: parent) != nil {
+                // Below a record its owner moved out of the caller's reach (out of what is shared with them): refused,
+                // not kept below the old copy's tombstone where no one would see it. Its device keeps the words.
+                throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))
             } else if policy == .ifServerRecordUnchanged && record.changeTag != nil {
                 throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // deleted since the client fetched it
             }
@@ -199,9 +203,23 @@ extension LocalDatabase {
 
     /// Deletes one record. Deleting a share's record ends the share (its
     /// owner) or leaves it (a participant); deleting a share's root ends it too. What hangs below it by a
-    /// delete-self reference goes with it, but for the names in `sparing` (moving themselves).
+    /// delete-self reference goes with it, but for the names in `sparing` (moving themselves). A participant's
+    /// deletion of a record its owner moved since is made where it went, if they may read it there.
     func delete(_ id: RecordID, sparing: Set<String> = [], _ request: inout Request) throws(CloudError) {
         let zoneID = try normalize(id.zone)
+        let db = request.db
+        let movedTo = try wrapStorage { () -> RecordID? in
+            // Its owner moved it since the participant last fetched it: the deletion follows it there, as an edit
+            // does (`write`), where they may read it; elsewhere it is gone to them. (Not the owner's own deletions:
+            // their devices send the deletion of a move's original, perhaps in a later request than the move.)
+            guard scope == .shared, let access = try access(db, zoneID),
+                  let existing = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID), existing.isDeleted else { return nil }
+            guard let now = try movedRecord(db, from: access.zone.id, name: id.name, owner: zoneID.owner) else {
+                throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID))
+            }
+            return now.id
+        }
+        if let movedTo { return try delete(movedTo, &request) }
         try wrapStorage {
             let access = try access(zoneID, for: &request)
             let db = request.db

@@ -97,6 +97,61 @@ import Testing
         #expect(agreed == .init(text: "one\ntwo\nthree", conflicted: false))
     }
 
+    /// Careless editing, round after round: each device edits its own side of the block nobody resolved and the
+    /// line after it too. The lines around the block never enter its sides: the block stays two sides, each
+    /// under the device that typed it, and the line after it conflicts in a block of its own beside it.
+    @Test func linesEditedAroundAnUnresolvedBlockStayOutOfItsSides() {
+        func author(_ device: String, _ round: Int) -> Author {
+            Author(name: "heather", device: device, at: Date(timeIntervalSince1970: 1_795_000_000 + Double(round * 60)))
+        }
+        /// The text as `device` leaves it in `round`: its own side of each block, and the plain line after the
+        /// first block, rewritten.
+        func edited(_ text: String, by device: String, round: Int) -> String {
+            var lines = TextMerge.lines(text)
+            let blocks = ConflictBlock.find(in: text)
+            if let first = blocks.first, first.range.upperBound < lines.count, !lines[first.range.upperBound].hasPrefix("<<<<<<<") {
+                lines[first.range.upperBound] = "three (\(device) \(round))"
+            }
+            for block in ConflictBlock.find(in: lines.joined(separator: "\n")).reversed() {
+                // Typed between the markers: the labels stay as they were.
+                let sides = block.sides.map { side in
+                    (side.author, side.author.device == device ? [Substring("\(device) \(round)")] : side.lines)
+                }
+                lines.replaceSubrange(block.range, with: ConflictBlock.lines(sides))
+            }
+            return lines.joined(separator: "\n")
+        }
+        var base = (["one"] + ConflictBlock.lines([(author("laptop", 0), ["laptop 0"]), (author("desk", 0), ["desk 0"])]) + ["three"])
+            .joined(separator: "\n")
+        for round in 1...5 {
+            let merged = TextMerge.merge(base: base, mine: edited(base, by: "desk", round: round), theirs: edited(base, by: "laptop", round: round),
+                                         mineBy: author("desk", round), theirsBy: author("laptop", round))
+            let blocks = ConflictBlock.find(in: merged.text)
+            #expect(blocks.count <= 2 && blocks.allSatisfy { $0.sides.count == 2 }, "round \(round):\n\(merged.text)")
+            #expect(blocks.first?.sides.map(\.text) == ["laptop \(round)", "desk \(round)"], "round \(round):\n\(merged.text)")
+            for block in blocks {
+                #expect(block.sides.allSatisfy { $0.text.contains($0.author.device!) }, "a side under the wrong device:\n\(merged.text)")
+            }
+            base = merged.text
+        }
+        // Keeping mine on the desk keeps what the desk typed last, in every block.
+        let mine = try? ConflictResolution.resolve(PostFields(title: "t", content: base, tags: [], location: nil), keeping: .mine, as: author("desk", 9))
+        #expect(mine?.content == "one\ndesk 5\ndesk 5", "\(mine?.content ?? "refused")")
+        let theirs = try? ConflictResolution.resolve(PostFields(title: "t", content: base, tags: [], location: nil), keeping: .theirs, as: author("desk", 9))
+        #expect(theirs?.content == "one\nlaptop 5\nlaptop 5", "\(theirs?.content ?? "refused")")
+    }
+
+    /// Several sides from one device (a flat block from before): keeping mine keeps the newest, not the last shown.
+    @Test func keepingMineKeepsThisDevicesNewestSide() throws {
+        let at = { (minute: Double) in Date(timeIntervalSince1970: 1_795_000_000 + minute * 60) }
+        let desk = { (minute: Double) in Author(name: "heather", device: "desk", at: at(minute)) }
+        let laptop = Author(name: "heather", device: "laptop", at: at(1))
+        let text = ConflictBlock.lines([(desk(3), ["newest"]), (laptop, ["other"]), (desk(2), ["older"])]).joined(separator: "\n")
+        let fields = PostFields(title: "t", content: text, tags: [], location: nil)
+        #expect(try ConflictResolution.resolve(fields, keeping: .mine, as: desk(9)).content == "newest")
+        #expect(try ConflictResolution.resolve(fields, keeping: .theirs, as: desk(9)).content == "other")
+    }
+
     @Test func theSameEditOnBothSidesIsTakenOnce() {
         let edited = "milk\neggs\nrye bread\nbutter"
         #expect(merge(base, mine: edited, theirs: edited) == .init(text: edited, conflicted: false))

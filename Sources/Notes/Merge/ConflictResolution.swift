@@ -62,16 +62,25 @@ public enum ConflictResolution {
         case .mine:
             kept = sides.filter { $0.author.name == me.name }
             if kept.count > 1 { kept = kept.filter { $0.author.device == me.device } }
-            // The same person on the same device on both sides (an edit sent again after its answer was lost,
-            // two windows on one device): the later side is the edit that met the other.
-            if kept.count > 1 { kept = [kept.last!] }
+            // The same person on the same device on several sides (an edit sent again after its answer was lost,
+            // two windows on one device): the newest is the edit that met the others.
+            kept = newestIfOneAuthor(kept)
         case .theirs:
             kept = sides.filter { $0.author.name != me.name }
             if kept.isEmpty { kept = sides.filter { $0.author.device != me.device } }  // both mine, typed on two devices
             if kept.isEmpty, sides.count > 1 { kept = [sides.first!] }
+            kept = newestIfOneAuthor(kept)
         }
         guard kept.count == 1 else { throw .notYours(choice: choice, authors: sides.map(\.author.label)) }
         return kept
+    }
+
+    /// Sides all written by one person on one device: the newest alone (by its label's time; the later of two
+    /// alike). Sides of several authors stay, for the caller to refuse as ambiguous.
+    private static func newestIfOneAuthor(_ sides: [ConflictBlock.Side]) -> [ConflictBlock.Side] {
+        guard sides.count > 1, let first = sides.first,
+              sides.allSatisfy({ $0.author.name == first.author.name && $0.author.device == first.author.device }) else { return sides }
+        return [sides.reduce(first) { ($1.author.at ?? .distantPast) >= ($0.author.at ?? .distantPast) ? $1 : $0 }]
     }
 
     /// A one-line field keeping several values: each once, in order.

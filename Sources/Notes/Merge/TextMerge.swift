@@ -89,6 +89,12 @@ public enum TextMerge {
                 keep(mine)
             } else if base.isEmpty && known {
                 keep(theirs + mine)  // both added lines here: keep both
+            } else if [base, mine, theirs].contains(where: { $0.contains(where: TextMerge.isBlock) }) {
+                // An unresolved block conflicts on its own, never gathered with the lines changed around it: they
+                // would be copied into each of its sides, and the block would grow every round.
+                flush()
+                open = (Array(base), Array(mine), Array(theirs))
+                flush()
             } else {
                 open = ((open?.base ?? []) + base, (open?.mine ?? []) + mine, (open?.theirs ?? []) + theirs)
             }
@@ -124,6 +130,9 @@ public enum TextMerge {
         }
         return lines
     }
+
+    /// Whether a unit of `units` is a conflict block (a line holds no line break).
+    static func isBlock(_ unit: Substring) -> Bool { unit.contains("\n") }
 
     /// The lines of a text; an empty text has none (not one empty line, which would differ from another side's lines).
     static func lines(_ text: String) -> [Substring] {

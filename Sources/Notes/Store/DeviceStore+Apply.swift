@@ -156,6 +156,10 @@ extension DeviceStore {
                     let rescued = try dropZones(db, scope, [zone])
                     refusals.append(Refusal(id, error, outcome: rescued.contains(id) ? Self.rescuedNote : nil))
                     refusals += rescued.filter { $0 != id }.map { Refusal($0, error, outcome: Self.rescuedNote) }
+                case .unknownItem where record.movedFrom != nil:
+                    // What this device moved was deleted meanwhile (on another device; a comment, by its author): the
+                    // original's deletion waits no more, and the copy stays only where it was changed here since.
+                    if try movedOriginalDeleted(db, scope, record) { again.append(.saveRecord(id)) }
                 case .unknownItem where scope == .private && record.type == Post.recordType:
                     // Deleted on another device meanwhile: this edit brings the post back, as new.
                     try bringBack(db, scope, id)
@@ -348,6 +352,28 @@ extension DeviceStore {
         try deleteRow(db, scope, id)
         try forget(db, scope, id)
         try clearPending(db, scope, zone: id.zone, name: id.name)
+    }
+
+    /// After the cloud refused a move's copy because its original was deleted meanwhile: the original is forgotten
+    /// and its deletion no longer waits. A copy changed here since the version it moves is brought back (as new:
+    /// no word typed here is lost); one unchanged goes, as a deletion fetched from the cloud would take it (the
+    /// deleted version stays in the cloud's trash). Returns whether the copy is to be sent again.
+    private func movedOriginalDeleted(_ db: Database, _ scope: DatabaseScope, _ copy: Record) throws -> Bool {
+        let source = copy.movedFrom!
+        let known = try Self.lastKnown(db, scope, source)
+        try Self.clearPending(db, scope, [source])
+        try Self.forget(db, scope, source)
+        let changed: Bool
+        if let post = try Self.localPost(db, scope, copy.id) {
+            changed = known.map { !post.fields.sameSynced(as: Post.fields(of: $0)) } ?? true
+            if changed { try bringBack(db, scope, copy.id) }
+        } else if let comment = try Self.localComment(db, scope, copy.id) {
+            changed = known.map { Comment(record: $0, scope: scope).text != comment.text } ?? true
+        } else {
+            return false  // gone here too
+        }
+        if !changed { try Self.dropHere(db, scope, copy.id) }
+        return changed
     }
 
     /// Puts a post or comment the cloud refused back as the cloud has it (gone, if it never had it).
