@@ -106,7 +106,13 @@ extension NotebookCommandTests {
     @Test func aNotebookNameSeveralShareInAnotherCaseIsRefusedNotGuessed() throws {
         let app = App()
         _ = try app.ok("new", "Groceries", "--body", "milk", as: "jermaine")  // in Notes
-        _ = try app.ok("new-notebook", "notes", as: "jermaine")
+        // The app makes no notebook named beside another in another case only, but another client may.
+        _ = try app.ok("new-notebook", "Work", as: "jermaine")
+        for made in [try app.run("new-notebook", "notes", as: "jermaine"), try app.run("rename-notebook", "Work", "NOTES", "--yes", as: "jermaine")] {
+            #expect(made.isOneLineRefusal && made.stderr.contains("notebook Notes exists already"), "\(made.stderr)")
+        }
+        _ = try app.ok("cloud", "create-zone", "notes", as: "jermaine")
+        _ = try app.ok("sync", as: "jermaine")
         let refused = try app.run("delete-notebook", "NOTES", "--yes", as: "jermaine")
         #expect(refused.status != 0 && refused.stderr.contains("Notes, notes"), "\(refused.stderr)")
         #expect(try app.ok("list", "--notebook", "Notes", as: "jermaine").contains("Groceries"), "nothing was deleted")
@@ -134,5 +140,31 @@ extension NotebookCommandTests {
         let refused = try app.run("new", "Tickets", "--notebook", "Trip", as: "heather")
         #expect(refused.isOneLineRefusal && refused.stderr.contains("shared with you"), "\(refused.stderr)")
         #expect(try app.ok("new", "Groceries", "--notebook", "notes", as: "heather").contains("in Notes"))
+    }
+}
+
+extension NotebookCommandTests {
+    /// A notebook of one's own never hides one shared with one: a name written exactly as one is that one, and
+    /// a shared one is also named with its owner, as the app shows it ("Trip (jermaine)").
+    @Test func aNotebookOfOnesOwnDoesNotHideOneSharedUnderItsName() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        for book in ["Trip", "Work"] {
+            _ = try app.ok("new-notebook", book, as: "jermaine")
+            _ = try app.ok("new", "\(book) plans", "--notebook", book, as: "jermaine")
+            let url = try app.ok("share", "--notebook", book, "--invite", "heather", "--read-write", as: "jermaine")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            _ = try app.ok("accept", url, as: "heather")
+        }
+        for book in ["trip", "Work"] {
+            _ = try app.ok("new-notebook", book, as: "heather")
+            _ = try app.ok("new", "her \(book)", "--notebook", book, as: "heather")
+        }
+        let lists: [(String, String)] = [("Trip", "Trip plans"), ("trip", "her trip"), ("TRIP", "her trip"), ("Trip (jermaine)", "Trip plans"),
+                                         ("Work", "her Work"), ("work (JERMAINE)", "Work plans"), ("Work (heather)", "her Work")]
+        for (name, shows) in lists {
+            let listed = try app.ok("list", "--notebook", name, as: "heather")
+            #expect(listed.contains(shows) && listed.split(separator: "\n").count == 2, "\(name): \(listed)")  // a header and the one post
+        }
     }
 }

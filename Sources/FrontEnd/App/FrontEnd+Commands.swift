@@ -219,9 +219,12 @@ extension FrontEnd {
         let title = title.trimmingCharacters(in: .whitespaces)
         guard !title.isEmpty, !title.contains("/") else { return flash("a notebook needs a plain name", .warning) }
         do {
-            if let existing = try context.store.notebooks().first(where: { $0.title == title && $0.scope == .private }) {
+            // In any case: "trip" beside "Trip" could not be told apart (`newNotebookRefusal`).
+            if let existing = try context.store.notebooks().first(where: {
+                $0.scope == .private && $0.title.compare(title, options: .caseInsensitive) == .orderedSame
+            }) {
                 show(existing)
-                return flash("notebook \(title) exists already; it is shown now")
+                return flash("notebook \(existing.title) exists already; it is shown now")
             }
             show(try context.store.createNotebook(title, owner: context.account.id))
             changed()

@@ -10,28 +10,37 @@ import Sync
 /// authors they had (`LocalDatabase+Moves` in the cloud). The share rules decide what may
 /// move: only the owner's own posts, into their own notebooks; not a post shared by itself (its share would end).
 extension DeviceStore {
-    /// The notebook a person means by its name, in any case: one of their own first, else one shared with
-    /// them (refused where two shared ones have the name). A name written in no notebook's own case that
-    /// several share in another ("NOTES" for Notes and notes) is refused, never guessed: deleting one is for good.
+    /// The notebook a person means by its name: one written exactly so (their own first, else one shared with
+    /// them), else one named so in another case (their own first). A notebook shared with them that one of their
+    /// own shadows is named with its owner, as the app shows it: "Work (bob)". A name that several notebooks
+    /// could be (two shared ones, or "NOTES" for Notes and notes) is refused, never guessed: deleting one is
+    /// for good.
     public func notebook(named name: String) throws -> Notebook {
         let all = try notebooks()
-        func named(_ books: [Notebook]) -> [Notebook] {
-            let exact = books.filter { $0.title == name }
-            return exact.isEmpty ? books.filter { $0.title.compare(name, options: .caseInsensitive) == .orderedSame } : exact
+        let exactly = all.filter { $0.title == name }
+        let inAnyCase = all.filter { $0.title.compare(name, options: .caseInsensitive) == .orderedSame }
+        for found in [exactly, withOwner(name, in: all), inAnyCase] where !found.isEmpty {
+            let own = found.filter { $0.scope == .private }
+            if own.count > 1 {
+                throw StoreError.invalid("\(own.count) of your notebooks are named \(name) in another case: "
+                                         + own.map(\.title).sorted().joined(separator: ", ") + "; name one as it is written")
+            }
+            if let own = own.first { return own }
+            if found.count > 1 {
+                throw StoreError.invalid("\(found.count) notebooks shared with you are named \(name); name one with its owner: "
+                                         + found.map(label).sorted().joined(separator: ", "))
+            }
+            return found[0]
         }
-        let own = named(all.filter { $0.scope == .private })
-        if own.count > 1 {
-            throw StoreError.invalid("\(own.count) of your notebooks are named \(name) in another case: "
-                                     + own.map(\.title).sorted().joined(separator: ", ") + "; name one as it is written")
-        }
-        if let own = own.first { return own }
-        let shared = named(all.filter { $0.scope == .shared })
-        if shared.count > 1 {
-            throw StoreError.invalid("\(shared.count) notebooks shared with you are named \(name): "
-                                     + shared.map { "\(names($0.zone.owner))'s" }.joined(separator: ", "))
-        }
-        guard let book = shared.first else { throw StoreError.unknownNotebook(name) }
-        return book
+        throw StoreError.unknownNotebook(name)
+    }
+
+    /// A notebook as the app names it with its owner: "Work (bob)".
+    public func label(_ book: Notebook) -> String { "\(book.title) (\(names(book.zone.owner)))" }
+
+    /// The notebooks `name` names with their owner ("Work (bob)"), title in any case.
+    private func withOwner(_ name: String, in all: [Notebook]) -> [Notebook] {
+        all.filter { label($0).compare(name, options: .caseInsensitive) == .orderedSame }
     }
 
     /// Why `post` may not move to `book`, or nil.
@@ -99,7 +108,8 @@ extension DeviceStore {
         guard book.scope == .private else { return "notebook \(book.title) is shared with you by \(names(book.zone.owner)): only its owner renames it" }
         let name = title.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { return "a notebook needs a name" }
-        if try notebooks().contains(where: { $0.scope == .private && $0.title == name }) { return "notebook \(name) exists already" }
+        if name == book.title { return "notebook \(name) is named so already" }
+        if book.title.compare(name, options: .caseInsensitive) != .orderedSame, let refusal = try newNotebookRefusal(name) { return refusal }
         if try ownShares().contains(where: { $0.isZoneWide && $0.id.zone == book.zone }) {
             return "notebook \(book.title) is shared as a whole: renamed, its share would end (cloudnotes stop-sharing first)"
         }
@@ -108,6 +118,14 @@ extension DeviceStore {
             if let refusal = try moveRefusal(post, to: target) { return refusal }
         }
         return nil
+    }
+
+    /// Why a notebook of this account may not be named `name` beside those it has, or nil: not twice, nor in
+    /// another case only (a name in another case names it too, and "Trip" beside "trip" could not be told apart).
+    public func newNotebookRefusal(_ name: String) throws -> String? {
+        guard let same = try notebooks().first(where: { $0.scope == .private && $0.title.compare(name, options: .caseInsensitive) == .orderedSame })
+        else { return nil }
+        return same.title == name ? "notebook \(name) exists already" : "notebook \(same.title) exists already; another name must differ from it by more than case"
     }
 
     /// Renames a notebook of this account: a new notebook of the new name takes every post, and the old one

@@ -13,9 +13,7 @@ struct NewNotebook: ParsableCommand {
     func run() throws {
         try Self.validate(name: name)
         let session = try device.open()
-        if try session.store.notebooks().contains(where: { $0.scope == .private && $0.title == name }) {
-            throw CLIError(message: "notebook \(name) exists already")
-        }
+        if let refusal = try session.store.newNotebookRefusal(name) { throw CLIError(message: refusal) }
         _ = try session.store.createNotebook(name, owner: session.account.id)
         Output.line("created notebook \(name)")
         if let note = session.sync() { Output.line(note) }
