@@ -345,6 +345,8 @@ final class App: @unchecked Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try app.ok("accept", url, as: "heather")
         _ = try app.ok("edit", "Trip", "--body", "tickets\npassports", as: "heather")
+        // An edit that changes nothing says so, and adds no version.
+        #expect(try app.ok("edit", "Trip", "--body", "tickets\npassports", as: "heather").hasPrefix("unchanged: "))
 
         let history = try JSONSerialization.jsonObject(with: Data(try app.ok("history", "Trip", "--json", as: "jermaine").utf8)) as? [[String: Any]]
         #expect(history?.map { $0["by"] as? String } == ["heather", "jermaine"])

@@ -128,6 +128,8 @@ struct EditPost: ParsableCommand {
         if let body { mine.content = body }
         if let location { mine.location = location.isEmpty ? nil : location }
         if let tags { mine.tags = tags.commaSeparated }
+        // Saved anyway, it would move the post to the top of every list and add a version that changes nothing.
+        guard mine.fields != base.fields else { return Output.line("unchanged: \(base.id) \"\(base.title)\" holds that already") }
         let saved = try session.store.saveEdit(mine, from: base.fields, by: session.editor, now: Date())
         Output.line("edited \(saved.post.id) \"\(saved.post.title)\"" + EditNote(saved).text)
         if let note = session.sync() { Output.line(note) }
