@@ -122,4 +122,23 @@ extension RefusedChangeTests {
         try d.write(d.a, Post(id: "p2", zone: d.notes.zone, title: String(repeating: "t", count: Post.maxTitleLength)))
         #expect(try d.a.store.posts().map(\.id) == ["p2"])
     }
+
+    /// A longer title another client wrote is not this device's to refuse: its tags and text are edited, the post
+    /// moves; only a title typed longer is refused.
+    @Test func aLongerTitleAnotherClientWroteDoesNotBlockOtherEdits() throws {
+        let d = try TwoDevices()
+        let long = String(repeating: "t", count: 5 * Post.maxTitleLength)
+        _ = try d.test.cloud.database(.private, as: d.heather).save(Record.make("p3", in: d.notes.zone, ["title": long, "content": "x"]))
+        try d.a.syncNow()
+        var post = try d.a.store.post("p3")
+        let base = post.fields
+        post.tags = ["home"]
+        _ = try d.a.store.saveEdit(post, from: base, by: Editor(account: d.heather, device: "a"), now: d.test.clock.now())
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        let moved = try d.a.store.move(try d.a.store.post("p3"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        #expect(moved.title == long && moved.tags == ["home"])
+        var longer = moved
+        longer.title += "t"
+        #expect(throws: StoreError.self) { try d.a.store.saveEdit(longer, from: moved.fields, by: Editor(account: d.heather, device: "a"), now: Date()) }
+    }
 }

@@ -112,7 +112,7 @@ extension DeviceStore {
             post.createdBy = editor.accountID
         }
         post.conflicted = ConflictBlock.isConflicted(post.fields)
-        try Self.requireFits(post)
+        try Self.requireFits(post, holding: try Self.localPost(db, post.scope, post.recordID)?.title)
         try Self.upsert(db, post)
         try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: .saveRecord)
     }

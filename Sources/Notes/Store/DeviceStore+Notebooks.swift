@@ -82,7 +82,7 @@ extension DeviceStore {
         moved.modifiedBy = account
         moved.modifiedOn = device ?? post.modifiedOn
         if moved.location != nil { moved.sealedLocation = nil }  // sealed again with the other notebook's key when sent
-        try requireFits(moved)
+        try requireFits(moved, holding: post.title)
         try upsert(db, moved)
         try markPending(db, .private, zone: zone, name: moved.id, kind: .saveRecord)
         for var comment in comments {

@@ -27,9 +27,10 @@ extension DeviceStore {
     }
 
     /// Refuses a post that could never reach the cloud as it is, measured as a send builds its record (a location
-    /// sealed adds AES-GCM's nonce and tag), before anything of it is saved.
-    public static func requireFits(_ post: Post) throws {
-        guard post.title.count <= Post.maxTitleLength else {
+    /// sealed adds AES-GCM's nonce and tag), before anything of it is saved. A title longer than the app writes
+    /// that the post holds already (`title`: another client wrote it) is not this change's, and stays.
+    public static func requireFits(_ post: Post, holding title: String? = nil) throws {
+        guard post.title.count <= Post.maxTitleLength || post.title == title else {
             throw StoreError.invalid("a title holds at most \(Post.maxTitleLength) characters, and this one has \(post.title.count): "
                                      + "nothing was saved; put the rest in the text")
         }
