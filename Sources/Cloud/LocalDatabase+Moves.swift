@@ -25,7 +25,8 @@ extension LocalDatabase {
 
     /// Moves one record: only from the version its copy's change tag names (where the original has changed since,
     /// or the copy names none, the copy fails with the original as it is now: its device merges and moves again);
-    /// an original moved elsewhere meanwhile, or one its device never saw, is not waited for (the copy is made).
+    /// an original moved elsewhere meanwhile is told where it went (its device follows it there); one its device
+    /// never saw is not waited for (the copy is made).
     private func move(_ copy: Record, body: Data, sparing: Set<String>, _ request: inout Request) throws(CloudError) -> Record {
         guard scope == .private, let source = copy.movedFrom else { throw .invalidArguments("only its owner moves a record") }
         let to = try normalize(copy.id.zone), from = try normalize(source.zone)
@@ -33,15 +34,20 @@ extension LocalDatabase {
             throw .invalidArguments("a record moves to another zone under its own name (\(copy.id.name) from \(source))")
         }
         let db = request.db
-        let (fromRow, original, existing, deleted) = try wrapStorage { () -> (Int64?, StoredRecord?, StoredRecord?, Bool) in
+        let (fromRow, original, existing, deleted, movedAway) = try wrapStorage {
+            () -> (Int64?, StoredRecord?, StoredRecord?, Bool, Record?) in
             let fromRow = try access(db, from)?.zone.id
             let original = try fromRow.flatMap { try RecordTable.find(db, zone: $0, name: source.name, zoneID: from) }
             let existing = try access(db, to).flatMap { try RecordTable.find(db, zone: $0.zone.id, name: copy.id.name, zoneID: to) }
-            let deleted = try original?.isDeleted == true && RecordTable.movedTo(db, zone: fromRow!, name: source.name) == nil
-            return (fromRow, original, existing, deleted)
+            guard let fromRow, original?.isDeleted == true else { return (fromRow, original, existing, false, nil) }
+            let moved = try RecordTable.movedTo(db, zone: fromRow, name: source.name) != nil
+            return (fromRow, original, existing, !moved, moved ? try movedRecord(db, from: fromRow, name: source.name, owner: from.owner) : nil)
         }
         // A copy already there (a device rebuilding the cloud sent it): its device merges with it, and saves it over.
         if let there = existing?.record { throw .serverRecordChanged(server: there) }
+        // Moved elsewhere since its device fetched it (another device's move): told where it is now, as an edit of
+        // the old copy is, its device follows it there; a second copy would make two posts of one.
+        if let movedAway { throw .serverRecordChanged(server: movedAway) }
         // Deleted since its device fetched the version it moves (on another device, or a comment by its author): the
         // move does not bring it back. Refused as an edit of a deleted record is; its device brings it back only
         // where it changed it since.

@@ -73,4 +73,16 @@ import TestSupport
         below.setParent("p2")
         #expect(try f.shared(f.heather).save(below).string("text") == "still here?")
     }
+
+    /// Two devices move one post into two notebooks: the second move is told where the first took it (its device
+    /// follows it there), and no second copy is made.
+    @Test func aStaleMoveOfARecordMovedMeanwhileIsToldWhereItWent() throws {
+        let (f, trips) = try fixture()
+        _ = try move(f, to: trips, post: f.post, comment: f.comment)
+        let work = try f.owner.save(zone: ZoneID(name: "Work"))
+        let now = try f.owner.record(RecordID(name: "p1", zone: trips))
+        let stale = try move(f, to: work, post: f.post, comment: f.comment)
+        #expect(throws: CloudError.serverRecordChanged(server: now)) { try stale.saveResults[RecordID(name: "p1", zone: work)]!.get() }
+        #expect(try f.owner.zoneChanges(in: work, since: nil).modified.isEmpty)
+    }
 }
