@@ -57,21 +57,24 @@ import TestSupport
         #expect(try f.owner.record(RecordID(name: "p1", zone: trips)).string("title") == "Sharing demo is great")
     }
 
-    /// A comment heather types below a post its owner moved out of her reach is refused (her device keeps her
-    /// words), not saved below the old copy's tombstone where nobody would read it. Below a post deleted (not
-    /// moved), a comment is saved as before: restoring the post brings it back.
-    @Test func aRecordBelowOneMovedOutOfTheCallersReachIsRefused() throws {
+    /// A comment heather types below a post its owner moved out of her reach, or deleted, is refused (her device
+    /// keeps her words), not saved below a tombstone where nobody would read it.
+    @Test func aRecordBelowOneDeletedOrMovedOutOfTheCallersReachIsRefused() throws {
         let (f, trips) = try fixture()
         _ = try move(f, to: trips, post: f.post, comment: f.comment)
         var late = Record.make("c3", in: f.notes, type: "Comment", ["text": "count me in"])
         late.setParent("p1")
-        #expect(throws: CloudError.unknownItem(late.id)) { try f.shared(f.heather).save(late) }
+        #expect(throws: CloudError.unknownItem(f.post.id)) { try f.shared(f.heather).save(late) }
         #expect(!(try f.owner.zoneChanges(in: f.notes, since: nil).modified.contains { $0.id.name == "c3" }))
 
+        // Below a post deleted since, the same, for its owner too; below a record that never was, as any client may.
         try f.owner.delete(f.otherPost.id)
         var below = Record.make("c4", in: f.notes, type: "Comment", ["text": "still here?"])
         below.setParent("p2")
-        #expect(try f.shared(f.heather).save(below).string("text") == "still here?")
+        #expect(throws: CloudError.unknownItem(f.otherPost.id)) { try f.shared(f.heather).save(below) }
+        #expect(throws: CloudError.unknownItem(f.otherPost.id)) { try f.owner.save(below) }
+        below.setParent("p9")
+        #expect(try f.owner.save(below).parent == "p9")
     }
 
     /// Two devices move one post into two notebooks: the second move is told where the first took it (its device

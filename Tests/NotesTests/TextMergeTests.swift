@@ -141,6 +141,30 @@ import Testing
         #expect(theirs?.content == "one\nlaptop 5\nlaptop 5", "\(theirs?.content ?? "refused")")
     }
 
+    /// The same, where each device adds a line after the block instead of changing one: both lines stay, after
+    /// the block, which keeps its two sides under the right devices.
+    @Test func linesAddedAroundAnUnresolvedBlockStayOutOfItsSides() {
+        let laptop = Author(name: "heather", device: "laptop", at: Date(timeIntervalSince1970: 1_795_000_000))
+        let desk = Author(name: "heather", device: "desk", at: Date(timeIntervalSince1970: 1_795_000_060))
+        func text(_ a: String, _ b: String, after: [Substring]) -> String {
+            (ConflictBlock.lines([(laptop, [Substring(a)]), (desk, [Substring(b)])]) + after).joined(separator: "\n")
+        }
+        var base = text("LAPTOP 0", "PHONE 0", after: [])
+        var after: [Substring] = []
+        for round in 1...4 {
+            let onLaptop = text("LAPTOP \(round)", "PHONE \(round - 1)", after: after + ["L-added \(round)"])
+            let onDesk = text("LAPTOP \(round - 1)", "PHONE \(round)", after: after + ["P-added \(round)"])
+            let merged = TextMerge.merge(base: base, mine: onDesk, theirs: onLaptop, mineBy: desk, theirsBy: laptop)
+            after += ["L-added \(round)", "P-added \(round)"]
+            let blocks = ConflictBlock.find(in: merged.text)
+            #expect(merged.conflicted && blocks.count == 1, "round \(round):\n\(merged.text)")
+            #expect(blocks.first?.sides.map(\.text) == ["LAPTOP \(round)", "PHONE \(round)"], "round \(round):\n\(merged.text)")
+            #expect(blocks.first?.sides.map(\.author.device) == ["laptop", "desk"])
+            #expect(Array(TextMerge.lines(merged.text).suffix(after.count)) == after, "round \(round):\n\(merged.text)")
+            base = merged.text
+        }
+    }
+
     /// Several sides from one device (a flat block from before): keeping mine keeps the newest, not the last shown.
     @Test func keepingMineKeepsThisDevicesNewestSide() throws {
         let at = { (minute: Double) in Date(timeIntervalSince1970: 1_795_000_000 + minute * 60) }

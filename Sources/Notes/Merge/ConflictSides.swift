@@ -21,15 +21,35 @@ enum ConflictSides {
         return distinct(expanded(theirs, before, field) + expanded(mine, before, field))
     }
 
+    /// A part both changed where each text holds one unresolved block with lines typed around it (a line added
+    /// after it, say): the lines before the block and those after it merge on their own, the block side by side.
+    /// The merged lines, or nil where the block's sides do not line up (the caller then flattens).
+    static func aroundBlock(theirs: Side, mine: Side, base: [Substring]?) -> (lines: [Substring], conflicted: Bool)? {
+        guard let base, let (bh, b, bt) = split(base, .content), let (th, t, tt) = split(theirs.lines, .content),
+              let (mh, m, mt) = split(mine.lines, .content),
+              let sides = sideBySide(b, t, m, theirsBy: theirs.author, mineBy: mine.author).map(distinct) else { return nil }
+        func merged(_ b: [Substring], _ t: [Substring], _ m: [Substring]) -> TextMerge.Result {
+            TextMerge.merge(base: b.joined(separator: "\n"), mine: m.joined(separator: "\n"), theirs: t.joined(separator: "\n"),
+                            mineBy: mine.author, theirsBy: theirs.author)
+        }
+        let head = merged(bh, th, mh), tail = merged(bt, tt, mt)
+        let block = sides.count > 1 ? ConflictBlock.lines(sides.map { ($0.author, $0.lines) }) : sides.first?.lines ?? []
+        return (TextMerge.lines(head.text) + block + TextMerge.lines(tail.text), sides.count > 1 || head.conflicted || tail.conflicted)
+    }
+
     /// Each side of the block merged on its own; nil when the sides do not line up or one of them conflicts.
     private static func sideBySide(_ before: [Side], theirs: Side, mine: Side, _ field: ConflictBlock.Field) -> [Side]? {
-        guard let t = block(theirs.lines, field), let m = block(mine.lines, field),
-              t.map(\.author) == before.map(\.author), m.map(\.author) == before.map(\.author) else { return nil }
+        guard let t = block(theirs.lines, field), let m = block(mine.lines, field) else { return nil }
+        return sideBySide(before, t, m, theirsBy: theirs.author, mineBy: mine.author)
+    }
+
+    private static func sideBySide(_ before: [Side], _ t: [Side], _ m: [Side], theirsBy: Author, mineBy: Author) -> [Side]? {
+        guard t.map(\.author) == before.map(\.author), m.map(\.author) == before.map(\.author) else { return nil }
         var out: [Side] = []
         for ((b, t), m) in zip(zip(before, t), m) {
-            let merged = TextMerge.merge(base: b.text, mine: m.text, theirs: t.text, mineBy: mine.author, theirsBy: theirs.author)
+            let merged = TextMerge.merge(base: b.text, mine: m.text, theirs: t.text, mineBy: mineBy, theirsBy: theirsBy)
             if merged.conflicted { return nil }
-            let author = merged.text == b.text ? b.author : merged.text == t.text ? theirs.author : mine.author
+            let author = merged.text == b.text ? b.author : merged.text == t.text ? theirsBy : mineBy
             out.append(Side(author: author, lines: TextMerge.lines(merged.text)))
         }
         return out

@@ -111,6 +111,12 @@ public enum TextMerge {
         mutating func flush() {
             guard let block = open else { return }
             open = nil
+            if let around = ConflictSides.aroundBlock(theirs: .init(author: sides.theirs, lines: block.theirs),
+                                                      mine: .init(author: sides.mine, lines: block.mine), base: known ? block.base : nil) {
+                out += around.lines
+                conflicted = conflicted || around.conflicted
+                return
+            }
             let shown = ConflictSides.of(theirs: .init(author: sides.theirs, lines: block.theirs),
                                          mine: .init(author: sides.mine, lines: block.mine), base: block.base)
             guard shown.count > 1 else {

@@ -9,8 +9,11 @@ extension DeviceStore {
     /// Applies fetched changes. A post with a local edit waiting is merged
     /// three ways (against the record both started from), so neither the
     /// cloud's edit nor the local one is lost; its pending save stays.
+    /// Returns what arrived, and the comments waiting here on posts deleted elsewhere that are kept as posts of
+    /// this account's own (`keepWaitingComments`).
     @discardableResult
-    func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws -> [Arrival] {
+    func applyFetched(_ scope: DatabaseScope, modifications: [Record],
+                      deletions: [RecordDeletion]) throws -> (arrivals: [Arrival], rescued: [RecordID]) {
         try write(scope) { db in
             var arrivals: [Arrival] = []
             // Already known by its change tag (this device's own saves coming back): nothing new to apply.
@@ -63,8 +66,9 @@ extension DeviceStore {
             }
             try Self.remember(db, scope, copies)
             try Self.retireKeysWrittenOver(db, scope, by: [], deleted: deletions.map(\.id))
+            let (keptHere, rescued) = try keepWaitingComments(db, scope, deleted: deletions.map(\.id))
             let waiting = try Self.pendingKinds(db, scope, deletions.map(\.id))
-            for deletion in deletions {
+            for deletion in deletions where !keptHere.contains(deletion.id) {
                 if waiting[deletion.id] == .saveRecord, try Self.localPost(db, scope, deletion.id) != nil {
                     // Deleted elsewhere while an edit here waits: the edit brings it back, as new (see applySent).
                     try bringBack(db, scope, deletion.id)
@@ -80,8 +84,60 @@ extension DeviceStore {
                 try Self.forget(db, scope, deletion.id)
                 try Self.clearPending(db, scope, zone: deletion.id.zone, name: deletion.id.name)
             }
-            return arrivals
+            return (arrivals, rescued)
         }
+    }
+
+    /// Comments typed here and not sent yet, on posts deleted elsewhere (or deleted themselves, with their post):
+    /// their words are not lost. In this account's own notebooks, the comment brings its post back, as an edit
+    /// of the post would (both go out as new). On a post shared with this account, it is kept as a post of its
+    /// own (returned, to be told). Returns the deletions not to apply here, and the comments kept so.
+    private func keepWaitingComments(_ db: Database, _ scope: DatabaseScope,
+                                     deleted: [RecordID]) throws -> (kept: Set<RecordID>, rescued: [RecordID]) {
+        let gone = Set(deleted)
+        var waiting: [Comment] = []
+        for zone in Set(deleted.map(\.zone)) {
+            let names = deleted.filter { $0.zone == zone }.map(\.name)
+            try inSQLLists(names, size: 200, each: "?") { names, list in
+                waiting += try Self.waitingComments(db, scope, zone: zone, where: "(c.id IN (\(list)) OR c.post_id IN (\(list)))",
+                                                    arguments: StatementArguments(Array(names) + Array(names)))
+            }
+        }
+        guard !waiting.isEmpty else { return ([], []) }
+        if scope == .shared {
+            let ids = waiting.map { RecordID(name: $0.id, zone: $0.zone) }
+            let rescued = try rescueComments(db, ids)
+            for id in ids { try Self.dropHere(db, scope, id) }
+            return ([], rescued)
+        }
+        var kept = Set<RecordID>(), rescued: [RecordID] = []
+        for comment in waiting {
+            let post = RecordID(name: comment.postID, zone: comment.zone), id = RecordID(name: comment.id, zone: comment.zone)
+            guard try Self.localPost(db, scope, post) != nil else {
+                rescued += try rescueComments(db, [id], from: scope)  // its post is gone here already
+                try Self.dropHere(db, scope, id)
+                continue
+            }
+            if gone.contains(post), !kept.contains(post) {
+                try bringBack(db, scope, post)
+                try Self.markPending(db, scope, zone: post.zone, name: post.name, kind: .saveRecord)
+                kept.insert(post)
+            }
+            try Self.forget(db, scope, id)  // deleted with its post in the cloud: it goes out as new
+            kept.insert(id)
+        }
+        return (kept, rescued)
+    }
+
+    /// The comments of `zone` matching `condition` (on `comments c`) that wait to be sent.
+    static func waitingComments(_ db: Database, _ scope: DatabaseScope, zone: ZoneID, where condition: String,
+                                arguments: StatementArguments) throws -> [Comment] {
+        let ids = try String.fetchAll(db, sql: """
+            SELECT c.id FROM \(schema(scope)).comments c JOIN \(schema(scope)).pending q
+            ON q.zone_name = c.zone_name AND q.zone_owner = c.zone_owner AND q.name = c.id AND q.kind = '\(PendingKind.saveRecord.rawValue)'
+            WHERE c.zone_name = ? AND c.zone_owner = ? AND \(condition)
+            """, arguments: [zone.name, zone.owner] + arguments)
+        return try ids.compactMap { try localComment(db, scope, RecordID(name: $0, zone: zone)) }
     }
 
     /// Applies what a send did and returns the changes to send again.
@@ -160,6 +216,20 @@ extension DeviceStore {
                     // What this device moved was deleted meanwhile (on another device; a comment, by its author): the
                     // original's deletion waits no more, and the copy stays only where it was changed here since.
                     if try movedOriginalDeleted(db, scope, record) { again.append(.saveRecord(id)) }
+                case .unknownItem(let parent) where record.type == Comment.recordType && parent != id && scope == .private:
+                    // Its post was deleted on another device meanwhile: the comment brings it back, as an edit of the
+                    // post would; without the post here, it is kept as a post of its own.
+                    let post = RecordID(name: parent.name, zone: id.zone)
+                    if try Self.localPost(db, scope, post) != nil, try Self.pendingKinds(db, scope, [post])[post] != .deleteRecord {
+                        try bringBack(db, scope, post)
+                        try Self.markPending(db, scope, zone: post.zone, name: post.name, kind: .saveRecord)
+                        try Self.forget(db, scope, id)
+                        again += [.saveRecord(post), .saveRecord(id)]
+                    } else {
+                        let rescued = try rescueComments(db, [id], from: scope)
+                        refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "its post was deleted; your comment was not kept" : Self.keptCommentNote))
+                        try Self.dropHere(db, scope, id)
+                    }
                 case .unknownItem where scope == .private && record.type == Post.recordType:
                     // Deleted on another device meanwhile: this edit brings the post back, as new.
                     try bringBack(db, scope, id)
@@ -167,9 +237,10 @@ extension DeviceStore {
                 case .unknownItem:
                     // Deleted elsewhere meanwhile, or no longer shared with this account: the edit cannot land
                     // there, but its words stay here, as a post of this account's own.
-                    let rescued = scope != .shared ? [] : record.type == Comment.recordType ? try rescueComments(db, [id]) : try rescue(db, [id])
+                    let isComment = record.type == Comment.recordType
+                    let rescued = scope != .shared ? [] : isComment ? try rescueComments(db, [id]) : try rescue(db, [id])
                     refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "it was deleted, or is no longer shared with you; your edit was not kept"
-                                                                               : Self.rescuedNote))
+                                                                               : isComment ? Self.keptCommentNote : Self.rescuedNote))
                     try Self.dropHere(db, scope, id)
                 case .quotaExceeded, .limitExceeded, .invalidArguments:
                     // Refused for what it is (too large, say): kept here as typed and marked with the reason, not sent

@@ -4,6 +4,8 @@ import GRDB
 
 extension DeviceStore {
     static let rescuedNote = "it is no longer shared with you; your edit is kept as a post of your own"
+    /// Told of a comment that could not go where it was written because its post is gone.
+    static let keptCommentNote = "its post was deleted, or is no longer shared with you; your comment is kept as a post of your own"
 
     /// Before a shared zone's rows go (its share ended, or the cloud lost it), posts there with an edit
     /// still waiting to be sent, and comments not sent yet, are kept as posts of this account's own, in its
@@ -24,13 +26,13 @@ extension DeviceStore {
     /// Keeps comments that can no longer go where they were written (read-only now, no longer shared, the post
     /// gone) as posts of this account's own, one each, titled after the post they were on, so the words typed
     /// survive. Returns the IDs of those it kept.
-    func rescueComments(_ db: Database, _ ids: [RecordID]) throws -> [RecordID] {
+    func rescueComments(_ db: Database, _ ids: [RecordID], from scope: DatabaseScope = .shared) throws -> [RecordID] {
         guard !ids.isEmpty, let home = try notesNotebook(db) else { return [] }
         let now = now()
         var rescued: [RecordID] = []
         for id in ids.sorted(by: { $0.description < $1.description }) {
-            guard let comment = try Self.localComment(db, .shared, id) else { continue }
-            let on = try Self.localPost(db, .shared, RecordID(name: comment.postID, zone: id.zone))?.title
+            guard let comment = try Self.localComment(db, scope, id) else { continue }
+            let on = try Self.localPost(db, scope, RecordID(name: comment.postID, zone: id.zone))?.title
             var name = "r" + id.name
             var n = 1
             while try Self.localPost(db, .private, RecordID(name: name, zone: home)) != nil {

@@ -219,7 +219,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             let shares = modifications.filter { $0.type == Share.recordType }
             let before = try store.knownShares(scope, shares.map(\.id))
             let applied = try store.applyFetched(scope, modifications: modifications, deletions: deletions)
-            lock.withLock { arrivals += applied }
+            lock.withLock { arrivals += applied.arrivals }
+            tellRescued(applied.rescued, because: { .unknownItem($0) }, outcome: DeviceStore.keptCommentNote)
             try noteShareChanges(shares, before: before, scope: scope)
         case .willFetchRecordZoneChanges(let zone, let fromScratch):
             lock.withLock { arrived[zone] = fromScratch ? [] : nil }
@@ -274,9 +275,9 @@ extension NotesSync {
 
     /// Edits of shared posts kept as posts of this account's own when the share went away: the person hears
     /// of each, as of an edit the cloud refused.
-    private func tellRescued(_ ids: [RecordID], because error: (RecordID) -> CloudError) {
+    private func tellRescued(_ ids: [RecordID], because error: (RecordID) -> CloudError, outcome: String = DeviceStore.rescuedNote) {
         guard !ids.isEmpty else { return }
-        lock.withLock { refusals += ids.map { Refusal($0, error($0), outcome: DeviceStore.rescuedNote) } }
+        lock.withLock { refusals += ids.map { Refusal($0, error($0), outcome: outcome) } }
     }
 }
 
