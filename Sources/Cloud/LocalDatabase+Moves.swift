@@ -36,7 +36,16 @@ extension LocalDatabase {
         let db = request.db
         let (fromRow, original, existing, deleted, movedAway) = try wrapStorage {
             () -> (Int64?, StoredRecord?, StoredRecord?, Bool, Record?) in
-            let fromRow = try access(db, from)?.zone.id
+            let fromRow: Int64?
+            do {
+                fromRow = try access(db, from)?.zone.id
+            } catch let error as CloudError {
+                guard case .zoneNotFound = error else { throw error }
+                // Its notebook was deleted since: renamed (its records moved on), or deleted with them.
+                let existing = try access(db, to).flatMap { try RecordTable.find(db, zone: $0.zone.id, name: copy.id.name, zoneID: to) }
+                if let moved = try movedOutOfDeletedZone(db, from, name: source.name), moved.id.zone != to { return (nil, nil, existing, false, moved) }
+                return (nil, nil, existing, true, nil)
+            }
             let original = try fromRow.flatMap { try RecordTable.find(db, zone: $0, name: source.name, zoneID: from) }
             let existing = try access(db, to).flatMap { try RecordTable.find(db, zone: $0.zone.id, name: copy.id.name, zoneID: to) }
             guard let fromRow, original?.isDeleted == true else { return (fromRow, original, existing, false, nil) }

@@ -1,6 +1,7 @@
 import Cloud
 import Foundation
 import Notes
+import Sync
 import Testing
 import TestSupport
 
@@ -72,6 +73,76 @@ import TestSupport
         for device in [d.a, d.b] {
             let posts = try device.store.posts()
             #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.pendingCount() == 0)
+        }
+    }
+
+    /// The other order: the move reaches the cloud first, then the deletion of a device that had not heard of it.
+    /// The deletion follows the post where it went.
+    @Test func aStaleDeletionFollowsThePostWhereItMoved() throws {
+        let d = try TwoDevices()
+        let travel = try setUp(d)
+        try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        try d.b.store.delete(try d.b.store.post("moving"))
+        for device in [d.b, d.a, d.b] { try device.syncNow() }
+
+        for device in [d.a, d.b] {
+            let titles = try device.store.posts().map(\.title)
+            #expect(titles.isEmpty, "\(titles)")
+            #expect(try device.store.pendingCount() == 0)
+        }
+        #expect(d.b.takeNews().refusals.isEmpty && d.a.takeNews().refusals.isEmpty)
+    }
+
+    /// A post moved out of a notebook deleted meanwhile on another device: gone with it, unless changed here.
+    @Test(arguments: [false, true]) func aPostMovedOutOfANotebookDeletedMeanwhile(changed: Bool) throws {
+        let d = try TwoDevices()
+        let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)
+        try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", content: "Hue"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.b.store.deleteNotebook(try d.b.store.notebook(named: "Trip"))
+        try d.b.syncNow()
+        var moved = try d.a.store.move(try d.a.store.post("p1"), to: d.notes, by: d.heather.id, now: d.test.clock.now())
+        if changed {
+            moved.content = "Hue\nHoi An"
+            try d.write(d.a, moved)
+        }
+        for device in [d.a, d.a, d.b] { try device.syncNow() }
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.content) == (changed ? ["Hue\nHoi An"] : []), "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.pendingCount() == 0)
+            #expect(!(try device.store.notebooks().contains { $0.title == "Trip" }))
+        }
+        #expect(d.a.takeNews().refusals.isEmpty, "nothing to tell")
+    }
+
+    /// A move longer than one request (a post with more comments than a batch holds) goes in two: the deletions
+    /// of the originals the first one moved are not sent after it (they would follow the post and delete it).
+    @Test func aMoveLongerThanARequestKeepsEverything() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "big", zone: d.notes.zone, title: "Big", content: "many comments"))
+        let count = RecordZoneChangeBatch.defaultMaxItems + 50
+        for index in 0..<count {
+            try d.a.store.add(Comment(id: String(format: "c%03d", index), postID: "big", zone: d.notes.zone, scope: .private, text: "comment \(index)"),
+                              by: d.heather.id, now: d.test.clock.now())
+        }
+        try d.a.syncNow()
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        try d.a.store.move(try d.a.store.post("big"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        for device in [d.a, d.a, d.b] { try device.syncNow() }
+        let cloud = d.test.cloud.database(.private, as: d.heather)
+        #expect(try cloud.trash(in: travel.zone, type: Comment.recordType).isEmpty)
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"])
+            let comments = try device.store.comments(on: try #require(posts.first)).count
+            let pending = try device.store.pendingCount()
+            #expect(comments == count, "\(comments) of \(count); \(pending) pending")
             #expect(try device.store.pendingCount() == 0)
         }
     }
