@@ -162,6 +162,8 @@ extension NotebookCommandTests {
         }
         let lists: [(String, String)] = [("Trip", "Trip plans"), ("trip", "her trip"), ("TRIP", "her trip"), ("Trip (jermaine)", "Trip plans"),
                                          ("Work", "her Work"), ("work (JERMAINE)", "Work plans"), ("Work (heather)", "her Work")]
+        let all = try app.ok("list", as: "heather")
+        #expect(all.contains("Trip (jermaine)") && all.contains("Work (jermaine)"), "whose, where names meet: \(all)")
         for (name, shows) in lists {
             let listed = try app.ok("list", "--notebook", name, as: "heather")
             #expect(listed.contains(shows) && listed.split(separator: "\n").count == 2, "\(name): \(listed)")  // a header and the one post

@@ -10,12 +10,15 @@ import TestSupport
         let d = try TwoDevices()
         try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip"))
         let post = try d.a.store.post("p1")
+        // Typed by a device whose clock is a little behind the cloud's.
         try d.a.store.add(Comment(id: "c1", postID: "p1", zone: post.zone, scope: .private, text: "bring tea"),
-                          by: d.heather.id, now: d.test.clock.now())
+                          by: d.heather.id, now: d.test.clock.now().addingTimeInterval(-1.4))
         try d.a.syncNow()
         try d.b.syncNow()
         let arrived = try #require(try d.b.store.comments(on: post).first)
         #expect(arrived.text == "bring tea" && arrived.createdBy == d.heather.id && !arrived.wasEdited)
+        let sent = try #require(try d.a.store.comments(on: post).first)
+        #expect(sent.createdAt == arrived.createdAt && !sent.wasEdited, "every device shows the cloud's time")
 
         d.test.clock.advance(by: 120)
         try d.b.store.editComment(arrived, text: "bring green tea", by: d.heather.id, now: d.test.clock.now())

@@ -163,6 +163,7 @@ extension DeviceStore {
                 if record.type == Comment.recordType {
                     done.append(record.id)
                     copies.append(record)
+                    try Self.stampComment(db, scope, record)
                 } else if try Self.stamp(db, scope, record, holdingWhole: held, ifStillHolding: Post.fields(of: record))
                             || stampIfUnchanged(db, scope, record, holdingWhole: held) {
                     done.append(record.id)
@@ -272,7 +273,8 @@ extension DeviceStore {
                     // words typed into it are kept as a post of this account's own.
                     let rescued = record.type == Post.recordType ? try rescue(db, [id])
                         : record.type == Comment.recordType && scope == .shared ? try rescueComments(db, [id]) : []
-                    refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? nil : "\(error); your edit is kept as a post of your own"))
+                    let what = record.type == Comment.recordType ? "comment" : "edit"
+                    refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? nil : "\(error); your \(what) is kept as a post of your own"))
                     try restore(db, scope, id)
                 }
             }
@@ -299,6 +301,17 @@ extension DeviceStore {
             for id in moved { try Self.forget(db, scope, id) }
             return (again, zones, refusals, moved)
         }
+    }
+
+    /// Gives a sent comment the cloud's stamps, as every other device reads them (the time this device typed it
+    /// differs by its clock and the send), where it still holds what was sent.
+    private static func stampComment(_ db: Database, _ scope: DatabaseScope, _ record: Record) throws {
+        guard let system = record.system else { return }
+        try db.execute(sql: """
+            UPDATE \(schema(scope)).comments SET created_at = ?, created_by = ?, modified_at = ?, modified_by = ?
+            WHERE zone_name = ? AND zone_owner = ? AND id = ? AND text = ?
+            """, arguments: [system.createdAt.timeIntervalSince1970, system.createdBy, system.modifiedAt.timeIntervalSince1970, system.modifiedBy,
+                              record.id.zone.name, record.id.zone.owner, record.id.name, Comment(record: record, scope: scope).text])
     }
 
     /// Gives a sent post the cloud's stamps and sealed location, as fetching it back would, and with

@@ -62,7 +62,10 @@ struct ListPosts: ParsableCommand {
         if json { return try Output.json(views) }
         if let book, views.isEmpty { return Output.line("no posts in notebook \(book.title)") }
         if views.isEmpty { return Output.line("no posts (write one with 'cloudnotes new TITLE')") }
-        Output.table([["ID", "NOTEBOOK", "TITLE", "MARKS"]] + views.map { [$0.id, $0.notebook, $0.title, $0.markers] })
+        // A notebook shared with the person names its owner, as `--notebook` takes it: theirs may share a name with one of theirs.
+        let me = names(session.account.id)
+        Output.table([["ID", "NOTEBOOK", "TITLE", "MARKS"]]
+                     + views.map { [$0.id, $0.owner == me ? $0.notebook : "\($0.notebook) (\($0.owner))", $0.title, $0.markers] })
     }
 }
 
