@@ -168,5 +168,12 @@ extension NotebookCommandTests {
             let listed = try app.ok("list", "--notebook", name, as: "heather")
             #expect(listed.contains(shows) && listed.split(separator: "\n").count == 2, "\(name): \(listed)")  // a header and the one post
         }
+        // A shared notebook with no post left in it is left by its name.
+        _ = try app.ok("delete", "Trip plans", "--yes", as: "jermaine")
+        #expect(try app.run("leave", "--notebook", "trip", as: "heather").stderr.contains("yours"))
+        #expect(try app.ok("leave", "--notebook", "Trip (jermaine)", as: "heather").contains("left notebook Trip (jermaine)"))
+        let left = try app.ok("list", as: "heather")
+        #expect(!left.contains("Trip (jermaine)") && left.contains("her trip"), "\(left)")
+        #expect(try app.run("leave", as: "heather").isOneLineRefusal)
     }
 }

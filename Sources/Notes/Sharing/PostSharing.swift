@@ -119,6 +119,12 @@ public struct PostSharing: Sendable {
         try database(post).deleteShare(try currentShare(of: post).id)
     }
 
+    /// Leaves a notebook shared with this account as a whole (one with no post left to name, too).
+    public func leave(notebook book: Notebook) throws {
+        guard book.scope == .shared else { throw StoreError.invalid("notebook \(book.title) is yours; stop sharing it instead") }
+        try cloud.database(.shared, as: account).deleteShare(RecordID(name: Share.zoneWideRecordName, zone: book.zone))
+    }
+
     public func accept(_ url: String) throws -> ShareMetadata {
         try cloud.acceptShare(try ShareURL(parsing: url), as: account)
     }

@@ -114,7 +114,7 @@ extension DeviceStore {
             return "notebook \(book.title) is shared as a whole: renamed, its share would end (cloudnotes stop-sharing first)"
         }
         let target = Notebook(zone: ZoneID(name: name, owner: book.zone.owner), scope: .private, title: name)
-        for post in try posts(notebook: book.title).filter({ $0.zone == book.zone }) {
+        for post in try posts(in: book) {
             if let refusal = try moveRefusal(post, to: target) { return refusal }
         }
         return nil
@@ -135,7 +135,7 @@ extension DeviceStore {
         if let refusal = try renameRefusal(book, to: title) { throw StoreError.invalid(refusal) }
         let name = title.trimmingCharacters(in: .whitespaces)
         let renamed = Notebook(zone: ZoneID(name: name, owner: book.zone.owner), scope: .private, title: name)
-        let posts = try posts(notebook: book.title).filter { $0.zone == book.zone }
+        let posts = try posts(in: book)
         let comments = try posts.map { try self.comments(on: $0) }
         try write(.private) { db in
             try Self.insertNotebook(db, renamed)

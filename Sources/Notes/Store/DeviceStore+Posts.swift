@@ -53,13 +53,13 @@ public struct Notebook: Equatable, Sendable {
 extension DeviceStore {
     // MARK: Reading
 
-    /// Every post of both stores, newest first, optionally of one notebook.
-    public func posts(notebook: String? = nil) throws -> [Post] {
+    /// Every post of both stores, newest first, or those of one notebook.
+    public func posts(in book: Notebook? = nil) throws -> [Post] {
         try read { db in
             try [DatabaseScope.private, .shared].flatMap { scope in
                 try Row.fetchAll(db, sql: "SELECT \(Self.postColumns) FROM \(Self.schema(scope)).posts").map { try opened(db, Self.post(from: $0, scope: scope)) }
             }
-            .filter { notebook == nil || $0.zone.name == notebook }
+            .filter { post in book.map { $0.zone == post.zone && $0.scope == post.scope } ?? true }
             .sorted { ($0.modifiedAt ?? .distantFuture, $0.id) > ($1.modifiedAt ?? .distantFuture, $1.id) }
         }
     }
@@ -74,7 +74,7 @@ extension DeviceStore {
         let all = try posts()
         let exact = all.filter { $0.id == reference }
         if exact.count == 1 { return exact[0] }
-        if exact.count > 1 { throw StoreError.samePostTwice(reference, exact.map { "\($0.zone.name)/\($0.id) (\(names($0.zone.owner))'s)" }.sorted()) }
+        if exact.count > 1 { throw StoreError.samePostTwice(reference, places(exact)) }
         if let slash = reference.lastIndex(of: "/") {
             let (book, id) = (String(reference[..<slash]), reference[reference.index(after: slash)...])
             let placed = all.filter { $0.id == id && $0.zone.name.compare(book, options: .caseInsensitive) == .orderedSame }
@@ -87,12 +87,17 @@ extension DeviceStore {
             if candidates.count > 1 {
                 // Copies of one post (moved on two devices at once) share an ID: only NOTEBOOK/ID tells them apart.
                 if Set(candidates.map(\.id)).count == 1 {
-                    throw StoreError.samePostTwice(candidates[0].id, candidates.map { "\($0.zone.name)/\($0.id) (\(names($0.zone.owner))'s)" }.sorted())
+                    throw StoreError.samePostTwice(candidates[0].id, places(candidates))
                 }
                 throw StoreError.ambiguousPost(reference, candidates.sorted { $0.id < $1.id }.map(describe))
             }
         }
         throw StoreError.unknownPost(reference)
+    }
+
+    /// Copies of one post, each as `NOTEBOOK/ID` names it, with its owner: "Travel/plan (heather's)".
+    private func places(_ copies: [Post]) -> [String] {
+        copies.map { "\($0.zone.name)/\($0.id) (\(names($0.zone.owner))'s)" }.sorted()
     }
 
     /// One line telling a post apart from others of the same title: "p3F9… in Trip (heather's), changed 2026-11-27 10:02".

@@ -25,8 +25,7 @@ struct ExportPosts: ParsableCommand {
         if let post {
             posts = [try session.store.post(post)]
         } else {
-            let book = try notebook.map { try session.store.notebook(named: $0) }
-            posts = try session.store.posts().filter { post in book.map { $0.zone == post.zone && $0.scope == post.scope } ?? true }
+            posts = try session.store.posts(in: try notebook.map { try session.store.notebook(named: $0) })
         }
         let files: [URL]
         do {

@@ -54,7 +54,7 @@ struct ListPosts: ParsableCommand {
         let sharing = try session.sharing()
         // A notebook named as `move` and `delete-notebook` name one (any case; unknown or ambiguous: refused).
         let book = try notebook.map { try session.store.notebook(named: $0) }
-        let views = try session.store.posts().filter { post in book.map { $0.zone == post.zone && $0.scope == post.scope } ?? true }.map { post in
+        let views = try session.store.posts(in: book).map { post in
             var view = PostView(post, sharing: sharing, names: names)
             view.notSent = try session.store.refusal(of: post)
             return view

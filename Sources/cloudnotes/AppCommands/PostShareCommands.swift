@@ -151,10 +151,21 @@ struct LeaveShare: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "leave", abstract: "Leave the share a post came in: only you lose it.")
 
     @OptionGroup var device: DeviceOptions
-    @Argument(help: "The post.") var post: String
+    @Argument(help: "The post.") var post: String?
+    @Option(help: "Leave this notebook shared with you as a whole (also when no post is left in it).") var notebook: String?
+
+    func validate() throws {
+        if (post == nil) == (notebook == nil) { throw ValidationError("say what to leave: POST or --notebook NAME") }
+    }
 
     func run() throws {
-        try endShare(of: post, on: device, saying: "left") { try $0.leave($1) }
+        if let post { return try endShare(of: post, on: device, saying: "left") { try $0.leave($1) } }
+        let session = try device.open(syncFirst: true)
+        let book = try session.store.notebook(named: notebook!)
+        let name = session.store.label(book)
+        try session.postSharing.leave(notebook: book)
+        session.sync()
+        Output.line("left notebook \(name)")
     }
 }
 
