@@ -162,6 +162,10 @@ extension NotebookCommandTests {
         }
         let lists: [(String, String)] = [("Trip", "Trip plans"), ("trip", "her trip"), ("TRIP", "her trip"), ("Trip (jermaine)", "Trip plans"),
                                          ("Work", "her Work"), ("work (JERMAINE)", "Work plans"), ("Work (heather)", "her Work")]
+        // Written as the shared one's name, the refusal names hers.
+        let refused = try app.run("new", "x", "--notebook", "Trip", as: "heather")
+        #expect(refused.isOneLineRefusal && refused.stderr.contains("Trip (jermaine) is shared with you") && refused.stderr.contains("yours is named trip"),
+                "\(refused.stderr)")
         let all = try app.ok("list", as: "heather")
         #expect(all.contains("Trip (jermaine)") && all.contains("Work (jermaine)"), "whose, where names meet: \(all)")
         for (name, shows) in lists {

@@ -28,8 +28,11 @@ struct NewPost: ParsableCommand {
             throw CLIError(message: "no notebook named '\(notebook)' (create it with 'cloudnotes new-notebook \(notebook)')")
         }
         guard book.scope == .private else {
-            throw CLIError(message: "notebook \(book.title) is shared with you: a new post goes into a notebook of your own "
-                           + "('cloudnotes notebooks' lists them)")
+            let yours = try session.store.notebooks().first {
+                $0.scope == .private && $0.title.compare(book.title, options: .caseInsensitive) == .orderedSame
+            }
+            throw CLIError(message: "notebook \(session.store.label(book)) is shared with you: a new post goes into a notebook of your own "
+                           + (yours.map { "(yours is named \($0.title))" } ?? "('cloudnotes notebooks' lists them)"))
         }
         let id = "p" + SystemRandom().hex(bytes: 6)
         let post = Post(id: id, zone: book.zone, title: title, content: body,
