@@ -146,4 +146,29 @@ import TestSupport
             #expect(try device.store.pendingCount() == 0)
         }
     }
+
+    /// A move made offline of a post another device shared meanwhile: moved, its share would end unheard, so the
+    /// post stays where it was, with what was typed into it, and the person is told.
+    @Test func aPostSharedMeanwhileStaysWhereItWasWithItsEdit() throws {
+        let d = try TwoDevices()
+        let travel = try setUp(d)
+        _ = try d.test.cloud.createAccount(name: "mary")
+        var moved = try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        moved.content = "tickets\nvisa"
+        try d.write(d.a, moved)
+        let sharing = PostSharing(store: d.b.store, cloud: d.test.cloud, account: d.heather)
+        _ = try sharing.share(try d.b.store.post("moving"), inviting: ["mary"], permission: .readWrite)
+        try d.b.syncNow()
+        for device in [d.a, d.a, d.b] { try device.syncNow() }
+
+        #expect(d.a.takeNews().refusals.contains { !$0.byCloud && $0.outcome?.contains("was shared on another device meanwhile") == true })
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Notes"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.comments(on: try #require(posts.first)).map(\.text) == ["book early"])
+            #expect(try device.store.pendingCount() == 0)
+        }
+        let cloud = d.test.cloud.database(.private, as: d.heather)
+        #expect(try cloud.fetchShare(RecordID(name: "share-moving", zone: d.notes.zone)).participants.count == 2, "the share stands")
+    }
 }

@@ -451,7 +451,7 @@ extension DeviceStore {
     }
 
     /// Forgets a post or comment here whole: its row, its last known record, and what waits to be sent of it.
-    private static func dropHere(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+    static func dropHere(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         try deleteRow(db, scope, id)
         try forget(db, scope, id)
         try clearPending(db, scope, zone: id.zone, name: id.name)

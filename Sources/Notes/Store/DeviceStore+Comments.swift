@@ -6,12 +6,14 @@ import struct Cloud.Record  // GRDB has a Record too; here a record is the cloud
 extension DeviceStore {
     /// A post's comments, oldest first.
     public func comments(on post: Post) throws -> [Comment] {
-        try read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM \(Self.schema(post.scope)).comments WHERE zone_name = ? AND zone_owner = ? AND post_id = ?
-                ORDER BY created_at, id
-                """), arguments: [post.zone.name, post.zone.owner, post.id]).map { Self.comment(from: $0, scope: post.scope) }
-        }
+        try read { db in try Self.comments(db, on: post) }
+    }
+
+    static func comments(_ db: Database, on post: Post) throws -> [Comment] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM \(schema(post.scope)).comments WHERE zone_name = ? AND zone_owner = ? AND post_id = ?
+            ORDER BY created_at, id
+            """), arguments: [post.zone.name, post.zone.owner, post.id]).map { comment(from: $0, scope: post.scope) }
     }
 
     /// Adds a comment and marks it to be sent, in one transaction.

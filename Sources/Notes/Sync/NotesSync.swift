@@ -222,6 +222,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             lock.withLock { arrivals += applied.arrivals }
             tellRescued(applied.rescued, because: { .unknownItem($0) }, outcome: DeviceStore.keptCommentNote)
             try noteShareChanges(shares, before: before, scope: scope)
+            if scope == .private { try undoMovesOfSharedPosts(shares, engine: engine) }
         case .willFetchRecordZoneChanges(let zone, let fromScratch):
             lock.withLock { arrived[zone] = fromScratch ? [] : nil }
         case .didFetchRecordZoneChanges(let zone, let error):
@@ -251,6 +252,25 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
 }
 
 extension NotesSync {
+    /// A post this device moved while another device of the account shared it stays where it was (moved, its
+    /// share would end, and those it was shared with would lose it unheard); the person is told.
+    private func undoMovesOfSharedPosts(_ shares: [Record], engine: SyncEngine) throws {
+        let roots = shares.compactMap { record -> RecordID? in
+            guard let share = try? Share(record: record), let root = share.rootRecord else { return nil }  // (one that does not read: none)
+            return RecordID(name: root, zone: record.id.zone)
+        }
+        let (back, dropped, added) = try store.undoMoves(ofSharedRoots: roots)
+        guard !back.isEmpty else { return }
+        engine.state.remove(pendingRecordZoneChanges: dropped)
+        engine.state.add(pendingRecordZoneChanges: added)
+        let notes = back.map { post in
+            Refusal(post.recordID, .invalidArguments("shared meanwhile"),
+                    outcome: "\"\(post.title)\" was shared on another device meanwhile: moved, its share would end, so it stays in \(post.zone.name)",
+                    byCloud: false)
+        }
+        lock.withLock { refusals += notes }
+    }
+
     /// Notices of what changed in shares just fetched: who accepted or left (as their owner), a new permission.
     private func noteShareChanges(_ records: [Record], before: [RecordID: Share], scope: DatabaseScope) throws {
         guard let me = account.currentAccount()?.id else { return }

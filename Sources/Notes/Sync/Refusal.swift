@@ -7,11 +7,15 @@ public struct Refusal: Equatable, Sendable, CustomStringConvertible {
     public var error: CloudError
     /// What happened to the change here, when more than the error says.
     public var outcome: String?
+    /// Whether the cloud refused it; false where this device undid it before sending (it could not be done as
+    /// asked any more).
+    public var byCloud = true
 
-    public init(_ id: RecordID, _ error: CloudError, outcome: String? = nil) {
+    public init(_ id: RecordID, _ error: CloudError, outcome: String? = nil, byCloud: Bool = true) {
         self.id = id
         self.error = error
         self.outcome = outcome
+        self.byCloud = byCloud
     }
 
     public var description: String { "\(id.name): \(outcome ?? "\(error)")" }

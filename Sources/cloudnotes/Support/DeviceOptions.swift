@@ -266,7 +266,7 @@ struct DeviceSession {
             let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: "\(account.name)/\(device)")
             made = sync
             try sync.syncNow()
-            return sync.refusals.first.map { Self.refusedPrefix + "\($0)" }
+            return sync.refusals.first.map { ($0.byCloud ? Self.refusedPrefix : "not done: ") + "\($0)" }
         } catch {
             let said = made?.explain(error) ?? "\(error)"
             if error is SyncError { return "not synced: \(said)" }
