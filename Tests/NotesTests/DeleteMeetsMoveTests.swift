@@ -1,6 +1,6 @@
 import Cloud
 import Foundation
-import Notes
+@testable import Notes
 import Sync
 import Testing
 import TestSupport
@@ -170,5 +170,33 @@ import TestSupport
         }
         let cloud = d.test.cloud.database(.private, as: d.heather)
         #expect(try cloud.fetchShare(RecordID(name: "share-moving", zone: d.notes.zone)).participants.count == 2, "the share stands")
+    }
+
+    /// A device that heard of a post's move into Notes but not yet of its leaving Travel holds it in both. Words
+    /// typed into the stale Travel copy, then a move of the Notes copy back to Travel: the words stay.
+    @Test func aMoveOntoAStaleCopyOfThePostKeepsWhatWasTypedIntoIt() throws {
+        let d = try TwoDevices()
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        try d.write(d.a, Post(id: "trip", zone: travel.zone, title: "Trip", content: "tickets"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.a.store.move(try d.a.store.post("trip"), to: d.notes, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        // Only the Notes half of the news reaches b (its fetch of Travel failed, say).
+        let cloud = d.test.cloud.database(.private, as: d.heather)
+        try d.b.store.applyFetched(.private, modifications: [try cloud.record(RecordID(name: "trip", zone: d.notes.zone))], deletions: [])
+        var stale = try d.b.store.post("Travel/trip")
+        let base = stale.fields
+        stale.content = "tickets\nvisa"
+        _ = try d.b.store.saveEdit(stale, from: base, by: Editor(account: d.heather, device: "b"), now: d.test.clock.now())
+        let moved = try d.b.store.move(try d.b.store.post("Notes/trip"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        #expect(moved.content == "tickets\nvisa")
+        for device in [d.b, d.a, d.b] { try device.syncNow() }
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.pendingCount() == 0)
+        }
     }
 }

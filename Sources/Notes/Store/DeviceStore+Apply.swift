@@ -425,7 +425,7 @@ extension DeviceStore {
     }
 
     /// `here` with the edit waiting in `local` merged in, from the version `local` was typed over.
-    private func merging(_ db: Database, _ scope: DatabaseScope, _ local: Post, into here: Post) throws -> Post {
+    func merging(_ db: Database, _ scope: DatabaseScope, _ local: Post, into here: Post) throws -> Post {
         let base = try Self.lastKnown(db, scope, local.recordID).map { try opened(db, Post(record: $0, scope: scope)) }
         let (mine, theirs) = (try opened(db, local), try opened(db, here))
         let merged = PostMerge.merge(base: base?.fields, mine: .init(mine.fields, by: author(of: mine)),

@@ -71,35 +71,42 @@ extension DeviceStore {
     public func move(_ post: Post, to book: Notebook, by account: String, on device: String? = nil, now: Date) throws -> Post {
         if let refusal = try moveRefusal(post, to: book) { throw StoreError.invalid(refusal) }
         let comments = try comments(on: post)
-        return try write(.private) { db in try Self.move(db, post, comments: comments, to: book.zone, by: account, on: device, now: now) }
+        return try write(.private) { db in try move(db, post, comments: comments, to: book.zone, by: account, on: device, now: now) }
     }
 
-    private static func move(_ db: Database, _ post: Post, comments: [Comment], to zone: ZoneID, by account: String,
-                             on device: String?, now: Date) throws -> Post {
+    private func move(_ db: Database, _ post: Post, comments: [Comment], to zone: ZoneID, by account: String,
+                      on device: String?, now: Date) throws -> Post {
         var moved = post
+        let target = RecordID(name: post.id, zone: zone)
+        if let there = try Self.localPost(db, .private, target) {
+            // A copy of it is there already (another device moved it out of that notebook, and this one has not
+            // heard yet): what was typed into that copy merges with this one, and the move makes it anew there.
+            moved = try merging(db, .private, post, into: there)
+            try Self.forget(db, .private, target)
+        }
         moved.zone = zone
         moved.modifiedAt = now
         moved.modifiedBy = account
         moved.modifiedOn = device ?? post.modifiedOn
         if moved.location != nil { moved.sealedLocation = nil }  // sealed again with the other notebook's key when sent
-        try requireFits(moved, holding: post.title)
-        try upsert(db, moved)
-        try markPending(db, .private, zone: zone, name: moved.id, kind: .saveRecord)
+        try Self.requireFits(moved, holding: post.title)
+        try Self.upsert(db, moved)
+        try Self.markPending(db, .private, zone: zone, name: moved.id, kind: .saveRecord)
         for var comment in comments {
             comment.zone = zone
-            try upsert(db, comment)
-            try markPending(db, .private, zone: zone, name: comment.id, kind: .saveRecord)
+            try Self.upsert(db, comment)
+            try Self.markPending(db, .private, zone: zone, name: comment.id, kind: .saveRecord)
         }
         // The originals go as deletions (each comment too, though the post's would take it: each copy names the
         // version it moves, and the cloud moves none that changed since this device saw it).
         let originals = [post.recordID] + comments.map { RecordID(name: $0.id, zone: post.zone) }
-        try setAsideKnown(db, .private, originals)
+        try Self.setAsideKnown(db, .private, originals)
         for table in ["posts", "comments"] {
             let column = table == "posts" ? "id" : "post_id"
             try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ? AND \(column) = ?",
                            arguments: [post.zone.name, post.zone.owner, post.id])
         }
-        for id in originals { try markPending(db, .private, zone: id.zone, name: id.name, kind: .deleteRecord) }
+        for id in originals { try Self.markPending(db, .private, zone: id.zone, name: id.name, kind: .deleteRecord) }
         return moved
     }
 
@@ -198,7 +205,7 @@ extension DeviceStore {
         try write(.private) { db in
             try Self.insertNotebook(db, renamed)
             for (post, comments) in zip(posts, comments) {
-                try Self.move(db, post, comments: comments, to: renamed.zone, by: account, on: device, now: now)
+                try move(db, post, comments: comments, to: renamed.zone, by: account, on: device, now: now)
             }
             // The posts' deletions from the old notebook stay pending: sent with their copies, they make moves, which
             // keep the posts' history (the sync sends a zone's deletion after its records).
