@@ -88,13 +88,14 @@ extension DeviceStore {
         }
     }
 
-    /// Comments typed here and not sent yet, on posts deleted elsewhere (or deleted themselves, with their post):
-    /// their words are not lost. In this account's own notebooks, the comment brings its post back, as an edit
-    /// of the post would (both go out as new). On a post shared with this account, it is kept as a post of its
-    /// own (returned, to be told). Returns the deletions not to apply here, and the comments kept so.
+    /// Comments typed here and not sent yet, on posts shared with this account that were deleted elsewhere (or
+    /// deleted themselves, with their post): kept as posts of this account's own, so their words are not lost
+    /// (returned, to be told). (In the account's own notebooks a deletion heard here cannot be told from a move,
+    /// where a comment follows its post when sent; those stay as they are.) Returns the deletions not to apply
+    /// here, and the comments kept.
     private func keepWaitingComments(_ db: Database, _ scope: DatabaseScope,
                                      deleted: [RecordID]) throws -> (kept: Set<RecordID>, rescued: [RecordID]) {
-        let gone = Set(deleted)
+        guard scope == .shared else { return ([], []) }
         var waiting: [Comment] = []
         for zone in Set(deleted.map(\.zone)) {
             let names = deleted.filter { $0.zone == zone }.map(\.name)
@@ -103,30 +104,11 @@ extension DeviceStore {
                                                     arguments: StatementArguments(Array(names) + Array(names)))
             }
         }
-        guard !waiting.isEmpty else { return ([], []) }
-        if scope == .shared {
-            let ids = waiting.map { RecordID(name: $0.id, zone: $0.zone) }
-            let rescued = try rescueComments(db, ids)
-            for id in ids { try Self.dropHere(db, scope, id) }
-            return ([], rescued)
-        }
-        var kept = Set<RecordID>(), rescued: [RecordID] = []
-        for comment in waiting {
-            let post = RecordID(name: comment.postID, zone: comment.zone), id = RecordID(name: comment.id, zone: comment.zone)
-            guard try Self.localPost(db, scope, post) != nil else {
-                rescued += try rescueComments(db, [id], from: scope)  // its post is gone here already
-                try Self.dropHere(db, scope, id)
-                continue
-            }
-            if gone.contains(post), !kept.contains(post) {
-                try bringBack(db, scope, post)
-                try Self.markPending(db, scope, zone: post.zone, name: post.name, kind: .saveRecord)
-                kept.insert(post)
-            }
-            try Self.forget(db, scope, id)  // deleted with its post in the cloud: it goes out as new
-            kept.insert(id)
-        }
-        return (kept, rescued)
+        let ids = waiting.map { RecordID(name: $0.id, zone: $0.zone) }
+        guard !ids.isEmpty else { return ([], []) }
+        let rescued = try rescueComments(db, ids)
+        for id in ids { try Self.dropHere(db, scope, id) }
+        return ([], rescued)
     }
 
     /// The comments of `zone` matching `condition` (on `comments c`) that wait to be sent.
@@ -228,19 +210,11 @@ extension DeviceStore {
                     // original's deletion waits no more, and the copy stays only where it was changed here since.
                     if try movedOriginalDeleted(db, scope, record) { again.append(.saveRecord(id)) }
                 case .unknownItem(let parent) where record.type == Comment.recordType && parent != id && scope == .private:
-                    // Its post was deleted on another device meanwhile: the comment brings it back, as an edit of the
-                    // post would; without the post here, it is kept as a post of its own.
-                    let post = RecordID(name: parent.name, zone: id.zone)
-                    if try Self.localPost(db, scope, post) != nil, try Self.pendingKinds(db, scope, [post])[post] != .deleteRecord {
-                        try bringBack(db, scope, post)
-                        try Self.markPending(db, scope, zone: post.zone, name: post.name, kind: .saveRecord)
-                        try Self.forget(db, scope, id)
-                        again += [.saveRecord(post), .saveRecord(id)]
-                    } else {
-                        let rescued = try rescueComments(db, [id], from: scope)
-                        refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "its post was deleted; your comment was not kept" : Self.keptCommentNote))
-                        try Self.dropHere(db, scope, id)
-                    }
+                    // Its post was deleted meanwhile (on another device): the comment is kept as a post of its own.
+                    // (Not the post brought back with it: the copy here may be one the cloud was put back from.)
+                    let rescued = try rescueComments(db, [id], from: scope)
+                    refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "its post was deleted; your comment was not kept" : Self.keptCommentNote))
+                    try Self.dropHere(db, scope, id)
                 case .unknownItem where scope == .private && record.type == Post.recordType:
                     // Deleted on another device meanwhile: this edit brings the post back, as new.
                     try bringBack(db, scope, id)
