@@ -20,7 +20,6 @@ extension LocalDatabase {
             var result = ModifyResult()
             // Moves first, whatever the order: a deletion of what one moves waits for it (`move`).
             let waiting = try moveRecords(saving, bodies: bodies, into: &result, &request)
-            let movedHere = Set(saving.compactMap(\.movedFrom))
             for zone in zones {
                 // Only an atomic zone is rolled back alone; for any other the savepoint would be two statements
                 // more under the writers' lock for nothing.
@@ -66,7 +65,7 @@ extension LocalDatabase {
                 for id in deletes {
                     // The original of a move that failed stays, and its deletion waits for the move.
                     zoneResult.deleteResults[id] = waiting.contains(id) ? .failure(.batchRequestFailed)
-                        : Result { () throws(CloudError) in try delete(id, followingMoves: !movedHere.contains(id), &request) }
+                        : Result { () throws(CloudError) in try delete(id, &request) }
                 }
                 if atomically && !zoneResult.failures.isEmpty {
                     try request.db.execute("ROLLBACK TO zone")
@@ -206,17 +205,17 @@ extension LocalDatabase {
 
     /// Deletes one record. Deleting a share's record ends the share (its
     /// owner) or leaves it (a participant); deleting a share's root ends it too. What hangs below it by a
-    /// delete-self reference goes with it, but for the names in `sparing` (moving themselves). A deletion of a
-    /// record its owner moved since (sent by a device that had not heard) is made where it went, if the caller
-    /// may read it there; not a move's own deletion of its original (`followingMoves` false: the move took it).
-    func delete(_ id: RecordID, sparing: Set<String> = [], followingMoves: Bool = true, _ request: inout Request) throws(CloudError) {
+    /// delete-self reference goes with it, but for the names in `sparing` (moving themselves). A participant's
+    /// deletion of a record its owner moved since is made where it went, if they may read it there.
+    func delete(_ id: RecordID, sparing: Set<String> = [], _ request: inout Request) throws(CloudError) {
         let zoneID = try normalize(id.zone)
         let db = request.db
         let movedTo = try wrapStorage { () -> RecordID? in
-            // Its owner moved it since the caller last fetched it: the deletion follows it there, as an edit does
-            // (`write`), where they may read it; elsewhere it is gone to them. (A device that moves a record sends
-            // the deletion of its original with the copy, and forgets it once the copy is saved.)
-            guard followingMoves, let access = try access(db, zoneID),
+            // Its owner moved it since the participant last fetched it: the deletion follows it there, as an edit
+            // does (`write`), where they may read it; elsewhere it is gone to them. (Not the owner's own deletions:
+            // their devices send a move's original's deletion, perhaps after the move, and following it there
+            // lost words in app seeds 95012 and 95024.)
+            guard scope == .shared, let access = try access(db, zoneID),
                   let existing = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID), existing.isDeleted else { return nil }
             guard let now = try movedRecord(db, from: access.zone.id, name: id.name, owner: zoneID.owner) else {
                 throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID))

@@ -179,5 +179,9 @@ extension NotebookCommandTests {
         let left = try app.ok("list", as: "heather")
         #expect(!left.contains("Trip (jermaine)") && left.contains("her trip"), "\(left)")
         #expect(try app.run("leave", as: "heather").isOneLineRefusal)
+        // Deleting one shared with her says how to leave it; leaving by one of its posts leaves it whole.
+        #expect(try app.run("delete-notebook", "Work (jermaine)", "--yes", as: "heather").stderr.contains("leave --notebook \"Work (jermaine)\""))
+        #expect(try app.ok("leave", "Work plans", as: "heather").contains("left notebook Work"))
+        #expect(!(try app.ok("list", as: "heather").contains("(jermaine)")))
     }
 }

@@ -77,24 +77,6 @@ import TestSupport
         }
     }
 
-    /// The other order: the move reaches the cloud first, then the deletion of a device that had not heard of it.
-    /// The deletion follows the post where it went.
-    @Test func aStaleDeletionFollowsThePostWhereItMoved() throws {
-        let d = try TwoDevices()
-        let travel = try setUp(d)
-        try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
-        try d.a.syncNow()
-        try d.b.store.delete(try d.b.store.post("moving"))
-        for device in [d.b, d.a, d.b] { try device.syncNow() }
-
-        for device in [d.a, d.b] {
-            let titles = try device.store.posts().map(\.title)
-            #expect(titles.isEmpty, "\(titles)")
-            #expect(try device.store.pendingCount() == 0)
-        }
-        #expect(d.b.takeNews().refusals.isEmpty && d.a.takeNews().refusals.isEmpty)
-    }
-
     /// A post moved out of a notebook deleted meanwhile on another device: gone with it, unless changed here.
     @Test(arguments: [false, true]) func aPostMovedOutOfANotebookDeletedMeanwhile(changed: Bool) throws {
         let d = try TwoDevices()

@@ -116,6 +116,10 @@ public struct PostSharing: Sendable {
     /// A participant leaves: only they lose it.
     public func leave(_ post: Post) throws {
         guard post.scope == .shared else { throw StoreError.invalid("\"\(post.title)\" is yours; stop sharing it instead") }
+        // In a notebook shared as a whole: that share is the one to leave (the post has none of its own).
+        if try store.coveringShare(for: post)?.isZoneWide == true {
+            return try database(post).deleteShare(RecordID(name: Share.zoneWideRecordName, zone: post.zone))
+        }
         try database(post).deleteShare(try currentShare(of: post).id)
     }
 

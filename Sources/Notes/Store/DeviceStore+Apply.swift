@@ -122,22 +122,12 @@ extension DeviceStore {
         return try ids.compactMap { try localComment(db, scope, RecordID(name: $0, zone: zone)) }
     }
 
-    /// Applies what a send did and returns the changes to send again, and the deletions no longer to send: those
-    /// of the originals of moves the cloud made (it deleted them itself; sent later, apart from their copies, they
-    /// would follow the records where they went).
+    /// Applies what a send did and returns the changes to send again.
     func applySent(_ scope: DatabaseScope, _ sent: SentRecordZoneChanges) throws
-        -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [Refusal], moved: [RecordID]) {
+        -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [Refusal]) {
         try write(.private, scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [Refusal] = []
             var done: [RecordID] = [], copies: [Record] = []
-            var moved = scope == .private ? try Self.movedFrom(db, sent.savedRecords.map(\.id)).values.map(\.id) : []
-            // A move the cloud refused because the record is no longer where it moves from (carried along with
-            // its post, moved by another device, or moved by this one in a send whose answer was lost): its
-            // original is gone too.
-            moved += sent.failedRecordSaves.compactMap { record, error in
-                guard case .serverRecordChanged(let server) = error, let source = record.movedFrom, server.id.zone != source.zone else { return nil }
-                return source
-            }
             for record in sent.savedRecords {
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again,
                 // and the record sent is the base of its merge. A post row still holding it holds it whole.
@@ -270,10 +260,7 @@ extension DeviceStore {
                     try restore(db, scope, id)
                 }
             }
-            // After the merges above, which may read the originals' last known records.
-            try Self.clearPending(db, scope, moved)
-            for id in moved { try Self.forget(db, scope, id) }
-            return (again, zones, refusals, moved)
+            return (again, zones, refusals)
         }
     }
 

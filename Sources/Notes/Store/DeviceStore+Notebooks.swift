@@ -229,7 +229,7 @@ extension DeviceStore {
     /// when sent (every reader of it loses it).
     public func deleteNotebook(_ book: Notebook) throws {
         guard book.scope == .private else {
-            throw StoreError.invalid("notebook \(book.title) is shared with you by \(names(book.zone.owner)): leave it instead (cloudnotes leave POST)")
+            throw StoreError.invalid("notebook \(book.title) is shared with you by \(names(book.zone.owner)): leave it instead (cloudnotes leave --notebook \"\(label(book))\")")
         }
         try write(.private) { db in try Self.dropNotebook(db, book.zone) }
     }

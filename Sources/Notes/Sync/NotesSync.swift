@@ -237,9 +237,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         case .sentDatabaseChanges(let sent):
             try store.zonesSent(scope, sent)
         case .sentRecordZoneChanges(let sent):
-            let (records, zones, refused, moved) = try store.applySent(scope, sent)
+            let (records, zones, refused) = try store.applySent(scope, sent)
             lock.withLock { refusals += refused }
-            if !moved.isEmpty { engine.state.remove(pendingRecordZoneChanges: moved.map { .deleteRecord($0) }) }
             if !zones.isEmpty { engine.state.add(pendingDatabaseChanges: zones) }
             if !records.isEmpty { engine.state.add(pendingRecordZoneChanges: records) }
         case .willFetchChanges, .willSendChanges:
