@@ -32,6 +32,7 @@ extension AppSimulation {
     func save(_ edited: Post, from base: Post, tags: [String], on device: Device, now: Date) throws {
         _ = try device.store.saveEdit(edited, from: base.fields, by: device.editor, now: now)
         typed[edited.recordID, default: []].formUnion(tags)
+        log?.note("typed \(tags.joined()) into \(edited.recordID) on \(device.name)")
     }
 
     /// Refreshes what a device's screen shows of one post.

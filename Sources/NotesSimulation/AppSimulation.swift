@@ -151,6 +151,7 @@ public final class AppSimulation {
         case "delete":
             guard let post = pick(try device.store.posts().filter { $0.scope == .private }) else { return }
             deletedPosts.insert(post.recordID)
+            log?.note("deleted \(post.recordID)")
             // Where it was before a move too: the words typed there went with it.
             var gone = [post.recordID]
             while let target = gone.popLast() {
@@ -173,6 +174,7 @@ public final class AppSimulation {
             // The words its copy holds go with it; those typed elsewhere and not yet here follow it when they are sent.
             typed[moved.recordID, default: []].formUnion(typed[post.recordID, default: []].intersection(Self.tags(in: post)))
             movedTo[post.recordID] = moved.recordID
+            log?.note("moved \(post.recordID) to \(moved.recordID)")
         case "sharePost", "shareNotebook":
             try share(from: device, notebook: action == "shareNotebook")
         case "accept":

@@ -139,4 +139,34 @@ extension CloudLossTests {
         let posts = try d.a.store.posts()
         #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
     }
+    /// Found by the app simulation (seed 97028): a device that never heard of a move rebuilds an emptied cloud,
+    /// sending its edited copy where the post was, beside the moved copy another device rebuilt. Its move of that
+    /// copy then merges into the moved one from no common version (the copy's last sent version is one the moved
+    /// copy never saw): nothing it sent is taken as removed there.
+    @Test func aMoveOntoACopyRebuiltFromAnotherDeviceKeepsWhatThisOneSent() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        for device in [d.a, d.b] { try device.syncNow() }
+        try d.a.store.move(try d.a.store.post("p1"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        try CloudTampering(directory: d.test.directory.url).empty()
+        try d.a.reupload()
+
+        var stale = try #require(try d.b.store.posts().first { $0.zone == d.notes.zone })
+        let base = stale.fields
+        stale.content = "tickets\nvisa"
+        _ = try d.b.store.saveEdit(stale, from: base, by: Editor(account: d.heather, device: "b"), now: d.test.clock.now())
+        try d.b.reupload()  // sends its copy in Notes, acknowledged; hears of the one in Travel
+        #expect(Set(try d.b.store.posts().map(\.zone.name)) == ["Notes", "Travel"])
+        let old = try #require(try d.b.store.posts().first { $0.zone == d.notes.zone })
+        try d.b.store.move(old, to: travel, by: d.heather.id, now: d.test.clock.now())
+        for device in [d.b, d.a, d.b] { try device.syncNow() }
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content.contains("visa") == true,
+                    "\(posts.map { ($0.zone.name, $0.content) })")
+        }
+    }
 }

@@ -385,11 +385,12 @@ extension DeviceStore {
         try Self.markPending(db, scope, zone: moved.zone, name: moved.id, kind: .saveRecord)
     }
 
-    /// `here` with the edit waiting in `local` merged in, from the version `local` was typed over.
+    /// `here` with what `local` holds merged in: two copies of one post in two notebooks, whose common version is
+    /// unknown (the last one `local`'s notebook acknowledged may be one `here` never saw: a cloud rebuilt from
+    /// another device, app seed 97028), so whatever either holds stays.
     func merging(_ db: Database, _ scope: DatabaseScope, _ local: Post, into here: Post) throws -> Post {
-        let base = try Self.lastKnown(db, scope, local.recordID).map { try opened(db, Post(record: $0, scope: scope)) }
         let (mine, theirs) = (try opened(db, local), try opened(db, here))
-        let merged = PostMerge.merge(base: base?.fields, mine: .init(mine.fields, by: author(of: mine)),
+        let merged = PostMerge.merge(base: nil, mine: .init(mine.fields, by: author(of: mine)),
                                      theirs: .init(theirs.fields, by: author(of: theirs)))
         var out = theirs
         out.fields = merged.fields
