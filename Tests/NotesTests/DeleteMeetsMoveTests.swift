@@ -181,4 +181,53 @@ import TestSupport
             #expect(try device.store.pendingCount() == 0)
         }
     }
+    func edit(_ device: NotesSync, _ id: String, _ d: TwoDevices, adding line: String) throws {
+        var post = try device.store.post(id)
+        let base = post.fields
+        post.content += "\n" + line
+        _ = try device.store.saveEdit(post, from: base, by: Editor(account: d.heather, device: "x"), now: d.test.clock.now())
+    }
+
+    /// Found by the app simulation (seed 97022): a post moved back where it was, offline, while another device
+    /// wrote into it where it is. The move names the version it saw; the cloud refuses it, and the words written
+    /// meanwhile go with the post back.
+    @Test func aMoveBackWhereItWasKeepsWhatWasWrittenMeanwhile() throws {
+        let d = try TwoDevices()
+        let travel = try setUp(d)
+        try d.b.syncNow()
+        try d.b.store.move(try d.b.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.b.syncNow()
+        try edit(d.a, "Notes/moving", d, adding: "stale")  // typed into the copy where it was; follows it
+        try syncBoth(d)
+        try d.a.store.move(try d.a.store.post("Travel/moving"), to: d.notes, by: d.heather.id, now: d.test.clock.now())
+        try edit(d.b, "Travel/moving", d, adding: "meanwhile")
+        try d.b.syncNow()
+        try syncBoth(d)
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Notes"] && posts.first?.content == "tickets\nstale\nmeanwhile",
+                    "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.pendingCount() == 0)
+        }
+    }
+    /// A device moving a post hears of an edit of the original before its move is sent (its send failed, its fetch
+    /// did not): the edit goes into the moving copy, which then names the version it now holds.
+    @Test func anEditHeardWhileAMoveWaitsGoesWithThePost() throws {
+        let d = try TwoDevices()
+        let travel = try setUp(d)
+        try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try edit(d.b, "moving", d, adding: "meanwhile")
+        try d.b.syncNow()
+        let cloud = d.test.cloud.database(.private, as: d.heather)
+        try d.a.store.applyFetched(.private, modifications: [try cloud.record(RecordID(name: "moving", zone: d.notes.zone))], deletions: [])
+        try syncBoth(d)
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets\nmeanwhile",
+                    "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.pendingCount() == 0)
+        }
+    }
 }

@@ -26,6 +26,11 @@ extension DeviceStore {
             var rows: [PostRow] = [], copies: [Record] = [], changedHere: [RecordID] = []
             for record in news {
                 guard record.type == Post.recordType, pendingKinds[record.id] != .deleteRecord else {
+                    // An original this device is moving, changed elsewhere: the change goes with the post (the copy
+                    // then names this version, and the cloud would move it without the change).
+                    if record.type == Post.recordType, scope == .private, let copy = try Self.movingCopy(db, of: record.id) {
+                        try mergeIntoMovingCopy(db, copy, record)
+                    }
                     copies.append(record)
                     continue
                 }
@@ -383,6 +388,17 @@ extension DeviceStore {
         try Self.dropHere(db, scope, local.recordID)
         try Self.upsert(db, moved)
         try Self.markPending(db, scope, zone: moved.zone, name: moved.id, kind: .saveRecord)
+    }
+
+    /// Merges a fetched version of a post this device is moving (`original`) into the copy it moves, from the
+    /// version the copy was made from; the copy's save stays waiting.
+    private func mergeIntoMovingCopy(_ db: Database, _ copy: Post, _ original: Record) throws {
+        let (merged, sealed) = try mergeWaitingEdit(db, .private, local: copy, server: original)
+        var moving = copy
+        moving.fields = merged.fields
+        moving.sealedLocation = sealed
+        moving.conflicted = merged.conflicted
+        try Self.upsert(db, moving)
     }
 
     /// `here` with what `local` holds merged in: two copies of one post in two notebooks, whose common version is

@@ -161,6 +161,18 @@ extension DeviceStore {
 }
 
 extension DeviceStore {
+    /// The copy a move of `original` (its deletion waiting) makes in another notebook, waiting to be sent.
+    static func movingCopy(_ db: Database, of original: RecordID) throws -> Post? {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT zone_name, zone_owner FROM main.pending WHERE kind = '\(PendingKind.saveRecord.rawValue)' AND name = ?
+            AND NOT (zone_name = ? AND zone_owner = ?)
+            """, arguments: [original.name, original.zone.name, original.zone.owner])
+        for row in rows {
+            if let copy = try localPost(db, .private, RecordID(name: original.name, zone: ZoneID(name: row[0], owner: row[1]))) { return copy }
+        }
+        return nil
+    }
+
     /// For records a move creates (`move`), the one each moves (of the same name, in another notebook, its
     /// deletion waiting) and its last known record.
     static func movedFrom(_ db: Database, _ ids: [RecordID]) throws -> [RecordID: (id: RecordID, known: Record?)] {
