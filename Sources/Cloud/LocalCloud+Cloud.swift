@@ -2,17 +2,18 @@ import Foundation
 
 /// The cloud in a directory serves each database's requests through a `LocalDatabase`, which makes and checks them.
 extension LocalCloud: Cloud {
-    public func modifyRecords(saving: [Record], deleting: [RecordID], policy: SavePolicy, atomically: Bool,
-                              in database: CloudDatabase) throws(CloudError) -> ModifyResult {
-        try local(database).modifyRecords(saving: saving, deleting: deleting, policy: policy, atomically: atomically)
+    public func modifyRecords(saving: [Record], deleting: [RecordID], deletionTags: [RecordID: String], policy: SavePolicy,
+                              atomically: Bool, in database: CloudDatabase) throws(CloudError) -> ModifyResult {
+        try local(database).modifyRecords(saving: saving, deleting: deleting, deletionTags: deletionTags, policy: policy, atomically: atomically)
     }
 
     /// As `modifyRecords`, with each save's own policy (the protocol's operations carry one each).
-    public func modifyRecords(saving: [(record: Record, policy: SavePolicy)], deleting: [RecordID], atomically: Bool,
-                              in database: CloudDatabase) throws(CloudError) -> ModifyResult {
+    public func modifyRecords(saving: [(record: Record, policy: SavePolicy)], deleting: [RecordID], deletionTags: [RecordID: String] = [:],
+                              atomically: Bool, in database: CloudDatabase) throws(CloudError) -> ModifyResult {
         var policies: [RecordID: SavePolicy] = [:]
         for save in saving { policies[save.record.id] = save.policy }
-        return try local(database).modifyRecords(saving: saving.map(\.record), deleting: deleting, policies: policies, atomically: atomically)
+        return try local(database).modifyRecords(saving: saving.map(\.record), deleting: deleting, deletionTags: deletionTags,
+                                                 policies: policies, atomically: atomically)
     }
 
     public func records(_ ids: [RecordID], in database: CloudDatabase) throws(CloudError) -> [RecordID: Result<Record, CloudError>] {

@@ -9,7 +9,7 @@ extension LocalDatabase {
     /// then one failure in a zone rolls back that zone's other items, which
     /// fail with *batch request failed*.
     func modifyRecords(
-        saving: [Record], deleting: [RecordID] = [],
+        saving: [Record], deleting: [RecordID] = [], deletionTags: [RecordID: String] = [:],
         policy: SavePolicy = .ifServerRecordUnchanged, policies: [RecordID: SavePolicy] = [:], atomically: Bool = false
     ) throws(CloudError) -> ModifyResult {
         let bodies = try checkLimits(saving: saving, deleting: deleting)
@@ -65,7 +65,7 @@ extension LocalDatabase {
                 for id in deletes {
                     // The original of a move that failed stays, and its deletion waits for the move.
                     zoneResult.deleteResults[id] = waiting.contains(id) ? .failure(.batchRequestFailed)
-                        : Result { () throws(CloudError) in try delete(id, &request) }
+                        : Result { () throws(CloudError) in try delete(id, ifAt: deletionTags[id], &request) }
                 }
                 if atomically && !zoneResult.failures.isEmpty {
                     try request.db.execute("ROLLBACK TO zone")
@@ -160,6 +160,11 @@ extension LocalDatabase {
             } else if existing != nil, !moving, let now = try movedRecord(db, from: access.zone.id, name: record.id.name, owner: zoneID.owner) {
                 // Its owner moved it: a save of the old copy (a device that had not heard) is told where it is now.
                 throw CloudError.serverRecordChanged(server: now)
+            } else if existing != nil, !moving, scope == .shared, try RecordTable.movedTo(db, zone: access.zone.id, name: record.id.name) != nil {
+                // Its owner moved it out of the participant's reach: not made again where it was (a device rebuilding a
+                // cloud put back sends its old copy: app seed 98007), refused as a record deleted since; the device
+                // keeps what it holds as its person's own.
+                throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))
             } else if !moving, let parent = content.parent,
                       let now = try movedRecord(db, from: access.zone.id, name: parent, owner: zoneID.owner) {
                 // A record added below one its owner moved meanwhile (a comment typed on a device that had not heard):
@@ -207,7 +212,8 @@ extension LocalDatabase {
     /// owner) or leaves it (a participant); deleting a share's root ends it too. What hangs below it by a
     /// delete-self reference goes with it, but for the names in `sparing` (moving themselves). A participant's
     /// deletion of a record its owner moved since is made where it went, if they may read it there.
-    func delete(_ id: RecordID, sparing: Set<String> = [], _ request: inout Request) throws(CloudError) {
+    /// `ifAt`: the change tag of the version the caller saw; the record is deleted only while it is still that version.
+    func delete(_ id: RecordID, ifAt tag: String? = nil, sparing: Set<String> = [], _ request: inout Request) throws(CloudError) {
         let zoneID = try normalize(id.zone)
         let db = request.db
         let movedTo = try wrapStorage { () -> RecordID? in
@@ -222,13 +228,15 @@ extension LocalDatabase {
             }
             return now.id
         }
-        if let movedTo { return try delete(movedTo, &request) }
+        if let movedTo { return try delete(movedTo, &request) }  // (the copy is a version of its own)
         try wrapStorage {
             let access = try access(zoneID, for: &request)
             let db = request.db
             guard let existing = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID),
                   !existing.isDeleted, try access.canRead(db, name: id.name)
             else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
+            // Changed since its deleter saw it (an edit on another device, or another person's): theirs to look at first.
+            if let tag, let live = existing.record, live.changeTag != tag { throw CloudError.serverRecordChanged(server: live) }
             if existing.type == Share.recordType {
                 guard let share = try ShareTable.find(db, zone: access.zone.id, name: id.name) else {
                     throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID))

@@ -3,8 +3,8 @@ import CloudWire
 import Foundation
 
 extension RemoteCloud {
-    public func modifyRecords(saving: [Record], deleting: [RecordID], policy: SavePolicy, atomically: Bool,
-                              in database: CloudDatabase) throws(CloudError) -> ModifyResult {
+    public func modifyRecords(saving: [Record], deleting: [RecordID], deletionTags: [RecordID: String], policy: SavePolicy,
+                              atomically: Bool, in database: CloudDatabase) throws(CloudError) -> ModifyResult {
         let type = switch policy {
         case .ifServerRecordUnchanged: "update"
         case .changedKeys: "forceUpdate"
@@ -16,7 +16,11 @@ extension RemoteCloud {
         var operations = saving.map { record in
             RecordsModifyRequest.Operation(operationType: policy == .ifServerRecordUnchanged && record.changeTag == nil ? "create" : type,
                                            record: WireRecord(saving: record))
-        } + deleting.map { RecordsModifyRequest.Operation(operationType: "forceDelete", record: WireRecord(deleting: $0)) }
+        } + deleting.map { id in
+            var record = WireRecord(deleting: id)
+            record.recordChangeTag = deletionTags[id]
+            return RecordsModifyRequest.Operation(operationType: record.recordChangeTag == nil ? "forceDelete" : "delete", record: record)
+        }
         if zone != nil { for i in operations.indices { operations[i].record.zoneID = nil } }
         // A save checked against its change tag stores the record as sent (the tag says the server held what the
         // device did): the answer need carry only the new tag and stamps, not the fields back.

@@ -113,7 +113,7 @@ public struct WireService: Sendable {
 
     private func modify(_ request: RecordsModifyRequest, _ database: CloudDatabase) throws -> RecordsResponse {
         let zone = request.zoneID?.zoneID ?? ZoneID(name: ZoneID.defaultName)
-        var saves: [(record: Record, policy: SavePolicy)] = [], deletes: [RecordID] = []
+        var saves: [(record: Record, policy: SavePolicy)] = [], deletes: [RecordID] = [], deletionTags: [RecordID: String] = [:]
         var order: [(RecordID, isDelete: Bool)] = []
         let replaced = try currentRecords(of: request.operations.filter { $0.operationType.hasSuffix("eplace") }, zone, database)
         for operation in request.operations {
@@ -121,6 +121,8 @@ public struct WireService: Sendable {
             if type == "delete" || type == "forceDelete" {
                 let id = RecordID(name: operation.record.recordName, zone: operation.record.zoneID?.zoneID ?? zone)
                 deletes.append(id)
+                // A delete naming a change tag is made only from that version; forceDelete whatever the record holds.
+                if type == "delete", let tag = operation.record.recordChangeTag { deletionTags[id] = tag }
                 order.append((id, true))
                 continue
             }
@@ -142,7 +144,7 @@ public struct WireService: Sendable {
         }
         // Apple's default: atomic in a custom zone.
         let atomic = request.atomic ?? !zone.isDefault
-        let result = try cloud.modifyRecords(saving: saves, deleting: deletes, atomically: atomic, in: database)
+        let result = try cloud.modifyRecords(saving: saves, deleting: deletes, deletionTags: deletionTags, atomically: atomic, in: database)
         let items: [WireItem] = order.map { id, isDelete in
             if isDelete {
                 switch result.deleteResults[id] {

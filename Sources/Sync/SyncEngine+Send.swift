@@ -93,7 +93,8 @@ extension SyncEngine {
             var result = ModifyResult()
             var failure: (any Error)?
             do {
-                try modify(database, batch.recordsToSave, batch.recordIDsToDelete, atomically: batch.atomicByZone, into: &result)
+                try modify(database, batch.recordsToSave, batch.recordIDsToDelete, tags: batch.deletionTags, atomically: batch.atomicByZone,
+                           into: &result)
             } catch {
                 failure = error  // report what did go through, then stop
             }
@@ -128,11 +129,12 @@ extension SyncEngine {
 
     /// Sends one batch; a request over the cloud's limits is split in halves
     /// and each half sent, down to single items.
-    private func modify(_ database: CloudDatabase, _ saves: [Record], _ deletes: [RecordID], atomically: Bool,
+    private func modify(_ database: CloudDatabase, _ saves: [Record], _ deletes: [RecordID], tags: [RecordID: String], atomically: Bool,
                         into result: inout ModifyResult) throws {
         do {
             let part = try request("modifyRecords", "save=\(saves.map { "\($0.id)#\($0.changeTag ?? "new")" }) delete=\(deletes)") {
-                try database.modifyRecords(saving: saves, deleting: deletes, policy: .ifServerRecordUnchanged, atomically: atomically)
+                try database.modifyRecords(saving: saves, deleting: deletes, deletionTags: tags, policy: .ifServerRecordUnchanged,
+                                           atomically: atomically)
             }
             noteOwn(part.commit)
             result.merge(part)
@@ -147,8 +149,8 @@ extension SyncEngine {
             let half = count / 2
             let firstSaves = Array(saves.prefix(half))
             let firstDeletes = Array(deletes.prefix(max(0, half - saves.count)))
-            try modify(database, firstSaves, firstDeletes, atomically: atomically, into: &result)
-            try modify(database, Array(saves.dropFirst(firstSaves.count)), Array(deletes.dropFirst(firstDeletes.count)),
+            try modify(database, firstSaves, firstDeletes, tags: tags, atomically: atomically, into: &result)
+            try modify(database, Array(saves.dropFirst(firstSaves.count)), Array(deletes.dropFirst(firstDeletes.count)), tags: tags,
                        atomically: atomically, into: &result)
         }
     }

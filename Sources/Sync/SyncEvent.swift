@@ -77,6 +77,9 @@ public struct SendChangesContext: Sendable {
 public struct RecordZoneChangeBatch: Sendable {
     public var recordsToSave: [Record]
     public var recordIDsToDelete: [RecordID]
+    /// For deletions of records the app knew a version of, that version's change tag: each is made only while the
+    /// record is still that version (`CloudDatabase.modifyRecords`), so no deletion takes a change its device never saw.
+    public var deletionTags: [RecordID: String] = [:]
     public var atomicByZone: Bool
     /// Saves the record provider had no record for: the record is gone, so
     /// the engine drops those pending changes.

@@ -57,6 +57,17 @@ import TestSupport
         #expect(try f.owner.record(RecordID(name: "p1", zone: trips)).string("title") == "Sharing demo is great")
     }
 
+    /// A post its owner moved out of heather's reach is not made again where it was by her device sending its old
+    /// copy as new (rebuilding a cloud put back): refused as unknown, the post stays where its owner put it.
+    @Test func aPostMovedOutOfReachIsNotMadeAgainWhereItWas() throws {
+        let (f, trips) = try fixture()
+        _ = try move(f, to: trips, post: f.post, comment: f.comment)
+        let oldCopy = Record.make("p1", in: f.post.id.zone, ["title": "Sharing demo is great"])
+        #expect(throws: CloudError.unknownItem(f.post.id)) { try f.shared(f.heather).save(oldCopy) }
+        #expect(try f.owner.zoneChanges(in: f.post.id.zone, since: nil).modified.filter { $0.id.name == "p1" }.isEmpty)
+        #expect(try f.owner.record(RecordID(name: "p1", zone: trips)).string("title") == "Sharing demo is great")
+    }
+
     /// A comment heather types below a post its owner moved out of her reach is refused (her device keeps her
     /// words), not saved below the old copy's tombstone where nobody would read it.
     @Test func aRecordBelowOneMovedOutOfTheCallersReachIsRefused() throws {

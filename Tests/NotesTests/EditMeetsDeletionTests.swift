@@ -27,6 +27,37 @@ import TestSupport
         #expect(back.content == "milk\neggs" && back.location == "Hanoi")
     }
 
+    /// The other way round: a deletion made on a device that had not heard of an edit is refused by the cloud (it
+    /// names the version its person deleted), and the post comes back with the edit, its person told; also when
+    /// the edit reaches the device before its deletion is sent.
+    @Test(arguments: [false, true]) func aDeletionOfAVersionEditedSinceBringsThePostBackWithTheEdit(heardFirst: Bool) throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "List", content: "milk"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.a.store.delete(try d.a.store.post("p1"))
+        let seen = try d.b.store.post("p1")
+        var edited = seen
+        edited.content = "milk\neggs"
+        _ = try d.b.store.saveEdit(edited, from: seen.fields, by: Editor(account: d.heather, device: "b"), now: Date())
+        try d.b.syncNow()
+        if heardFirst { try d.a.engine(.private).fetchChanges() }
+        try d.a.syncNow()
+        try d.b.syncNow()
+
+        for device in [d.a, d.b] {
+            #expect(try device.store.posts().map(\.content) == ["milk\neggs"])
+            #expect(try device.store.pendingCount() == 0)
+        }
+        let told = d.a.takeNews().refusals.map(\.description)
+        #expect(told.count == 1 && told.first?.contains("not deleted") == true, "\(told)")
+        // Deleted again, now that its person has seen the edit: it goes.
+        try d.a.store.delete(try d.a.store.post("p1"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        for device in [d.a, d.b] { #expect(try device.store.posts().isEmpty) }
+    }
+
     @Test func aDeletedNotebookComesBackWithTheLocationsOfTheEditsWaiting() throws {
         let d = try TwoDevices(keys: true)
         let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)

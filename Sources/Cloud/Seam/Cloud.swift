@@ -36,7 +36,7 @@ public protocol Cloud: PushSource {
 
     // MARK: Records and zones of one database
 
-    func modifyRecords(saving: [Record], deleting: [RecordID], policy: SavePolicy, atomically: Bool,
+    func modifyRecords(saving: [Record], deleting: [RecordID], deletionTags: [RecordID: String], policy: SavePolicy, atomically: Bool,
                        in database: CloudDatabase) throws(CloudError) -> ModifyResult
     func records(_ ids: [RecordID], in database: CloudDatabase) throws(CloudError) -> [RecordID: Result<Record, CloudError>]
     func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason,

@@ -38,9 +38,13 @@ public struct CloudDatabase: Sendable {
     /// Each item then succeeds or fails on its own, unless `atomically`:
     /// then one failure in a zone rolls back that zone's other items, which
     /// fail with *batch request failed*.
-    public func modifyRecords(saving: [Record], deleting: [RecordID] = [], policy: SavePolicy = .ifServerRecordUnchanged,
-                              atomically: Bool = false) throws(CloudError) -> ModifyResult {
-        try cloud.modifyRecords(saving: saving, deleting: deleting, policy: policy, atomically: atomically, in: self)
+    ///
+    /// A deletion named in `deletionTags` carries the change tag of the version its caller saw (as CloudKit Web
+    /// Services' `delete` with a `recordChangeTag`): it is made only while the record is still that version, else it
+    /// fails with *server record changed* and the record as it is now. Any other deletion is made whatever changed.
+    public func modifyRecords(saving: [Record], deleting: [RecordID] = [], deletionTags: [RecordID: String] = [:],
+                              policy: SavePolicy = .ifServerRecordUnchanged, atomically: Bool = false) throws(CloudError) -> ModifyResult {
+        try cloud.modifyRecords(saving: saving, deleting: deleting, deletionTags: deletionTags, policy: policy, atomically: atomically, in: self)
     }
 
     /// Saves one record and returns it as the server now has it.

@@ -25,12 +25,18 @@ extension DeviceStore {
             // the row holds it whole, else as a copy, written after the merges read the last ones.
             var rows: [PostRow] = [], copies: [Record] = [], changedHere: [RecordID] = []
             for record in news {
-                guard record.type == Post.recordType, pendingKinds[record.id] != .deleteRecord else {
-                    // An original this device is moving, changed elsewhere: the change goes with the post (the copy
-                    // then names this version, and the cloud would move it without the change).
+                if pendingKinds[record.id] == .deleteRecord {
                     if record.type == Post.recordType, scope == .private, let copy = try Self.movingCopy(db, of: record.id) {
+                        // An original this device is moving, changed elsewhere: the change goes with the post (the
+                        // copy then names this version, and the cloud would move it without the change).
                         try mergeIntoMovingCopy(db, copy, record)
+                        copies.append(record)
                     }
+                    // Else deleted here, changed elsewhere: the version its person deleted stays the one known, so
+                    // the cloud refuses the deletion (named by that version) and the record comes back, told.
+                    continue
+                }
+                guard record.type == Post.recordType else {
                     copies.append(record)
                     continue
                 }
@@ -62,7 +68,7 @@ extension DeviceStore {
                     .execute(arguments: [id.zone.name, id.zone.owner, id.name, arrivedAt])
             }
             // Comments after the posts, so a comment on a post of the same batch finds it.
-            for record in news where record.type == Comment.recordType {
+            for record in news where record.type == Comment.recordType && pendingKinds[record.id] != .deleteRecord {
                 let comment = Comment(record: record, scope: scope)
                 if let post = try Self.localPost(db, scope, RecordID(name: comment.postID, zone: comment.zone)) {
                     arrivals.append(Arrival(kind: .commented, postID: post.id, title: post.title, by: comment.createdBy))
@@ -256,6 +262,15 @@ extension DeviceStore {
                     // Gone with its notebook (deleted on another device meanwhile): what was asked.
                     try Self.forget(db, scope, id)
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                    continue
+                }
+                if case .serverRecordChanged(let server) = error, server.id == id {
+                    // Changed after this device saw it (on another device, or by someone it is shared with): the
+                    // deletion would take what its person never saw, so it comes back as it is now, and they are told.
+                    try Self.remember(db, scope, server)
+                    try restore(db, scope, id)
+                    let what = server.type == Comment.recordType ? "comment" : "post"
+                    refusals.append(Refusal(id, error, outcome: "not deleted: the \(what) changed after you saw it, and is back as it is now; delete it again to delete it"))
                     continue
                 }
                 refusals.append(Refusal(id, error))

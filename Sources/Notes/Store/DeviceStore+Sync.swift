@@ -122,6 +122,11 @@ extension DeviceStore {
         try records(for: [id], in: scope)[id]
     }
 
+    /// The change tags of the cloud's versions this device last knew of `ids` (those it knew any of).
+    public func knownChangeTags(_ ids: [RecordID], in scope: DatabaseScope) throws -> [RecordID: String] {
+        try read { db in try Self.knownChangeTags(db, scope, ids) }
+    }
+
     /// The records to send for many rows, read in one transaction (a batch of a send); rows gone are left out.
     public func records(for ids: [RecordID], in scope: DatabaseScope) throws -> [RecordID: Record] {
         let found = try read { db in

@@ -180,7 +180,9 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         // A store that does not read fails the send, which says why: a record left out would read as one deleted
         // meanwhile, and its change would be dropped.
         let prepared = try store.records(for: saves, in: engine.scope)
-        return RecordZoneChangeBatch(pendingChanges: pending) { id in prepared[id] }
+        var batch = RecordZoneChangeBatch(pendingChanges: pending) { id in prepared[id] }
+        if let deletes = batch?.recordIDsToDelete, !deletes.isEmpty { batch?.deletionTags = try store.knownChangeTags(deletes, in: engine.scope) }
+        return batch
     }
 
     /// The first `limit` of `pending`, cut short before a move that would otherwise be sent in two requests: a post
