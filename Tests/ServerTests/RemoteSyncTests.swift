@@ -97,6 +97,26 @@ final class RoundsDone: @unchecked Sendable {
         #expect(history.map(\.post.content).contains("tickets"), "\(history.map(\.post.content))")
     }
 
+    /// A deletion travels as `delete` with the change tag its device saw: the server refuses it where the post changed
+    /// since, and the post comes back with the edit.
+    @Test func aDeletionThroughTheServerIsCheckedAgainstTheVersionItsDeviceSaw() throws {
+        let r = try RemoteDevices()
+        let a = try r.device("a"), b = try r.device("b")
+        let notes = try a.store.ensureDefaultNotebook(owner: r.f.heather.id)
+        try a.store.save(Post(id: "p1", zone: notes.zone, title: "Trip", content: "tickets"), by: r.f.heather.id, now: Date())
+        try a.syncNow()
+        try b.syncNow()
+        try a.store.delete(try a.store.post("Trip"))
+        var onB = try b.store.post("Trip")
+        onB.content = "tickets\nvisa"
+        try b.store.save(onB, by: r.f.heather.id, now: Date())
+        try b.syncNow()
+        try a.syncNow()
+
+        #expect(try a.store.posts().map(\.content) == ["tickets\nvisa"])
+        #expect(a.takeNews().refusals.map(\.description).first?.contains("not deleted") == true)
+    }
+
     @Test func aRoundAsksForTheCloudsIdentityOnlyWhenNoAnswerNamedItLately() throws {
         let r = try RemoteDevices()
         let paths = Paths()
