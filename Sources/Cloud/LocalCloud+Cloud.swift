@@ -48,6 +48,10 @@ extension LocalCloud: Cloud {
         try local(database).trash(in: zone, type: type)
     }
 
+    public func restoreDeleted(_ names: [String], in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> [Record] {
+        try local(database).restoreDeleted(names, in: zone)
+    }
+
     public func emptyTrash(in zone: ZoneID, counting type: String?, in database: CloudDatabase) throws(CloudError) -> Int {
         try local(database).emptyTrash(in: zone, counting: type)
     }

@@ -57,6 +57,45 @@ extension LocalDatabase {
         }
     }
 
+    /// Brings deleted records back from the trash as they last were, in order (a post before the comments deleted
+    /// with it): each keeps its creation, its author and its history, as one more version saved by the caller.
+    /// Each must be in the trash the caller sees (`trash`) and theirs to save; the request is made whole or not at all.
+    public func restoreDeleted(_ names: [String], in zone: ZoneID) throws(CloudError) -> [Record] {
+        let now = cloud.clock.now()
+        let zoneID = try normalize(zone)
+        return try cloud.perform { request in
+            let access = try wrapStorage { try self.access(zoneID, for: &request) }
+            var restored: [Record] = []
+            for id in names.map({ RecordID(name: $0, zone: zoneID) }) {
+                restored.append(try wrapStorage {
+                    let db = request.db
+                    let cutoff = now.timeIntervalSince1970 - (try VersionTable.retention(db)).trashAge
+                    let deletedAt = try db.all("SELECT modified_at FROM records WHERE zone = ? AND name = ? AND deleted = 1 AND moved_to IS NULL",
+                                               [access.zone.id, id.name]) { $0.double(0) ?? 0 }.first
+                    guard let deletedAt, deletedAt >= cutoff,
+                          let stored = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID), stored.isDeleted,
+                          try access.canRead(db, name: id.name),
+                          stored.seq >= (try access.joined(db, name: id.name) ?? 0),
+                          let last = try VersionTable.versions(db, zone: access.zone.id, name: id.name, zoneID: zoneID).first?.record
+                    else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
+                    if let parent = last.parent, try RecordTable.find(db, zone: access.zone.id, name: parent, zoneID: zoneID)?.record == nil {
+                        throw CloudError.unknownItem(RecordID(name: parent, zone: zoneID))  // its parent first
+                    }
+                    try access.checkSave(db, name: id.name, parent: last.parent, existing: stored)
+                    let seq = request.nextSequence()
+                    let system = SystemFields(changeTag: String(seq, radix: 36), createdAt: last.system?.createdAt ?? request.now,
+                                              createdBy: last.system?.createdBy ?? caller.id, modifiedAt: request.now, modifiedBy: caller.id)
+                    let record = Record(id: RecordID(name: id.name, zone: zoneID), type: last.type, fields: last.fields,
+                                        encryptedFields: last.encryptedFields, parent: last.parent, system: system)
+                    try RecordTable.write(db, zone: access.zone.id, record: record, body: RecordArchive.encodeBody(record), seq: seq, replacing: false)
+                    return record
+                })
+            }
+            try finish(access, &request)
+            return restored
+        }
+    }
+
     /// Empties a zone's trash, which only its owner may: what was deleted there can no longer be restored
     /// (its versions go; the tombstones stay for change fetches). Returns how many records it held.
     @discardableResult

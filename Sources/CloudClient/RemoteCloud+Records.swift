@@ -166,6 +166,15 @@ extension RemoteCloud {
         return try versions.map { version throws(CloudError) in try wire { () throws(WireFormatError) in try version.deleted(in: zone) } }
     }
 
+    public func restoreDeleted(_ names: [String], in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> [Record] {
+        let records = try ask(database.scope, "records/restore") {
+            $0.zoneID = WireZoneID(zone)
+            $0.recordNames = names
+        }.records ?? []
+        guard records.count == names.count else { throw missing("each record restored", in: "records/restore") }
+        return try records.map { record throws(CloudError) in try stored(record, in: zone) }
+    }
+
     public func emptyTrash(in zone: ZoneID, counting type: String?, in database: CloudDatabase) throws(CloudError) -> Int {
         try ask(database.scope, "records/emptyTrash") {
             $0.zoneID = WireZoneID(zone)

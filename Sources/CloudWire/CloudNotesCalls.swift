@@ -9,6 +9,7 @@ import Foundation
 /// keys `docs/PROTOCOL.md` lists for it and ignores the rest.
 public struct CallRequest: Codable, Sendable {
     public var recordName: String?
+    public var recordNames: [String]?
     public var zoneID: WireZoneID?
     public var recordType: String?
     public var userRecordName: String?
@@ -85,6 +86,7 @@ public struct CallResponse: Codable, Sendable {
     public var share: Share?
     public var shares: [Share]?
     public var rootRecord: WireRecord?
+    public var records: [WireRecord]?
     public var url: ShareURL?
     public var accessRequests: [AccessRequest]?
 

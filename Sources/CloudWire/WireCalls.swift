@@ -44,6 +44,9 @@ enum WireCalls {
         "records/trash": { _, r, db in
             try answer { $0.versions = try db.trash(in: try r.zone(), type: try r.require(r.recordType, "recordType")).map { WireVersion($0) } }
         },
+        "records/restore": { _, r, db in
+            try answer { $0.records = try db.restoreDeleted(try r.require(r.recordNames, "recordNames"), in: try r.zone()).map { WireRecord($0) } }
+        },
         "records/emptyTrash": { _, r, db in try answer { $0.count = try db.emptyTrash(in: try r.zone(), counting: r.recordType) } },
         "shares/ended": { _, r, db in try answer { $0.ended = try db.endedShares(in: try r.zone()) } },
         "shares/lookupParticipant": { cloud, r, db in

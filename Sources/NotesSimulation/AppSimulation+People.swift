@@ -137,7 +137,7 @@ extension AppSimulation {
         let history = PostHistory(store: device.store, cloud: cloud, account: device.account)
         let provider = StoreSharingProvider(store: device.store, account: device.account) { $0 }
         guard let trash = try? history.trash(), let deleted = pick(trash.filter { provider.canEdit($0.post) }) else { return }
-        let post = try history.restoreDeleted(deleted, by: device.editor, now: now)
+        let post = try history.restoreDeleted(deleted)
         deletedPosts.remove(post.recordID)
         typed[post.recordID] = Self.tags(in: post)
         counts["restoredDeleted", default: 0] += 1

@@ -88,6 +88,43 @@ import TestSupport
     }
 }
 
+/// Restoring from the trash brings a record back whole (its age, author and history), for whoever may save it there,
+/// and only what that reader's trash shows.
+@Suite struct RestoreDeletedTests {
+    @Test func aRestoredRecordKeepsItsAgeAuthorAndHistoryAndItsCommentComesBackAfterIt() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let before = try f.owner.record(f.post.id)
+        var comment = Record.make("c2", in: f.notes, type: "Comment", ["text": "nice"])
+        comment.setParent("p1")
+        comment["post"] = .reference(Reference(recordName: "p1", action: .deleteSelf))  // as the app's: it goes with its post
+        comment = try f.owner.save(comment)
+        try f.shared(f.heather).delete(f.post.id)
+        #expect(throws: CloudError.unknownItem(RecordID(name: "p1", zone: f.notes))) { try f.owner.restoreDeleted(["c2"], in: f.notes) }
+
+        let back = try f.shared(f.heather).restoreDeleted([f.post.id.name, "c2"], in: f.notes)
+        #expect(back.map(\.id.name) == [f.post.id.name, "c2"])
+        let post = try f.owner.record(f.post.id)
+        #expect(post.string("title") == before.string("title") && post.system?.createdAt == before.system?.createdAt)
+        #expect(post.system?.createdBy == before.system?.createdBy && post.system?.modifiedBy == f.heather.id)
+        #expect(try f.owner.record(comment.id).string("text") == "nice" && f.owner.record(comment.id).system?.createdBy == f.owner.caller.id)
+        #expect(try f.owner.history(of: f.post.id).count == 2, "the version deleted, and the one restored")
+        #expect(try f.owner.trash(in: f.notes, type: "Post").isEmpty)
+        #expect(throws: CloudError.unknownItem(f.post.id)) { try f.owner.restoreDeleted([f.post.id.name], in: f.notes) }  // live
+    }
+
+    @Test func onlyWhoeverMaySaveThereRestoresAndOnlyWhatTheirTrashShows() throws {
+        let f = try SharingFixture()
+        try f.owner.delete(f.otherPost.id)  // before she joined
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readOnly)]).url!, as: f.heather)
+        #expect(throws: CloudError.unknownItem(f.otherPost.id)) { try f.shared(f.heather).restoreDeleted([f.otherPost.id.name], in: f.notes) }
+        try f.owner.delete(f.post.id)
+        #expect(throws: CloudError.self) { try f.shared(f.heather).restoreDeleted([f.post.id.name], in: f.notes) }
+        #expect(throws: CloudError.self) { try f.owner.record(f.post.id) }
+        #expect(try f.owner.restoreDeleted([f.post.id.name, f.otherPost.id.name], in: f.notes).count == 2)
+    }
+}
+
 /// A participant whose part in a share ended is told how, and by whom; nobody else learns anything.
 @Suite struct EndedShareTests {
     @Test func removedEndedAndLeftAreToldApart() throws {

@@ -66,13 +66,47 @@ import TestSupport
 
         let trash = try history(d, d.b).trash()
         #expect(trash.map(\.post.title) == ["Keep me"] && trash.first?.deletedBy == d.heather.id)
-        _ = try history(d, d.b).restoreDeleted(try #require(trash.first), by: Editor(account: d.heather, device: "phone"), now: d.test.clock.now())
+        _ = try history(d, d.b).restoreDeleted(try #require(trash.first))
         try d.b.syncNow()
         try d.a.syncNow()
         let back = try d.a.store.post("p1")
         #expect(back.content == "words" && back.tags == ["x"])
         #expect(try history(d, d.a).trash().isEmpty)
         #expect(try history(d, d.a).emptyTrash() == 0)
+    }
+
+    /// A restored post is the post it was: its comments deleted with it come back (not one deleted before it), with
+    /// their authors, and the post keeps its age and its history.
+    @Test func aRestoredPostBringsBackItsCommentsItsAgeAndItsHistory() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Keep me", content: "words"))
+        for (id, text) in [("c1", "first"), ("c2", "second")] {
+            try d.a.store.add(Comment(id: id, postID: "p1", zone: d.notes.zone, scope: .private, text: text), by: d.heather.id, now: d.test.clock.now())
+        }
+        try d.a.syncNow()
+        try edit(d, d.a, "p1") { $0.content = "more words" }
+        try d.a.syncNow()
+        let created = try d.a.store.post("p1").createdAt
+        try d.a.store.deleteComment(try #require(try d.a.store.comments(on: try d.a.store.post("p1")).first { $0.id == "c2" }), by: d.heather.id)
+        try d.a.syncNow()
+        d.test.clock.advance(by: 60)
+        try d.a.store.delete(try d.a.store.post("p1"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+
+        let restored = try history(d, d.b).restoreDeleted(try #require(try history(d, d.b).trash().first))
+        #expect(restored.content == "more words")
+        for device in [d.b, d.a] {
+            try device.syncNow()
+            let post = try device.store.post("p1")
+            #expect(post.createdAt == created)
+            let comments = try device.store.comments(on: post)
+            #expect(comments.map(\.text) == ["first"] && comments.first?.createdBy == d.heather.id, "\(comments.map(\.text))")
+            #expect(try device.store.pendingCount() == 0)
+        }
+        let versions = try history(d, d.a).versions(of: try d.a.store.post("p1")).map(\.post.content)
+        #expect(versions.contains("words") && versions.contains("more words"), "\(versions)")
+        #expect(try history(d, d.a).trash().isEmpty)
     }
 }
 

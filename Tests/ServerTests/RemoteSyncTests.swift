@@ -117,6 +117,24 @@ final class RoundsDone: @unchecked Sendable {
         #expect(a.takeNews().refusals.map(\.description).first?.contains("not deleted") == true)
     }
 
+    /// The trash through the server: a post restored comes back with its comment and its age.
+    @Test func aPostRestoredThroughTheServerComesBackWithItsComment() throws {
+        let r = try RemoteDevices()
+        let a = try r.device("a")
+        let notes = try a.store.ensureDefaultNotebook(owner: r.f.heather.id)
+        try a.store.save(Post(id: "p1", zone: notes.zone, title: "Trip", content: "tickets"), by: r.f.heather.id, now: Date())
+        try a.store.add(Comment(id: "c1", postID: "p1", zone: notes.zone, scope: .private, text: "book early"), by: r.f.heather.id, now: Date())
+        try a.syncNow()
+        let created = try a.store.post("Trip").createdAt
+        try a.store.delete(try a.store.post("Trip"))
+        try a.syncNow()
+
+        let history = PostHistory(store: a.store, cloud: a.cloud, account: try #require(a.account.currentAccount()))
+        let back = try history.restoreDeleted(try #require(try history.trash().first))
+        #expect(back.title == "Trip" && back.createdAt == created)
+        #expect(try a.store.comments(on: try a.store.post("Trip")).map(\.text) == ["book early"])
+    }
+
     @Test func aRoundAsksForTheCloudsIdentityOnlyWhenNoAnswerNamedItLately() throws {
         let r = try RemoteDevices()
         let paths = Paths()

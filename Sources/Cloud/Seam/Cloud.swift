@@ -54,6 +54,7 @@ public protocol Cloud: PushSource {
 
     func history(of id: RecordID, in database: CloudDatabase) throws(CloudError) -> [RecordVersion]
     func trash(in zone: ZoneID, type: String, in database: CloudDatabase) throws(CloudError) -> [DeletedRecord]
+    func restoreDeleted(_ names: [String], in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> [Record]
     /// Forgets every deleted record of the zone; counts those of `counting` (every type when nil).
     func emptyTrash(in zone: ZoneID, counting type: String?, in database: CloudDatabase) throws(CloudError) -> Int
     func endedShares(in zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> [EndedShare]

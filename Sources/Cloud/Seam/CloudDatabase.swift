@@ -120,6 +120,12 @@ public struct CloudDatabase: Sendable {
         try cloud.trash(in: zone, type: type, in: self)
     }
 
+    /// Brings records of a zone back from its trash as they last were, in order (a post before its comments),
+    /// keeping their creation and history; returns them as the cloud now has them.
+    public func restoreDeleted(_ names: [String], in zone: ZoneID) throws(CloudError) -> [Record] {
+        try cloud.restoreDeleted(names, in: zone, in: self)
+    }
+
     /// Forgets a zone's deleted records for good (its owner only); returns how many, or how many of type `counting`.
     @discardableResult
     public func emptyTrash(in zone: ZoneID, counting type: String? = nil) throws(CloudError) -> Int {

@@ -90,7 +90,7 @@ extension FrontEnd {
     func restore(_ deleted: PostHistory.Deleted) {
         guard let history = context.history else { return }
         do {
-            let post = try history.restoreDeleted(deleted, by: context.editor, now: context.now())
+            let post = try history.restoreDeleted(deleted)
             changed()
             select(post)
             flash("brought back \"\(post.title)\"")

@@ -92,13 +92,18 @@ public struct PostHistory: Sendable {
         }.sorted { $0.deletedAt > $1.deletedAt }
     }
 
-    /// Brings a deleted post back, as it was last, as a new save by `editor` (its comments stay deleted).
-    public func restoreDeleted(_ deleted: Deleted, by editor: Editor, now: Date) throws -> Post {
-        var post = deleted.post
-        (post.createdAt, post.createdBy) = (nil, nil)
-        if post.location != nil { post.sealedLocation = nil }  // sealed again when sent; one this device cannot open stays sealed
-        try store.save(post, by: editor.accountID, on: editor.device, now: now)
-        return post
+    /// Brings a deleted post back as it was last, with the comments deleted with it (not those deleted before it):
+    /// the cloud restores them whole, each with its author, its age and its history, and this device shows them at
+    /// once. Returns the post as the cloud now has it.
+    public func restoreDeleted(_ deleted: Deleted) throws -> Post {
+        let (zone, scope) = (deleted.post.zone, deleted.post.scope)
+        let database = cloud.database(scope, as: account)
+        let comments = try database.trash(in: zone, type: Comment.recordType).filter {
+            $0.last.record.parent == deleted.post.id && $0.deletedAt == deleted.deletedAt
+        }
+        let restored = try database.restoreDeleted([deleted.post.id] + comments.map(\.last.record.id.name), in: zone)
+        try store.applyFetched(scope, modifications: restored, deletions: [])
+        return try opened(Post(record: restored[0], scope: scope))
     }
 
     /// Empties the trash of the account's own notebooks; returns how many posts can no longer be restored.

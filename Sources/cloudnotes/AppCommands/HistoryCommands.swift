@@ -131,7 +131,7 @@ struct RestoreDeleted: ParsableCommand {
         if found[0].post.scope == .shared, try session.sharing().readOnlyReason(for: found[0].post) != nil {
             throw CLIError(message: "read-only: shared by \(try AccountNames(session.cloud)(found[0].post.zone.owner)); only its owner restores it")
         }
-        let restored = try session.postHistory.restoreDeleted(found[0], by: session.editor, now: Date())
+        let restored = try session.postHistory.restoreDeleted(found[0])
         Output.line("restored \"\(restored.title)\"")
         if let note = session.sync() { Output.line(note) }
     }
