@@ -8,6 +8,9 @@ public enum CloudError: Error, Equatable, Sendable {
     /// An if-unchanged save named an old change tag: the server's record is attached.
     case serverRecordChanged(server: Record)
     case zoneNotFound(ZoneID)
+    /// Ours: a zone deletion that names the change token its caller last fetched, refused because the zone changed
+    /// since (records saved or moved in there on another device, or by someone it is shared with).
+    case zoneChanged(ZoneID)
     case unknownItem(RecordID)
     case unknownAccount(String)
     case permissionFailure(String)
@@ -44,6 +47,7 @@ public enum CloudError: Error, Equatable, Sendable {
         switch self {
         case .serverRecordChanged: "serverRecordChanged"
         case .zoneNotFound: "zoneNotFound"
+        case .zoneChanged: "zoneChanged"
         case .unknownItem: "unknownItem"
         case .unknownAccount: "unknownAccount"
         case .permissionFailure: "permissionFailure"
@@ -94,6 +98,7 @@ extension CloudError: CustomStringConvertible {
         case .serverRecordChanged(let server):
             "server record changed: \(server.id.name) is at change tag \(server.changeTag ?? "?") on the server; fetch it and merge"
         case .zoneNotFound(let zone): "zone not found: \(zone.name)"
+        case .zoneChanged(let zone): "zone changed: \(zone.name) changed after this device last fetched it; fetch it and look again"
         case .unknownItem(let id): "unknown item: no record \(id.name) in zone \(id.zone.name)"
         case .unknownAccount(let name): "unknown account: \(name) (create it with 'cloudnotes cloud create-account')"
         case .permissionFailure(let why): "permission failure: \(why)"

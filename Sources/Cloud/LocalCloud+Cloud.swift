@@ -20,9 +20,9 @@ extension LocalCloud: Cloud {
         try local(database).records(ids)
     }
 
-    public func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason,
+    public func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason, deletionTokens: [ZoneID: ChangeToken],
                             in database: CloudDatabase) throws(CloudError) -> ZoneModifyResult {
-        try local(database).modifyZones(saving: saving, deleting: deleting, reason: reason)
+        try local(database).modifyZones(saving: saving, deleting: deleting, reason: reason, deletionTokens: deletionTokens)
     }
 
     public func fetchZone(_ zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> ZoneID {

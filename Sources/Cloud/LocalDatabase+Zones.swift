@@ -4,7 +4,7 @@ extension LocalDatabase {
     /// Creates zones (saving an existing one changes nothing) and deletes
     /// others, leaving a tombstone with the reason and deleting their records.
     public func modifyZones(
-        saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason = .deleted
+        saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason = .deleted, deletionTokens: [ZoneID: ChangeToken] = [:]
     ) throws(CloudError) -> ZoneModifyResult {
         let (result, committed) = try cloud.performCommitting { request in
             var result = ZoneModifyResult()
@@ -13,7 +13,7 @@ extension LocalDatabase {
             }
             for zone in deleting {
                 result.deleteResults[zone] = Result { () throws(CloudError) in
-                    try delete(zone, reason: reason, &request)
+                    try delete(zone, reason: reason, ifUnchangedSince: deletionTokens[zone], &request)
                     return reason
                 }
             }
@@ -62,12 +62,19 @@ extension LocalDatabase {
     }
 
     /// Deletes a zone, ending its shares: every participant loses it.
-    private func delete(_ zone: ZoneID, reason: ZoneDeletionReason, _ request: inout Request) throws(CloudError) {
+    private func delete(_ zone: ZoneID, reason: ZoneDeletionReason, ifUnchangedSince token: ChangeToken? = nil,
+                        _ request: inout Request) throws(CloudError) {
         guard scope == .private else { throw .permissionFailure("only the owner deletes a zone") }
         let id = try normalize(zone)
         guard !id.isDefault else { throw .invalidArguments("the default zone cannot be deleted") }
         try wrapStorage {
             let access = try access(id, for: &request)
+            // Changed since: a record saved there after the caller's token (what went, moved out or deleted, is not
+            // lost with the zone; the caller's own moves out, a rename, leave only tombstones).
+            if let token, try request.db.exists("SELECT EXISTS(SELECT 1 FROM records WHERE zone = ? AND deleted = 0 AND seq > ?)",
+                                                [access.zone.id, token.sequence]) {
+                throw CloudError.zoneChanged(id)
+            }
             try request.notify(access)  // the audience before the shares end
             let seq = request.nextSequence()
             for share in try ShareTable.live(request.db, zone: access.zone.id) {

@@ -67,10 +67,12 @@ extension RemoteCloud {
         return out
     }
 
-    public func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason,
+    public func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason, deletionTokens: [ZoneID: ChangeToken],
                             in database: CloudDatabase) throws(CloudError) -> ZoneModifyResult {
         let operations = saving.map { ZonesModifyRequest.Operation(operationType: "create", zone: .init(zoneID: WireZoneID($0))) }
-            + deleting.map { ZonesModifyRequest.Operation(operationType: "delete", zone: .init(zoneID: WireZoneID($0))) }
+            + deleting.map {
+                ZonesModifyRequest.Operation(operationType: "delete", zone: .init(zoneID: WireZoneID($0)), syncToken: deletionTokens[$0]?.description)
+            }
         let answer: ZonesResponse = try call(database.scope, "zones/modify", ZonesModifyRequest(operations: operations, deletionReason: reason.rawValue))
         guard answer.zones.count == operations.count else { throw missing("a result for each operation", in: "zones/modify") }
         var result = ZoneModifyResult()

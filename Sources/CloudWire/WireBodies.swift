@@ -355,9 +355,13 @@ public struct ZonesModifyRequest: Codable, Sendable {
     public struct Operation: Codable, Sendable {
         public var operationType: String
         public var zone: ZonesRequest.Zone
-        public init(operationType: String, zone: ZonesRequest.Zone) {
+        /// Ours, on a delete: the change token its caller last fetched the zone to; the zone is deleted only where
+        /// nothing in it changed since (else `CONFLICT`, `zoneChanged`).
+        public var syncToken: String?
+        public init(operationType: String, zone: ZonesRequest.Zone, syncToken: String? = nil) {
             self.operationType = operationType
             self.zone = zone
+            self.syncToken = syncToken
         }
     }
 

@@ -59,7 +59,7 @@ public struct WireError: Hashable, Sendable, Error {
     /// How a CloudNotes error is written.
     public init(_ error: CloudError, uuid: String, recordName: String? = nil) {
         let (code, retry): (String, Double?) = switch error {
-        case .serverRecordChanged: ("CONFLICT", nil)
+        case .serverRecordChanged, .zoneChanged: ("CONFLICT", nil)
         case .zoneNotFound: ("ZONE_NOT_FOUND", nil)
         case .unknownItem, .unknownAccount, .unknownShare, .participantNeedsVerification: ("NOT_FOUND", nil)
         case .permissionFailure, .participantNotInvited: ("ACCESS_DENIED", nil)
@@ -82,7 +82,7 @@ public struct WireError: Hashable, Sendable, Error {
         case .serverRecordChanged(let server):
             serverRecord = WireRecord(server)
             self.recordName = recordName ?? server.id.name
-        case .zoneNotFound(let zone): zoneID = WireZoneID(zone)
+        case .zoneNotFound(let zone), .zoneChanged(let zone): zoneID = WireZoneID(zone)
         case .unknownItem(let id), .alreadyShared(let id):
             self.recordName = id.name
             zoneID = WireZoneID(id.zone)
@@ -106,6 +106,7 @@ public struct WireError: Hashable, Sendable, Error {
                 return .serverRecordChanged(server: record)
             }
         case "zoneNotFound": if let zoneID { return .zoneNotFound(zoneID.zoneID) }
+        case "zoneChanged": if let zoneID { return .zoneChanged(zoneID.zoneID) }
         case "unknownItem":
             if let recordName { return .unknownItem(RecordID(name: recordName, zone: zoneID?.zoneID ?? ZoneID(name: ZoneID.defaultName))) }
         case "unknownAccount": return .unknownAccount(detail)

@@ -228,11 +228,13 @@ public struct WireService: Sendable {
     }
 
     private func modifyZones(_ request: ZonesModifyRequest, _ database: CloudDatabase) throws -> ZonesResponse {
-        var saves: [ZoneID] = [], deletes: [ZoneID] = []
+        var saves: [ZoneID] = [], deletes: [ZoneID] = [], tokens: [ZoneID: ChangeToken] = [:]
         for operation in request.operations {
             switch operation.operationType {
             case "create": saves.append(operation.zone.zoneID.zoneID)
-            case "delete": deletes.append(operation.zone.zoneID.zoneID)
+            case "delete":
+                deletes.append(operation.zone.zoneID.zoneID)
+                if let token = operation.syncToken { tokens[operation.zone.zoneID.zoneID] = try ChangeToken(parsing: token) }
             default: throw WireFormatError("a zone's operationType is create or delete")
             }
         }
@@ -240,7 +242,7 @@ public struct WireService: Sendable {
             guard let reason = ZoneDeletionReason(rawValue: text) else { throw WireFormatError("no deletion reason \(text)") }
             return reason
         } ?? .deleted
-        let result = try database.modifyZones(saving: saves, deleting: deletes, reason: reason)
+        let result = try database.modifyZones(saving: saves, deleting: deletes, reason: reason, deletionTokens: tokens)
         let items = saves.map { zone -> WireZoneItem in
             switch result.saveResults[zone]! {
             case .success(let saved): .value(WireZone(zoneID: WireZoneID(saved)))

@@ -133,11 +133,19 @@ extension AppSimulation {
     }
 
     /// Someone brings a deleted post back from the trash, as the cloud last held it; from then on its words count again.
-    func restoreDeleted(on device: Device, now: Date) throws {
+    func restoreDeleted(on device: Device) throws {
         let history = PostHistory(store: device.store, cloud: cloud, account: device.account)
         let provider = StoreSharingProvider(store: device.store, account: device.account) { $0 }
         guard let trash = try? history.trash(), let deleted = pick(trash.filter { provider.canEdit($0.post) }) else { return }
-        let post = try history.restoreDeleted(deleted)
+        let post: Post
+        do {
+            post = try history.restoreDeleted(deleted)
+        } catch let error as CloudError {
+            // The cloud's fault, or a "post" eve planted below one deleted: refused, and told.
+            if case .unknownItem = error {} else if !error.isTransient { throw error }
+            counts["restoreFailed", default: 0] += 1
+            return
+        }
         deletedPosts.remove(post.recordID)
         typed[post.recordID] = Self.tags(in: post)
         counts["restoredDeleted", default: 0] += 1

@@ -192,7 +192,7 @@ public final class AppSimulation {
             violations += (found + (try checkIntruder())).map { "step \(step): \($0)" }
         case "evict": try evict(by: device)
         case "restoreVersion": try restoreVersion(on: device, step: step, now: now)
-        case "restoreDeleted": try restoreDeleted(on: device, now: now)
+        case "restoreDeleted": try restoreDeleted(on: device)
         case "secondProcess": try syncWithSecondProcess(device, step: step, now: now)
         case "brokenStore": try syncWithBrokenStore(device)
         case "snapshotCloud": snapshots = Array((snapshots + [try tampering.snapshot()]).suffix(3))

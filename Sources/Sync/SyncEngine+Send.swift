@@ -22,7 +22,10 @@ extension SyncEngine {
     private func sendDatabaseChanges(_ database: CloudDatabase, _ zoneScope: ZoneScope, deletions: Bool) throws {
         let pending = state.pendingDatabaseChanges.filter { change in
             guard zoneScope.contains(change.zoneID) else { return false }
-            if case .deleteZone = change { return deletions } else { return !deletions }
+            guard case .deleteZone(let zone) = change else { return !deletions }
+            // A deletion naming its token waits for what is still to be sent of the zone (a rename's moves out, one
+            // refused and merged): sent first, they would find the zone gone; sent after, they leave it unchanged.
+            return deletions && !(zoneDeletionsNameTheirTokens && hasPendingRecordChanges(in: .zones([zone])))
         }
         guard !pending.isEmpty else { return }
         var saves: [ZoneID] = [], deletes: [ZoneID] = []
@@ -32,8 +35,9 @@ extension SyncEngine {
             case .deleteZone(let id): deletes.append(id)
             }
         }
+        let tokens = zoneDeletionsNameTheirTokens ? state.withLock { state in deletes.reduce(into: [:]) { $0[$1] = state.zoneTokens[$1] } } : [:]
         let result = try request("modifyZones", "save=\(saves) delete=\(deletes)") {
-            try database.modifyZones(saving: saves, deleting: deletes)
+            try database.modifyZones(saving: saves, deleting: deletes, deletionTokens: tokens)
         }
         noteOwn(result.commit)
         var sent = SentDatabaseChanges()
@@ -47,6 +51,13 @@ extension SyncEngine {
             switch result.deleteResults[id]! {
             case .success: sent.deletedZones.append(id)
             case .failure(.zoneNotFound): sent.deletedZones.append(id)  // already gone: what was asked
+            case .failure(.zoneChanged(let zone)):
+                // What changed there comes back whole, for the app to show its person again.
+                sent.failedZoneDeletes[id] = .zoneChanged(zone)
+                state.withLock { state in
+                    state.zoneTokens[id] = nil
+                    state.fetchOnce([id])
+                }
             case .failure(let error): sent.failedZoneDeletes[id] = error
             }
         }

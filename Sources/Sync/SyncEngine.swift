@@ -27,6 +27,9 @@ public final class SyncEngine: @unchecked Sendable {
         public var timing: SyncTiming
         /// For back-off jitter, so a run replays from its seed.
         public var random: any RandomSource
+        /// Ours: each zone deletion names the change token this engine last fetched the zone to, so the cloud refuses
+        /// it where the zone changed since (`CloudError.zoneChanged`); the engine then fetches the zone whole again.
+        public var zoneDeletionsNameTheirTokens = false
 
         public init(database: CloudDatabase, stateSerialization: SyncState.Serialization?,
                     delegate: any SyncEngineDelegate, automaticallySync: Bool = true, deviceName: String = "device",
@@ -58,6 +61,7 @@ public final class SyncEngine: @unchecked Sendable {
     let cloud: any Cloud
     let accountSource: any AccountSource
     let log: SyncLog?
+    let zoneDeletionsNameTheirTokens: Bool
     private weak var delegate: (any SyncEngineDelegate)?
     /// One fetch or send at a time.
     private let syncLock = NSLock()
@@ -79,6 +83,7 @@ public final class SyncEngine: @unchecked Sendable {
         cloud = configuration.cloud
         accountSource = configuration.account
         log = configuration.log
+        zoneDeletionsNameTheirTokens = configuration.zoneDeletionsNameTheirTokens
         delegate = configuration.delegate
         events = EventQueue(deliver: { [weak self] event in
             guard let self, let delegate = self.delegate else { return }

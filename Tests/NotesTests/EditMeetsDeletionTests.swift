@@ -58,6 +58,35 @@ import TestSupport
         for device in [d.a, d.b] { #expect(try device.store.posts().isEmpty) }
     }
 
+    /// A notebook deleted on a device that had not heard of a post written into it elsewhere: the cloud refuses the
+    /// deletion (it names the change token the device fetched the notebook to), the notebook comes back with the post,
+    /// and its person is told. Deleted again, it goes.
+    @Test func aNotebookDeletedOfflineComesBackWithWhatWasWrittenIntoItMeanwhile() throws {
+        let d = try TwoDevices()
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        try d.write(d.a, Post(id: "p1", zone: travel.zone, title: "Tickets", content: "book"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.a.store.deleteNotebook(travel)
+        try d.write(d.b, Post(id: "p2", zone: travel.zone, title: "Visa", content: "apply"))
+        try d.b.syncNow()
+        try d.a.syncNow()
+        try d.a.syncNow()  // fetches the notebook whole again
+        try d.b.syncNow()
+
+        for device in [d.a, d.b] {
+            #expect(try device.store.notebooks().contains { $0.zone == travel.zone })
+            #expect(Set(try device.store.posts().map(\.title)) == ["Tickets", "Visa"])
+            #expect(try device.store.pendingCount() == 0)
+        }
+        let told = d.a.takeNews().refusals.map(\.description)
+        #expect(told.count == 1 && told.first?.contains("not deleted") == true, "\(told)")
+        try d.a.store.deleteNotebook(try #require(try d.a.store.notebooks().first { $0.zone == travel.zone }))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        for device in [d.a, d.b] { #expect(try device.store.posts().isEmpty) }
+    }
+
     @Test func aDeletedNotebookComesBackWithTheLocationsOfTheEditsWaiting() throws {
         let d = try TwoDevices(keys: true)
         let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)

@@ -135,6 +135,25 @@ final class RoundsDone: @unchecked Sendable {
         #expect(try a.store.comments(on: try a.store.post("Trip")).map(\.text) == ["book early"])
     }
 
+    /// A notebook deletion through the server names the token its device fetched the notebook to: refused where a
+    /// post was written into it since, the notebook comes back with that post.
+    @Test func aNotebookDeletionThroughTheServerIsRefusedWhereItChangedSince() throws {
+        let r = try RemoteDevices()
+        let a = try r.device("a"), b = try r.device("b")
+        let travel = try a.store.createNotebook("Travel", owner: r.f.heather.id)
+        try a.store.save(Post(id: "p1", zone: travel.zone, title: "Tickets", content: "book"), by: r.f.heather.id, now: Date())
+        try a.syncNow()
+        try b.syncNow()
+        try a.store.deleteNotebook(travel)
+        try b.store.save(Post(id: "p2", zone: travel.zone, title: "Visa", content: "apply"), by: r.f.heather.id, now: Date())
+        try b.syncNow()
+        try a.syncNow()
+        try a.syncNow()
+
+        #expect(Set(try a.store.posts().map(\.title)) == ["Tickets", "Visa"])
+        #expect(a.takeNews().refusals.map(\.description).first?.contains("not deleted") == true)
+    }
+
     @Test func aRoundAsksForTheCloudsIdentityOnlyWhenNoAnswerNamedItLately() throws {
         let r = try RemoteDevices()
         let paths = Paths()

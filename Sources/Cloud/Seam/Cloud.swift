@@ -39,7 +39,7 @@ public protocol Cloud: PushSource {
     func modifyRecords(saving: [Record], deleting: [RecordID], deletionTags: [RecordID: String], policy: SavePolicy, atomically: Bool,
                        in database: CloudDatabase) throws(CloudError) -> ModifyResult
     func records(_ ids: [RecordID], in database: CloudDatabase) throws(CloudError) -> [RecordID: Result<Record, CloudError>]
-    func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason,
+    func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason, deletionTokens: [ZoneID: ChangeToken],
                      in database: CloudDatabase) throws(CloudError) -> ZoneModifyResult
     func fetchZone(_ zone: ZoneID, in database: CloudDatabase) throws(CloudError) -> ZoneID
     func allZones(in database: CloudDatabase) throws(CloudError) -> [ZoneID]

@@ -71,9 +71,12 @@ public struct CloudDatabase: Sendable {
     // MARK: Zones
 
     /// Creates zones (saving an existing one changes nothing) and deletes
-    /// others, leaving a tombstone with the reason and deleting their records.
-    public func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason = .deleted) throws(CloudError) -> ZoneModifyResult {
-        try cloud.modifyZones(saving: saving, deleting: deleting, reason: reason, in: self)
+    /// others, leaving a tombstone with the reason and deleting their records. A deletion named in `deletionTokens`
+    /// (ours) carries the change token its caller last fetched the zone to: it is made only where nothing in the
+    /// zone changed since, else it fails with *zone changed*.
+    public func modifyZones(saving: [ZoneID], deleting: [ZoneID], reason: ZoneDeletionReason = .deleted,
+                            deletionTokens: [ZoneID: ChangeToken] = [:]) throws(CloudError) -> ZoneModifyResult {
+        try cloud.modifyZones(saving: saving, deleting: deleting, reason: reason, deletionTokens: deletionTokens, in: self)
     }
 
     /// Creates a zone; idempotent.

@@ -507,6 +507,14 @@ extension DeviceStore {
         try write(scope) { db in
             for zone in sent.savedZones + sent.deletedZones { try Self.clearPending(db, scope, zone: zone, name: "") }
             for (zone, _) in sent.failedZoneSaves { try Self.clearPending(db, scope, zone: zone, name: "") }
+            for (zone, error) in sent.failedZoneDeletes {
+                // Refused because it changed since this device saw it: the notebook is back, and its records come with
+                // the engine's fetch of it from scratch. (Refused otherwise, its deletion stays waiting here.)
+                guard case .zoneChanged = error else { continue }
+                try Self.clearPending(db, scope, zone: zone, name: "")
+                try db.execute(sql: "INSERT OR IGNORE INTO \(Self.schema(scope)).notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
+                               arguments: [zone.name, zone.owner, zone.name])
+            }
         }
     }
 

@@ -32,8 +32,10 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         store.names = { names.name($0) }  // for conflict labels written while syncing
         for scope in [DatabaseScope.private, .shared] {
             func engine(_ saved: SyncState.Serialization?) throws -> SyncEngine {
-                try SyncEngine(.init(cloud: cloud, scope: scope, account: account, stateSerialization: saved,
-                                     delegate: self, automaticallySync: automaticallySync, deviceName: deviceName, log: log))
+                var configuration = SyncEngine.Configuration(cloud: cloud, scope: scope, account: account, stateSerialization: saved,
+                                                             delegate: self, automaticallySync: automaticallySync, deviceName: deviceName, log: log)
+                configuration.zoneDeletionsNameTheirTokens = true  // a notebook deleted here never takes what its person did not see
+                return try SyncEngine(configuration)
             }
             // A damaged saved state is dropped: pending changes live in the store's own table and
             // are loaded below, and without tokens the engine fetches everything again. Nothing is lost.
@@ -238,6 +240,12 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             }
         case .sentDatabaseChanges(let sent):
             try store.zonesSent(scope, sent)
+            let changed = sent.failedZoneDeletes.compactMap { zone, error -> ZoneID? in if case .zoneChanged = error { zone } else { nil } }
+            let back = changed.map {
+                Refusal(RecordID(name: $0.name, zone: $0), .zoneChanged($0), outcome: "not deleted: the notebook changed after you saw it (on another "
+                        + "device, or by someone it is shared with), and is back as it is now; delete it again to delete it")
+            }
+            lock.withLock { refusals += back }
         case .sentRecordZoneChanges(let sent):
             let (records, zones, refused) = try store.applySent(scope, sent)
             lock.withLock { refusals += refused }
