@@ -71,17 +71,24 @@ final class RoundsDone: @unchecked Sendable {
     /// Every answer names the cloud that gave it, so a round does not ask for it before each fetch and send.
     /// A move through the server: the copy names its original, a stale one waits for a merge, and the post keeps
     /// its history and its age.
-    @Test func aMoveThroughTheServerIsCheckedAndKeepsTheHistory() throws {
-        let r = try RemoteDevices()
+    /// Devices a and b of heather's both holding "Trip" (tickets); `beforeEdit` happens on a, then b adds "visa".
+    func tripEditedOnB(_ r: RemoteDevices, beforeEdit: (NotesSync) throws -> Void = { _ in }) throws -> (a: NotesSync, b: NotesSync) {
         let a = try r.device("a"), b = try r.device("b")
         let notes = try a.store.ensureDefaultNotebook(owner: r.f.heather.id)
         try a.store.save(Post(id: "p1", zone: notes.zone, title: "Trip", content: "tickets"), by: r.f.heather.id, now: Date())
         try a.syncNow()
         try b.syncNow()
+        try beforeEdit(a)
         var onB = try b.store.post("Trip")
         onB.content = "tickets\nvisa"
         try b.store.save(onB, by: r.f.heather.id, now: Date())
         try b.syncNow()
+        return (a, b)
+    }
+
+    @Test func aMoveThroughTheServerIsCheckedAndKeepsTheHistory() throws {
+        let r = try RemoteDevices()
+        let (a, b) = try tripEditedOnB(r)
 
         let travel = try a.store.createNotebook("Travel", owner: r.f.heather.id)
         let created = try a.store.post("Trip").createdAt
@@ -101,16 +108,7 @@ final class RoundsDone: @unchecked Sendable {
     /// since, and the post comes back with the edit.
     @Test func aDeletionThroughTheServerIsCheckedAgainstTheVersionItsDeviceSaw() throws {
         let r = try RemoteDevices()
-        let a = try r.device("a"), b = try r.device("b")
-        let notes = try a.store.ensureDefaultNotebook(owner: r.f.heather.id)
-        try a.store.save(Post(id: "p1", zone: notes.zone, title: "Trip", content: "tickets"), by: r.f.heather.id, now: Date())
-        try a.syncNow()
-        try b.syncNow()
-        try a.store.delete(try a.store.post("Trip"))
-        var onB = try b.store.post("Trip")
-        onB.content = "tickets\nvisa"
-        try b.store.save(onB, by: r.f.heather.id, now: Date())
-        try b.syncNow()
+        let (a, _) = try tripEditedOnB(r) { a in try a.store.delete(try a.store.post("Trip")) }
         try a.syncNow()
 
         #expect(try a.store.posts().map(\.content) == ["tickets\nvisa"])
