@@ -28,9 +28,22 @@ extension AppSimulation {
         }
     }
 
+    /// Runs a save; false where it was refused whole as too large for the cloud, in one line that says to shorten it
+    /// (a post grown past the record limit around eve's huge values, kept on its device as not sent): nothing counts.
+    func fits(_ save: () throws -> Void) throws -> Bool {
+        do {
+            try save()
+            return true
+        } catch let error as StoreError {
+            guard case .tooLarge = error else { throw error }
+            counts["refusedTooLarge", default: 0] += 1
+            return false
+        }
+    }
+
     /// Saves an edit from `base`; on success its tags count as typed.
     func save(_ edited: Post, from base: Post, tags: [String], on device: Device, now: Date) throws {
-        _ = try device.store.saveEdit(edited, from: base.fields, by: device.editor, now: now)
+        guard try fits({ _ = try device.store.saveEdit(edited, from: base.fields, by: device.editor, now: now) }) else { return }
         typed[edited.recordID, default: []].formUnion(tags)
         log?.note("typed \(tags.joined()) into \(edited.recordID) on \(device.name)")
     }
@@ -96,7 +109,8 @@ extension AppSimulation {
         guard let post = pick(try writable(device).filter(\.conflicted)) else { return }
         let choice: ConflictResolution.Choice = [.both, .both, .both, .mine, .theirs][random.below(5)]
         do {
-            let saved = try device.store.resolve(post, keeping: choice, by: device.editor, now: now)
+            var saved: SavedEdit?
+            guard try fits({ saved = try device.store.resolve(post, keeping: choice, by: device.editor, now: now) }), let saved else { return }
             removed.formUnion(Self.tags(in: post).subtracting(Self.tags(in: saved.post)))
             counts["resolved", default: 0] += 1
         } catch is ConflictResolution.Failure {
@@ -112,7 +126,7 @@ extension AppSimulation {
         let line = lines.remove(at: index)
         var edited = post
         edited.content = lines.joined(separator: "\n")
-        _ = try device.store.saveEdit(edited, from: post.fields, by: device.editor, now: now)
+        guard try fits({ _ = try device.store.saveEdit(edited, from: post.fields, by: device.editor, now: now) }) else { return }
         removed.formUnion(Self.tags(in: Post(id: "", zone: post.zone, title: line)))
     }
 

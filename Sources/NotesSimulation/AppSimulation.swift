@@ -170,7 +170,9 @@ public final class AppSimulation {
             let books = try device.store.notebooks().filter { $0.scope == .private }
             guard let post = pick(try device.store.posts().filter { $0.scope == .private }),
                   let book = pick(books.filter { $0.zone != post.zone }), try device.store.moveRefusal(post, to: book) == nil else { return }
-            let moved = try device.store.move(post, to: book, by: device.account.id, on: device.editor.device, now: now)
+            var moved: Post?
+            guard try fits({ moved = try device.store.move(post, to: book, by: device.account.id, on: device.editor.device, now: now) }),
+                  let moved else { return }
             // The words its copy holds go with it; those typed elsewhere and not yet here follow it when they are sent.
             typed[moved.recordID, default: []].formUnion(typed[post.recordID, default: []].intersection(Self.tags(in: post)))
             movedTo[post.recordID] = moved.recordID

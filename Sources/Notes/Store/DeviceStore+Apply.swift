@@ -416,12 +416,18 @@ extension DeviceStore {
         try Self.upsert(db, moving)
     }
 
-    /// `here` with what `local` holds merged in: two copies of one post in two notebooks, whose common version is
-    /// unknown (the last one `local`'s notebook acknowledged may be one `here` never saw: a cloud rebuilt from
-    /// another device, app seed 97028), so whatever either holds stays.
+    /// `here` with what `local` holds merged in: two copies of one post in two notebooks. Their common version is
+    /// the one `local` was typed over (the version another device moved), unless the cloud saved that one no earlier than
+    /// `here`'s (a cloud rebuilt from another device: `here` never saw it, app seed 97028): then it is unknown, and
+    /// whatever either holds stays.
     func merging(_ db: Database, _ scope: DatabaseScope, _ local: Post, into here: Post) throws -> Post {
         let (mine, theirs) = (try opened(db, local), try opened(db, here))
-        let merged = PostMerge.merge(base: nil, mine: .init(mine.fields, by: author(of: mine)),
+        let known = try Self.lastKnown(db, scope, local.recordID), hereKnown = try Self.lastKnown(db, scope, here.recordID)
+        let common = known.flatMap { known in
+            hereKnown.flatMap { (known.system?.modifiedAt ?? .distantFuture) < ($0.system?.modifiedAt ?? .distantPast) ? known : nil }
+        }
+        let base = try common.map { try opened(db, Post(record: $0, scope: scope)) }
+        let merged = PostMerge.merge(base: base?.fields, mine: .init(mine.fields, by: author(of: mine)),
                                      theirs: .init(theirs.fields, by: author(of: theirs)))
         var out = theirs
         out.fields = merged.fields
