@@ -77,9 +77,9 @@ extension DeviceStore {
             }
             try Self.remember(db, scope, copies)
             try Self.retireKeysWrittenOver(db, scope, by: [], deleted: deletions.map(\.id))
-            let (keptHere, rescued) = try keepWaitingComments(db, scope, deleted: deletions.map(\.id))
+            let rescued = try keepWaitingComments(db, scope, deleted: deletions.map(\.id))
             let waiting = try Self.pendingKinds(db, scope, deletions.map(\.id))
-            for deletion in deletions where !keptHere.contains(deletion.id) {
+            for deletion in deletions {
                 if waiting[deletion.id] == .saveRecord, try Self.localPost(db, scope, deletion.id) != nil {
                     // Deleted elsewhere while an edit here waits: the edit brings it back, as new (see applySent).
                     try bringBack(db, scope, deletion.id)
@@ -102,11 +102,9 @@ extension DeviceStore {
     /// Comments typed here and not sent yet, on posts shared with this account that were deleted elsewhere (or
     /// deleted themselves, with their post): kept as posts of this account's own, so their words are not lost
     /// (returned, to be told). (In the account's own notebooks a deletion heard here cannot be told from a move,
-    /// where a comment follows its post when sent; those stay as they are.) Returns the deletions not to apply
-    /// here, and the comments kept.
-    private func keepWaitingComments(_ db: Database, _ scope: DatabaseScope,
-                                     deleted: [RecordID]) throws -> (kept: Set<RecordID>, rescued: [RecordID]) {
-        guard scope == .shared else { return ([], []) }
+    /// where a comment follows its post when sent; those stay as they are.) Returns the comments kept.
+    private func keepWaitingComments(_ db: Database, _ scope: DatabaseScope, deleted: [RecordID]) throws -> [RecordID] {
+        guard scope == .shared else { return [] }
         var waiting: [Comment] = []
         for zone in Set(deleted.map(\.zone)) {
             let names = deleted.filter { $0.zone == zone }.map(\.name)
@@ -116,10 +114,10 @@ extension DeviceStore {
             }
         }
         let ids = waiting.map { RecordID(name: $0.id, zone: $0.zone) }
-        guard !ids.isEmpty else { return ([], []) }
+        guard !ids.isEmpty else { return [] }
         let rescued = try rescueComments(db, ids)
         for id in ids { try Self.dropHere(db, scope, id) }
-        return ([], rescued)
+        return rescued
     }
 
     /// The comments of `zone` matching `condition` (on `comments c`) that wait to be sent.
