@@ -58,7 +58,7 @@ extension LocalDatabase {
     }
 
     /// Brings deleted records back from the trash as they last were, in order (a post before the comments deleted
-    /// with it): each keeps its creation, its author and its history, as one more version saved by the caller.
+    /// with it): each keeps its creation, its author, its last change's stamps and its history.
     /// Each must be in the trash the caller sees (`trash`) and theirs to save; the request is made whole or not at all.
     public func restoreDeleted(_ names: [String], in zone: ZoneID) throws(CloudError) -> [Record] {
         let now = cloud.clock.now()
@@ -83,8 +83,11 @@ extension LocalDatabase {
                     }
                     try access.checkSave(db, name: id.name, parent: last.parent, existing: stored)
                     let seq = request.nextSequence()
+                    // Its stamps as it was last (a comment brought back was not edited by whoever restored it); only
+                    // its change tag is new, so every device hears of it.
                     let system = SystemFields(changeTag: String(seq, radix: 36), createdAt: last.system?.createdAt ?? request.now,
-                                              createdBy: last.system?.createdBy ?? caller.id, modifiedAt: request.now, modifiedBy: caller.id)
+                                              createdBy: last.system?.createdBy ?? caller.id, modifiedAt: last.system?.modifiedAt ?? request.now,
+                                              modifiedBy: last.system?.modifiedBy ?? caller.id)
                     let record = Record(id: RecordID(name: id.name, zone: zoneID), type: last.type, fields: last.fields,
                                         encryptedFields: last.encryptedFields, parent: last.parent, system: system)
                     try RecordTable.write(db, zone: access.zone.id, record: record, body: RecordArchive.encodeBody(record), seq: seq, replacing: false)

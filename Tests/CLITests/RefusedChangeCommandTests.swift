@@ -10,6 +10,26 @@ import TestSupport
 @Suite struct RefusedChangeCommandTests {
     static let huge = String(repeating: "a long paste ", count: 100_000)  // 1.2 MB
 
+    /// Deletions refused because the posts changed elsewhere are each said, by title, whichever command syncs (a read
+    /// syncs first): the posts come back, and nothing is left unsaid on a later sync.
+    @Test func everyRefusedDeletionIsSaidWhicheverCommandSyncs() throws {
+        let app = App()
+        for title in ["X1", "X3"] { _ = try app.ok("new", title, "--body", "a", as: "jermaine", device: "laptop") }
+        _ = try app.ok("sync", as: "jermaine", device: "phone")
+        var offline = app.environment
+        offline["CLOUDNOTES_FAULTS"] = "unreachable"
+        for title in ["X1", "X3"] {
+            let deleted = try CloudNotesBinary.run(["delete", title, "--yes", "--account", "jermaine", "--device", "phone"], environment: offline)
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            _ = try app.ok("edit", title, "--body", "b", as: "jermaine", device: "laptop")
+        }
+        let listed = try app.run("list", as: "jermaine", device: "phone")
+        #expect(listed.status == 0)
+        let said = listed.stderr.split(separator: "\n").filter { $0.contains("not deleted") }
+        #expect(said.count == 2 && said.contains { $0.contains("\"X1\"") } && said.contains { $0.contains("\"X3\"") }, "\(listed.stderr)")
+        #expect(try app.titles("jermaine", device: "phone") == ["X1", "X3"])
+    }
+
     @Test func aRefusedPostIsNeverSaidToBeSyncedAndCanBeDiscarded() throws {
         let app = App()
         _ = try app.ok("new", "Diary", "--body", "short", as: "jermaine")

@@ -102,6 +102,7 @@ import TestSupport
             #expect(post.createdAt == created)
             let comments = try device.store.comments(on: post)
             #expect(comments.map(\.text) == ["first"] && comments.first?.createdBy == d.heather.id, "\(comments.map(\.text))")
+            #expect(comments.first?.wasEdited == false, "brought back, not edited")
             #expect(try device.store.pendingCount() == 0)
         }
         let versions = try history(d, d.a).versions(of: try d.a.store.post("p1")).map(\.post.content)

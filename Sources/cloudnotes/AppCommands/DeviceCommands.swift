@@ -43,7 +43,7 @@ struct SyncNow: ParsableCommand {
             // Everything else went (or waits, as the note says); these did not, and saying "synced" would hide that
             // their only copy is here.
             let more = refused.count == 1 ? "" : " (and \(refused.count - 1) more: cloudnotes status)"
-            let failure = note.flatMap { $0.hasPrefix(DeviceSession.refusedPrefix) ? nil : "; also \($0)" } ?? ""
+            let failure = note.map { "; also \($0)" } ?? ""
             throw CLIError(message: "not synced: the cloud refused \(first.what) (\(first.id.name)): \(first.reason)\(more); it is kept on "
                            + "this device: edit it to fit, or give it up with cloudnotes discard \(first.id.name)" + failure)
         }

@@ -266,7 +266,14 @@ struct DeviceSession {
             let sync = try NotesSync(store: store, cloud: cloud, account: FixedAccount(account), deviceName: "\(account.name)/\(device)")
             made = sync
             try sync.syncNow()
-            return sync.refusals.first.map { ($0.byCloud ? Self.refusedPrefix : "not done: ") + "\($0)" }
+            // Each change the cloud refused (or this device could not make as asked) is said on stderr, one line each,
+            // whichever command synced: a read that syncs first says it too. (One kept here as not sent is marked
+            // wherever it shows, and `sync` and `status` say it: not twice.)
+            let notSent = Set(try store.refusedChanges().map(\.id))
+            let refusals = sync.refusals.filter { !notSent.contains($0.id) }
+            for refusal in refusals { Output.note(said(refusal)) }
+            let count = refusals.count
+            return count == 0 ? nil : "\(count) change\(count == 1 ? " was" : "s were") not made as asked (said above)"
         } catch {
             let said = made?.explain(error) ?? "\(error)"
             if error is SyncError { return "not synced: \(said)" }
@@ -276,6 +283,16 @@ struct DeviceSession {
 
     /// How `sync()` begins a note about a change the cloud refused.
     static let refusedPrefix = "refused by the cloud: "
+
+    /// One line about a refused change, naming the post by its title where this device holds it.
+    private func said(_ refusal: Refusal) -> String {
+        let post = [DatabaseScope.private, .shared].lazy.compactMap { scope in
+            // (Only for its name: a post this device cannot read now is named by its ID.)
+            try? self.store.post(id: refusal.id.name, zone: refusal.id.zone, scope: scope)
+        }.first
+        let prefix = refusal.byCloud ? Self.refusedPrefix : "not done: "
+        return prefix + (post.map { "\"\($0.title)\" (\(refusal.id.name))" } ?? refusal.id.name) + ": " + (refusal.outcome ?? "\(refusal.error)")
+    }
 
     /// Rebuilds a cloud that lost this device's data from it (`NotesSync.reupload`); needs the device's lock.
     func reupload() throws {
