@@ -216,6 +216,17 @@ extension LocalDatabase {
     func delete(_ id: RecordID, ifAt tag: String? = nil, sparing: Set<String> = [], _ request: inout Request) throws(CloudError) {
         let zoneID = try normalize(id.zone)
         let db = request.db
+        if scope == .private, tag != nil {
+            // Its owner's device that had not heard of the record's move (on another device) names the version it
+            // saw: told where the record is now, not left believing it deleted. (A device's own move's original
+            // comes here too: its device holds the record there already, and takes this as done.)
+            let moved = try wrapStorage { () -> Record? in
+                guard let access = try access(db, zoneID),
+                      try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID)?.isDeleted == true else { return nil }
+                return try movedRecord(db, from: access.zone.id, name: id.name, owner: zoneID.owner)
+            }
+            if let moved { throw .serverRecordChanged(server: moved) }
+        }
         let movedTo = try wrapStorage { () -> RecordID? in
             // Its owner moved it since the participant last fetched it: the deletion follows it there, as an edit
             // does (`write`), where they may read it; elsewhere it is gone to them. (Not the owner's own deletions:

@@ -230,4 +230,26 @@ import TestSupport
             #expect(try device.store.pendingCount() == 0)
         }
     }
+    /// A post moved on one device and deleted, from where it was, on another that had not heard: the deletion
+    /// names the version it saw, the cloud says where the post is now, and the deleting device shows it there and
+    /// says so; nothing is deleted unseen.
+    @Test func aDeletionOfAPostMovedMeanwhileIsToldWhereItWent() throws {
+        let d = try TwoDevices()
+        let travel = try setUp(d)
+        try d.b.syncNow()
+        try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        try d.b.store.delete(try d.b.store.post("moving"))
+        try syncBoth(d)
+        try d.b.syncNow()
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content == "tickets", "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.pendingCount() == 0)
+        }
+        let told = d.b.takeNews().refusals.map(\.description)
+        #expect(told.count == 1 && told.first?.contains("moved to notebook Travel") == true, "\(told)")
+        #expect(d.a.takeNews().refusals.isEmpty, "its own move's original: done")
+    }
 }

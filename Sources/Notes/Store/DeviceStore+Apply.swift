@@ -262,6 +262,26 @@ extension DeviceStore {
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
                     continue
                 }
+                if case .serverRecordChanged(let server) = error, server.id != id {
+                    // Moved to another notebook meanwhile: where it was, nothing is left to delete. Moved by this
+                    // device (the original of its own move), done; by another, the post is where it went, said.
+                    try Self.forget(db, scope, id)
+                    try Self.clearPending(db, scope, zone: id.zone, name: id.name)
+                    let isPost = server.type == Post.recordType
+                    let heldThere = isPost ? try Self.localPost(db, scope, server.id) != nil : try Self.localComment(db, scope, server.id) != nil
+                    if !heldThere, isPost || server.type == Comment.recordType {
+                        try Self.remember(db, scope, server)
+                        if isPost {
+                            try Self.upsert(db, scope, [PostRow(record: server, scope: scope)])
+                        } else {
+                            try Self.upsert(db, Comment(record: server, scope: scope))
+                        }
+                        let what = isPost ? "it was moved" : "its post was moved"
+                        refusals.append(Refusal(server.id, error, outcome: "not deleted: \(what) to notebook \(server.id.zone.name) meanwhile, "
+                                                + "and is there now; delete it there to delete it"))
+                    }
+                    continue
+                }
                 if case .serverRecordChanged(let server) = error, server.id == id {
                     // Changed after this device saw it (on another device, or by someone it is shared with): the
                     // deletion would take what its person never saw, so it comes back as it is now, and they are told.
