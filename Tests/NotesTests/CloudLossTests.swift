@@ -169,4 +169,21 @@ extension CloudLossTests {
                     "\(posts.map { ($0.zone.name, $0.content) })")
         }
     }
+    /// Found by the app simulation (seed 98625): a "comment" below nothing, planted by raw requests and held by a
+    /// device, is sent again as it is when the device rebuilds an emptied cloud; given an empty parent, it made the
+    /// cloud refuse the whole request, and the device never synced again.
+    @Test func aPlantedCommentBelowNothingDoesNotStopARebuild() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        try d.a.syncNow()
+        _ = try d.test.cloud.database(.private, as: d.heather).save(Record.make("stray", in: d.notes.zone, type: Comment.recordType, ["text": "odd"]))
+        try d.a.syncNow()
+        try CloudTampering(directory: d.test.directory.url).empty()
+        try d.a.reupload()
+        try d.a.syncNow()
+
+        #expect(try d.a.store.pendingCount() == 0)
+        #expect(try d.a.store.syncStatus().lastError == nil)
+        #expect(try d.test.cloud.database(.private, as: d.heather).record(RecordID(name: "p1", zone: d.notes.zone)).string("title") == "Trip")
+    }
 }

@@ -42,6 +42,9 @@ public struct Comment: Equatable, Sendable {
 
     func apply(to record: inout Record) {
         if record["text"] == nil || record["text"].shownAsText != text { record["text"] = .string(text) }
+        // A "comment" below nothing (one planted by raw requests, then sent again by a device rebuilding a cloud)
+        // keeps what it has: an empty parent would be refused, and with it the whole request.
+        guard !postID.isEmpty else { return }
         if record.parent != postID { record.setParent(postID) }
         // Deleted with its post.
         let ref = FieldValue.reference(Reference(recordName: postID, action: .deleteSelf))
