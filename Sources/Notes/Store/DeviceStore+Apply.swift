@@ -434,18 +434,14 @@ extension DeviceStore {
         try Self.upsert(db, moving)
     }
 
-    /// `here` with what `local` holds merged in: two copies of one post in two notebooks. Their common version is
-    /// the one `local` was typed over (the version another device moved), unless the cloud saved that one no earlier than
-    /// `here`'s (a cloud rebuilt from another device: `here` never saw it, app seed 97028): then it is unknown, and
-    /// whatever either holds stays.
+    /// `here` with what `local` holds merged in: two copies of one post in two notebooks, from no common version:
+    /// whatever either holds stays. The version `local`'s notebook last acknowledged may be one `here` never saw (a
+    /// cloud rebuilt from another device: app seeds 97028 and 98836, where the cloud's times did not tell either way),
+    /// and taken as their common version it dropped what only `local` held. A conflict may grow the post past the
+    /// record limit; then the save is refused whole, saying so (app seed 98304).
     func merging(_ db: Database, _ scope: DatabaseScope, _ local: Post, into here: Post) throws -> Post {
         let (mine, theirs) = (try opened(db, local), try opened(db, here))
-        let known = try Self.lastKnown(db, scope, local.recordID), hereKnown = try Self.lastKnown(db, scope, here.recordID)
-        let common = known.flatMap { known in
-            hereKnown.flatMap { (known.system?.modifiedAt ?? .distantFuture) < ($0.system?.modifiedAt ?? .distantPast) ? known : nil }
-        }
-        let base = try common.map { try opened(db, Post(record: $0, scope: scope)) }
-        let merged = PostMerge.merge(base: base?.fields, mine: .init(mine.fields, by: author(of: mine)),
+        let merged = PostMerge.merge(base: nil, mine: .init(mine.fields, by: author(of: mine)),
                                      theirs: .init(theirs.fields, by: author(of: theirs)))
         var out = theirs
         out.fields = merged.fields
