@@ -67,6 +67,17 @@ extension LocalDatabase {
         let target = try wrapStorage { try self.access(to, for: &request) }
         var saved = try write(created, body: body, policy: .ifServerRecordUnchanged, access: target, existing: existing, moving: true, &request)
         try finish(target, &request)
+        if original == nil, let fromRow {
+            // Never held where it came from (a cloud put back from a copy older than the post, rebuilt by the device
+            // that moved it): the move leaves its mark there all the same, so a device rebuilding it from before the
+            // move, which sends the old copy, is told where the post is now instead of making it twice (app seed
+            // 98332: a participant of the old notebook read the copy without what was typed since).
+            try wrapStorage {
+                try RecordTable.markMoved(db, zone: fromRow, name: source.name, type: copy.type, to: target.zone.id,
+                                          by: caller.id, now: request.now, seq: request.nextSequence())
+                try ZoneTable.touch(db, zone: fromRow, seq: request.sequence)
+            }
+        }
         guard original?.record != nil, let fromRow else { return saved }
         let below = try carryBelow(source.name, from: fromRow, fromID: from, to: target, sparing: sparing, &request)
         try delete(source, sparing: sparing.union(below.stayed), &request)

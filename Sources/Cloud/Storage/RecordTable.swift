@@ -200,6 +200,16 @@ enum RecordTable {
         try db.int64("SELECT moved_to FROM records WHERE zone = ? AND name = ? AND deleted = 1", [zone, name])
     }
 
+    /// Leaves in `zone` the tombstone of a record its owner moved to zone `to` that this zone never held.
+    static func markMoved(_ db: any SQLTransaction, zone: Int64, name: String, type: String, to: Int64, by account: String,
+                          now: Date, seq: Int64) throws {
+        try db.send("""
+            INSERT INTO records(zone, name, type, body, parent, change_tag, created_at, created_by, modified_at, modified_by, seq, deleted, moved_to)
+            VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT(zone, name) DO NOTHING
+            """, [.integer(zone), .text(name), .text(type), .blob(Data()), .text(String(seq, radix: 36)), .real(now.timeIntervalSince1970),
+                  .text(account), .real(now.timeIntervalSince1970), .text(account), .integer(seq), .integer(to)])
+    }
+
     private static func tombstone(_ db: any SQLTransaction, zone: Int64, name: String, by account: String, now: Date, seq: Int64) throws -> Bool {
         try db.execute("""
             UPDATE records SET deleted = 1, body = ?, seq = ?, modified_at = ?, modified_by = ?

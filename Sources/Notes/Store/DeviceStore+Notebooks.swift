@@ -107,6 +107,8 @@ extension DeviceStore {
                            arguments: [post.zone.name, post.zone.owner, post.id])
         }
         for id in originals { try Self.markPending(db, .private, zone: id.zone, name: id.name, kind: .deleteRecord) }
+        try db.execute(sql: "INSERT OR REPLACE INTO main.moves(name, from_zone, from_owner, to_zone, to_owner) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [post.id, post.zone.name, post.zone.owner, zone.name, zone.owner])
         return moved
     }
 
@@ -153,6 +155,7 @@ extension DeviceStore {
                     dropped += [.saveRecord(moved), .deleteRecord(original)]
                 }
                 try Self.dropHere(db, .private, copy.recordID)
+                try db.execute(sql: "DELETE FROM main.moves WHERE name = ?", arguments: [root.name])
                 dropped += [.saveRecord(copy.recordID), .deleteRecord(root)]
                 if let post = try Self.localPost(db, .private, root) { back.append(post) }
             }

@@ -52,6 +52,16 @@ extension DeviceStore {
             try db.execute(sql: """
                 INSERT OR REPLACE INTO main.pending(zone_name, zone_owner, name, kind) SELECT zone_name, zone_owner, '', ? FROM main.notebooks
                 """, arguments: [PendingKind.saveZone.rawValue])
+            // A post this device moved goes out as moved again, from where it was (its original's deletion waits
+            // there): a cloud put back from before the move then keeps the move's mark in the old notebook, and a
+            // device rebuilding it from before the move is told where the post is (app seed 98332), not making it
+            // twice. (Not where this device holds the post in that notebook too: that copy is sent as it is.)
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO main.pending(zone_name, zone_owner, name, kind)
+                SELECT m.from_zone, m.from_owner, m.name, ? FROM main.moves m JOIN main.notebooks b
+                ON b.zone_name = m.from_zone AND b.zone_owner = m.from_owner
+                WHERE EXISTS (SELECT 1 FROM main.posts p WHERE p.zone_name = m.to_zone AND p.zone_owner = m.to_owner AND p.id = m.name)
+                """, arguments: [PendingKind.deleteRecord.rawValue])
         }
     }
 }

@@ -93,6 +93,13 @@ enum StoreSchema {
         ALTER TABLE SCHEMA.pending ADD COLUMN refused TEXT;
         ALTER TABLE SCHEMA.pending ADD COLUMN refused_at REAL;
         """,
+        // v13: where this device last moved each post from and to (used in main only): a cloud put back from an older
+        // copy and rebuilt is told of the move again (see `prepareReupload`).
+        """
+        CREATE TABLE IF NOT EXISTS SCHEMA.moves(
+            name TEXT NOT NULL PRIMARY KEY, from_zone TEXT NOT NULL, from_owner TEXT NOT NULL,
+            to_zone TEXT NOT NULL, to_owner TEXT NOT NULL);
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
