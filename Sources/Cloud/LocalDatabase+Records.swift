@@ -62,10 +62,13 @@ extension LocalDatabase {
                         try finish(access, &request)
                     }
                 }
+                // The versions this request's deleter saw of what it deletes here, by name: what a deletion would take
+                // with it is what they saw (`delete`), in whatever order the request names them.
+                let seen = Dictionary(deletes.compactMap { id in deletionTags[id].map { (id.name, $0) } }, uniquingKeysWith: { first, _ in first })
                 for id in deletes {
                     // The original of a move that failed stays, and its deletion waits for the move.
                     zoneResult.deleteResults[id] = waiting.contains(id) ? .failure(.batchRequestFailed)
-                        : Result { () throws(CloudError) in try delete(id, ifAt: deletionTags[id], &request) }
+                        : Result { () throws(CloudError) in try delete(id, ifAt: deletionTags[id], seen: seen, &request) }
                 }
                 if atomically && !zoneResult.failures.isEmpty {
                     try request.db.execute("ROLLBACK TO zone")
@@ -212,8 +215,10 @@ extension LocalDatabase {
     /// owner) or leaves it (a participant); deleting a share's root ends it too. What hangs below it by a
     /// delete-self reference goes with it, but for the names in `sparing` (moving themselves). A participant's
     /// deletion of a record its owner moved since is made where it went, if they may read it there.
-    /// `ifAt`: the change tag of the version the caller saw; the record is deleted only while it is still that version.
-    func delete(_ id: RecordID, ifAt tag: String? = nil, sparing: Set<String> = [], _ request: inout Request) throws(CloudError) {
+    /// `ifAt`: the change tag of the version the caller saw; the record is deleted only while it is still that version,
+    /// and only while what would go with it is what they saw too: the versions named in `seen` (by record name).
+    func delete(_ id: RecordID, ifAt tag: String? = nil, seen: [String: String] = [:], sparing: Set<String> = [],
+                _ request: inout Request) throws(CloudError) {
         let zoneID = try normalize(id.zone)
         let db = request.db
         if scope == .private, tag != nil {
@@ -248,6 +253,15 @@ extension LocalDatabase {
             else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
             // Changed since its deleter saw it (an edit on another device, or another person's): theirs to look at first.
             if let tag, let live = existing.record, live.changeTag != tag { throw CloudError.serverRecordChanged(server: live) }
+            if tag != nil, let live = existing.record {
+                // What would go with it that its deleter never saw (a comment added since, on another device or by
+                // someone it is shared with): taken unseen, its words would be gone without anyone choosing so.
+                for name in try RecordTable.cascading(db, zone: access.zone.id, from: id.name)
+                where try !sparing.contains(name) && access.mayCascade(db, to: name) {
+                    let child = try RecordTable.find(db, zone: access.zone.id, name: name, zoneID: zoneID)?.record
+                    if let child, seen[name] != child.changeTag { throw CloudError.serverRecordChanged(server: live) }
+                }
+            }
             if existing.type == Share.recordType {
                 guard let share = try ShareTable.find(db, zone: access.zone.id, name: id.name) else {
                     throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID))

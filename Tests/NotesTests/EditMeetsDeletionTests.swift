@@ -58,6 +58,37 @@ import TestSupport
         for device in [d.a, d.b] { #expect(try device.store.posts().isEmpty) }
     }
 
+    /// A post deleted on a device that had not heard of a comment added to it elsewhere: the deletion would take the
+    /// comment unseen (the post itself is unchanged), so the cloud refuses it, and the post comes back with the new
+    /// comment, its person told. The comment they saw goes, as they asked. Deleted again, the post goes.
+    @Test(arguments: [false, true]) func aDeletionOfAPostCommentedSinceBringsItBackWithTheComment(heardFirst: Bool) throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        try d.a.store.add(Comment(id: "c1", postID: "p1", zone: d.notes.zone, scope: .private, text: "seen"), by: d.heather.id, now: Date())
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.a.store.delete(try d.a.store.post("p1"))
+        try d.b.store.add(Comment(id: "c2", postID: "p1", zone: d.notes.zone, scope: .private, text: "unseen"), by: d.heather.id, now: Date())
+        try d.b.syncNow()
+        if heardFirst { try d.a.engine(.private).fetchChanges() }
+        try d.a.syncNow()
+        try d.b.syncNow()
+
+        for device in [d.a, d.b] {
+            let post = try device.store.post("p1")
+            #expect(try device.store.comments(on: post).map(\.text) == ["unseen"])
+            #expect(try device.store.pendingCount() == 0)
+        }
+        let told = d.a.takeNews().refusals.map(\.description)
+        #expect(told.count == 1 && told.first?.contains("its comments changed after you saw them") == true, "\(told)")
+        try d.a.store.delete(try d.a.store.post("p1"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        for device in [d.a, d.b] { #expect(try device.store.posts().isEmpty) }
+        let cloud = try d.test.cloud.database(.private, as: d.heather)
+        #expect(throws: CloudError.self) { try cloud.record(RecordID(name: "c2", zone: d.notes.zone)) }
+    }
+
     /// A notebook deleted on a device that had not heard of a post written into it elsewhere: the cloud refuses the
     /// deletion (it names the change token the device fetched the notebook to), the notebook comes back with the post,
     /// and its person is told. Deleted again, it goes.

@@ -200,6 +200,19 @@ enum RecordTable {
         try db.int64("SELECT moved_to FROM records WHERE zone = ? AND name = ? AND deleted = 1", [zone, name])
     }
 
+    /// The records a deletion of `name` would take with it (delete-self references, all the way down).
+    static func cascading(_ db: any SQLTransaction, zone: Int64, from name: String) throws -> [String] {
+        var found: [String] = [], next = [name], seen: Set<String> = [name]
+        while let target = next.popLast() {
+            for source in try db.strings("SELECT source FROM cascades WHERE zone = ? AND target = ?", [zone, target])
+            where seen.insert(source).inserted {
+                found.append(source)
+                next.append(source)
+            }
+        }
+        return found
+    }
+
     /// Leaves in `zone` the tombstone of a record its owner moved to zone `to` that this zone never held.
     static func markMoved(_ db: any SQLTransaction, zone: Int64, name: String, type: String, to: Int64, by account: String,
                           now: Date, seq: Int64) throws {

@@ -256,45 +256,55 @@ extension DeviceStore {
                 try Self.clearPending(db, scope, zone: id.zone, name: id.name)
             }
             for (id, error) in sent.failedRecordDeletes {
-                if scope == .private, case .zoneNotFound = error {
+                // A comment going with its post is told of with the post, not again on its own.
+                let withPost = { (comment: Record) in sent.failedRecordDeletes[RecordID(name: Comment(record: comment, scope: scope).postID, zone: id.zone)] != nil }
+                switch error {
+                case .zoneNotFound where scope == .private:
                     // Gone with its notebook (deleted on another device meanwhile): what was asked.
                     try Self.forget(db, scope, id)
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
-                    continue
-                }
-                if case .serverRecordChanged(let server) = error, server.id != id {
+                case .serverRecordChanged(let server) where server.id != id:
                     // Moved to another notebook meanwhile: where it was, nothing is left to delete. Moved by this
                     // device (the original of its own move), done; by another, the post is where it went, said.
                     try Self.forget(db, scope, id)
                     try Self.clearPending(db, scope, zone: id.zone, name: id.name)
                     let isPost = server.type == Post.recordType
                     let heldThere = isPost ? try Self.localPost(db, scope, server.id) != nil : try Self.localComment(db, scope, server.id) != nil
-                    if !heldThere, isPost || server.type == Comment.recordType {
-                        try Self.remember(db, scope, server)
-                        if isPost {
-                            try Self.upsert(db, scope, [PostRow(record: server, scope: scope)])
-                        } else {
-                            try Self.upsert(db, Comment(record: server, scope: scope))
-                        }
-                        let what = isPost ? "it was moved" : "its post was moved"
-                        refusals.append(Refusal(server.id, error, outcome: "not deleted: \(what) to notebook \(server.id.zone.name) meanwhile, "
-                                                + "and is there now; delete it there to delete it"))
+                    guard !heldThere, isPost || server.type == Comment.recordType else { continue }
+                    try Self.remember(db, scope, server)
+                    if isPost {
+                        try Self.upsert(db, scope, [PostRow(record: server, scope: scope)])
+                    } else {
+                        try Self.upsert(db, Comment(record: server, scope: scope))
+                        if withPost(server) { continue }
                     }
-                    continue
-                }
-                if case .serverRecordChanged(let server) = error, server.id == id {
+                    let what = isPost ? "it was moved" : "its post was moved"
+                    refusals.append(Refusal(server.id, error, outcome: "not deleted: \(what) to notebook \(server.id.zone.name) meanwhile, "
+                                            + "and is there now; delete it there to delete it"))
+                case .serverRecordChanged(let server):
                     // Changed after this device saw it (on another device, or by someone it is shared with): the
                     // deletion would take what its person never saw, so it comes back as it is now, and they are told.
+                    // Unchanged itself, a post is refused for its comments: one added or changed since would go with it.
+                    let unchanged = try Self.knownChangeTags(db, scope, [id])[id] == server.changeTag
                     try Self.remember(db, scope, server)
                     try restore(db, scope, id)
-                    let what = server.type == Comment.recordType ? "comment" : "post"
-                    refusals.append(Refusal(id, error, outcome: "not deleted: the \(what) changed after you saw it, and is back as it is now; delete it again to delete it"))
-                    continue
-                }
-                refusals.append(Refusal(id, error))
-                if scope == .shared, case .zoneNotFound(let zone) = error {
+                    if server.type == Comment.recordType {
+                        if !withPost(server) {
+                            refusals.append(Refusal(id, error, outcome: "not deleted: the comment changed after you saw it, and is back as it is now; "
+                                                    + "delete it again to delete it"))
+                        }
+                    } else if unchanged {
+                        refusals.append(Refusal(id, error, outcome: "not deleted: its comments changed after you saw them (one was added, or "
+                                                + "edited); it is back with them; delete it again to delete it"))
+                    } else {
+                        refusals.append(Refusal(id, error, outcome: "not deleted: the post changed after you saw it, and is back as it is now; "
+                                                + "delete it again to delete it"))
+                    }
+                case .zoneNotFound(let zone) where scope == .shared:
+                    refusals.append(Refusal(id, error))
                     try dropZones(db, scope, [zone])
-                } else {
+                default:
+                    refusals.append(Refusal(id, error))
                     try restore(db, scope, id)
                 }
             }
@@ -516,7 +526,7 @@ extension DeviceStore {
     }
 
     /// Deletes the post's or comment's row with this ID.
-    private static func deleteRow(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
+    static func deleteRow(_ db: Database, _ scope: DatabaseScope, _ id: RecordID) throws {
         for table in ["posts", "comments"] {
             try db.execute(sql: "DELETE FROM \(schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                            arguments: [id.zone.name, id.zone.owner, id.name])

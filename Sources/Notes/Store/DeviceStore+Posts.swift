@@ -192,8 +192,22 @@ extension DeviceStore {
         }
     }
 
+    /// Deletes a post with the comments on it. Each comment known to the cloud goes as a deletion of its own, before
+    /// the post's, naming the version seen here: the cloud deletes the post only with what was seen of it, so a
+    /// comment added meanwhile elsewhere brings the post back instead of going unseen (`LocalDatabase.delete`).
+    /// A comment only typed here goes with it.
     public func delete(_ post: Post) throws {
         try write(post.scope) { db in
+            let comments = try Self.comments(db, on: post).map { RecordID(name: $0.id, zone: $0.zone) }
+            let known = try Self.knownChangeTags(db, post.scope, comments)
+            for id in comments {
+                guard known[id] != nil else {
+                    try Self.dropHere(db, post.scope, id)
+                    continue
+                }
+                try Self.deleteRow(db, post.scope, id)
+                try Self.markPending(db, post.scope, zone: id.zone, name: id.name, kind: .deleteRecord)
+            }
             try Self.setAsideKnown(db, post.scope, [post.recordID])
             try db.execute(sql: "DELETE FROM \(Self.schema(post.scope)).posts WHERE zone_name = ? AND zone_owner = ? AND id = ?",
                            arguments: [post.zone.name, post.zone.owner, post.id])
