@@ -211,6 +211,30 @@ import TestSupport
             #expect(try device.store.pendingCount() == 0)
         }
     }
+    /// Found by the app simulation (seed 99013): a post moved, then moved back before the move went out, on a device
+    /// that had not heard of another device's edit and move of it. The move back undoes the move here; it used to send
+    /// a deletion, naming no version, of the copy the first move would have made, which took the other device's moved
+    /// post with the words typed into it. Now nothing is deleted unseen: the post is where the other device moved it,
+    /// with every word.
+    @Test func aPostMovedBackBeforeItsMoveWentOutTakesNothingAnotherDeviceMoved() throws {
+        let d = try TwoDevices()
+        let travel = try setUp(d)
+        try edit(d.a, "moving", d, adding: "visa")
+        try d.a.store.move(try d.a.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        try d.b.store.move(try d.b.store.post("moving"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.b.store.move(try d.b.store.post("Travel/moving"), to: d.notes, by: d.heather.id, now: d.test.clock.now())
+        try d.b.loadPending()
+        try d.b.engine(.private).sendChanges()  // before it hears of a's move
+        try syncBoth(d)
+        try d.b.syncNow()
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.count == 1 && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")
+            #expect(try device.store.pendingCount() == 0)
+        }
+    }
     /// A device moving a post hears of an edit of the original before its move is sent (its send failed, its fetch
     /// did not): the edit goes into the moving copy, which then names the version it now holds.
     @Test func anEditHeardWhileAMoveWaitsGoesWithThePost() throws {

@@ -78,6 +78,12 @@ extension DeviceStore {
                       on device: String?, now: Date) throws -> Post {
         var moved = post
         let target = RecordID(name: post.id, zone: zone)
+        // Moved back before its move went out (the original's deletion waits where it goes now): that move is undone,
+        // not followed by a deletion of copies the cloud never acknowledged. Such a deletion names no version, and took
+        // whatever was there: another device's move of the post, with the words typed into it (app seed 99013).
+        let originals = [post.recordID] + comments.map { RecordID(name: $0.id, zone: post.zone) }
+        let known = try Self.knownChangeTags(db, .private, originals)
+        let movingBack = try known[post.recordID] == nil && Self.pendingKinds(db, .private, [target])[target] == .deleteRecord
         if let there = try Self.localPost(db, .private, target) {
             // A copy of it is there already (another device moved it out of that notebook, and this one has not
             // heard yet): what was typed into that copy merges with this one, and the move makes it anew there.
@@ -99,16 +105,25 @@ extension DeviceStore {
         }
         // The originals go as deletions (each comment too, though the post's would take it: each copy names the
         // version it moves, and the cloud moves none that changed since this device saw it).
-        let originals = [post.recordID] + comments.map { RecordID(name: $0.id, zone: post.zone) }
         try Self.setAsideKnown(db, .private, originals)
         for table in ["posts", "comments"] {
             let column = table == "posts" ? "id" : "post_id"
             try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ? AND \(column) = ?",
                            arguments: [post.zone.name, post.zone.owner, post.id])
         }
-        for id in originals { try Self.markPending(db, .private, zone: id.zone, name: id.name, kind: .deleteRecord) }
-        try db.execute(sql: "INSERT OR REPLACE INTO main.moves(name, from_zone, from_owner, to_zone, to_owner) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [post.id, post.zone.name, post.zone.owner, zone.name, zone.owner])
+        for id in originals {
+            if movingBack && known[id] == nil {
+                try Self.clearPending(db, .private, zone: id.zone, name: id.name)
+            } else {
+                try Self.markPending(db, .private, zone: id.zone, name: id.name, kind: .deleteRecord)
+            }
+        }
+        if movingBack {
+            try db.execute(sql: "DELETE FROM main.moves WHERE name = ?", arguments: [post.id])
+        } else {
+            try db.execute(sql: "INSERT OR REPLACE INTO main.moves(name, from_zone, from_owner, to_zone, to_owner) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [post.id, post.zone.name, post.zone.owner, zone.name, zone.owner])
+        }
         return moved
     }
 
