@@ -143,7 +143,7 @@ struct Adversary {
                         if back.fields != record.fields { outcome.violations.append("\(record.id.name) as \(who) reads it is not what \(account.name) saved") }
                     } catch {
                         // (A participant may write a record it then cannot see: one outside its hierarchy, say.)
-                        if owns || (error as? CloudError)?.code != "unknownItem" {
+                        if owns || error.code != "unknownItem" {
                             outcome.violations.append("after \(account.name) saved \(record.id.name) with extreme fields, \(who) cannot read it: \(error)")
                         }
                     }

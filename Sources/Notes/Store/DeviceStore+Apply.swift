@@ -542,8 +542,7 @@ extension DeviceStore {
                 // the engine's fetch of it from scratch. (Refused otherwise, its deletion stays waiting here.)
                 guard case .zoneChanged = error else { continue }
                 try Self.clearPending(db, scope, zone: zone, name: "")
-                try db.execute(sql: "INSERT OR IGNORE INTO \(Self.schema(scope)).notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
-                               arguments: [zone.name, zone.owner, zone.name])
+                try Self.noteNotebook(db, scope, zone)
             }
         }
     }

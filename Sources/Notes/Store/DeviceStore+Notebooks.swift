@@ -223,7 +223,7 @@ extension DeviceStore {
         try write(.private) { db in
             try Self.insertNotebook(db, renamed)
             for (post, comments) in zip(posts, comments) {
-                try move(db, post, comments: comments, to: renamed.zone, by: account, on: device, now: now)
+                _ = try move(db, post, comments: comments, to: renamed.zone, by: account, on: device, now: now)
             }
             // The posts' deletions from the old notebook stay pending: sent with their copies, they make moves, which
             // keep the posts' history (the sync sends a zone's deletion after its records).

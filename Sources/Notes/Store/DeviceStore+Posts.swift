@@ -150,11 +150,14 @@ extension DeviceStore {
     /// Records notebooks the cloud reported (zones of this database).
     func noteNotebooks(_ scope: DatabaseScope, _ zones: [ZoneID]) throws {
         try write(scope) { db in
-            for zone in zones where !zone.isDefault {
-                try db.execute(sql: "INSERT OR IGNORE INTO \(Self.schema(scope)).notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
-                               arguments: [zone.name, zone.owner, zone.name])
-            }
+            for zone in zones where !zone.isDefault { try Self.noteNotebook(db, scope, zone) }
         }
+    }
+
+    /// Records a notebook the cloud holds, named as its zone, unless known here already.
+    static func noteNotebook(_ db: Database, _ scope: DatabaseScope, _ zone: ZoneID) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO \(schema(scope)).notebooks(zone_name, zone_owner, title) VALUES (?, ?, ?)",
+                       arguments: [zone.name, zone.owner, zone.name])
     }
 
     /// Every account starts with a notebook named "Notes".
