@@ -48,6 +48,7 @@ public final class LocalCloud: PushSource, Sendable {
         random: any RandomSource = SystemRandom(),
         limits: CloudLimits = CloudLimits(),
         faults: FaultPlan? = nil,
+        highWaterMirror: URL? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(CloudError) {
         self.directory = directory
@@ -70,7 +71,8 @@ public final class LocalCloud: PushSource, Sendable {
             plan = try FaultPlan(parsing: text)
         }
         self.faults = FaultSwitch(directory: directory, override: plan)
-        self.highWater = HighWaterMark(path: directory.appendingPathComponent("high-water").path, ownsUnnamedMark: storage == nil)
+        self.highWater = HighWaterMark(path: directory.appendingPathComponent("high-water").path, ownsUnnamedMark: storage == nil,
+                                       mirror: highWaterMirror?.path)
         let store: any CloudStorage
         if let storage {
             store = storage
@@ -120,6 +122,14 @@ public final class LocalCloud: PushSource, Sendable {
 
     /// Why the directory's `faults.json` cannot be read (it is then ignored), if it cannot.
     public var faultPlanProblem: String? { faults.problem }
+
+    /// Where a user's processes keep a copy of the high-water marks of the clouds they write (`HighWaterMark.mirror`):
+    /// `$XDG_STATE_HOME/cloudnotes/high-water`, else under `~/.local/state`; nil with neither set.
+    public static func highWaterMirror(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? environment["HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0).appendingPathComponent(".local/state") }
+        return state?.appendingPathComponent("cloudnotes/high-water")
+    }
 
     /// Why the high-water mark cannot guard this cloud against its store going back, if it cannot.
     public var highWaterProblem: String? { highWater.problem }

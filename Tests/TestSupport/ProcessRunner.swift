@@ -49,6 +49,10 @@ public final class RunningProcess: @unchecked Sendable {
         if env["CLOUDNOTES_STORE"] == nil, let directory = Self.cloudDirectory(arguments, env) {
             for (key, value) in try TestStore.environment(for: directory) { env[key] = value }
         }
+        if environment["XDG_STATE_HOME"] == nil, let directory = Self.cloudDirectory(arguments, env) {
+            // Each test's cloud keeps the copies of its high-water marks beside it, not in the runner's home.
+            env["XDG_STATE_HOME"] = directory.deletingLastPathComponent().appendingPathComponent("state").path
+        }
         process.environment = env
         process.standardOutput = out
         process.standardError = err

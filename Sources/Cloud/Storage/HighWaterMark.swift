@@ -8,11 +8,17 @@ import Foundation
 /// A line a cloud, by its ID: a directory can meet more than one cloud (a console command given one cloud's
 /// directory and another's `--store`), and one cloud's mark must neither be taken as another's history going
 /// back (a new identity, and every device of it stopping) nor be overwritten by it (its own going back unseen).
+///
+/// A copy of the marks may be kept elsewhere too (`mirror`: the state directory of the user whose process writes,
+/// `LocalCloud.highWaterMirror`): a cloud directory put back whole from a backup brings its old mark back with it,
+/// and only a mark kept outside it still tells that its history went back.
 struct HighWaterMark: Sendable {
     let path: String
     /// Whether the cloud is the directory's own file: a mark from before marks named their cloud is that file's,
     /// and a store elsewhere (`--store`) neither takes it as its own nor drops it.
     let ownsUnnamedMark: Bool
+    /// The file outside the directory that keeps a copy of the marks, if any.
+    var mirror: String? = nil
 
     /// The marks as the file holds them.
     struct Marks: Equatable, Sendable {
@@ -73,9 +79,11 @@ struct HighWaterMark: Sendable {
     /// The marks, or nil when there are none yet (a new cloud, or the file was removed).
     func read() -> Marks? {
         // (Unreadable reads as none here; `problem` says so.)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        var marks = Marks(text)
+        var marks = (try? String(contentsOfFile: path, encoding: .utf8)).map { Marks($0) } ?? Marks("")
         if !ownsUnnamedMark { marks.unnamed = nil }
+        if let mirror, let text = try? String(contentsOfFile: mirror, encoding: .utf8) {
+            marks.byCloud.merge(Marks(text).byCloud, uniquingKeysWith: { Swift.max($0, $1) })
+        }
         return marks.byCloud.isEmpty && marks.unnamed == nil ? nil : marks
     }
 
@@ -83,6 +91,15 @@ struct HighWaterMark: Sendable {
     /// advisory lock, so processes committing at once never move one back. An unnamed mark (from before marks
     /// named their cloud) is the directory's file's: it goes once that cloud writes its own line.
     func raise(to sequence: Int64, of cloud: String) {
+        Self.raise(at: path, ownsUnnamedMark: ownsUnnamedMark, to: sequence, of: cloud)
+        if let mirror {
+            try? FileManager.default.createDirectory(atPath: (mirror as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+            Self.raise(at: mirror, ownsUnnamedMark: false, to: sequence, of: cloud)
+        }
+    }
+
+    private static func raise(at path: String, ownsUnnamedMark: Bool, to sequence: Int64, of cloud: String) {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }  // the mark only adds a check; the commit stands
         defer { close(fd) }

@@ -140,7 +140,7 @@ struct CloudOptions: ParsableArguments {
                            + "; to make a new cloud there: cloudnotes cloud init \(url.path)")
         }
         let storage = try store.map { explained ? try openStore($0) : try PostgresStorage(url: $0) }
-        let cloud = try LocalCloud(directory: url, storage: storage)
+        let cloud = try LocalCloud(directory: url, storage: storage, highWaterMirror: LocalCloud.highWaterMirror())
         if warning, let problem = cloud.faultPlanProblem { Output.warn(problem) }
         if let problem = cloud.highWaterProblem { Output.warn(problem) }
         return cloud
