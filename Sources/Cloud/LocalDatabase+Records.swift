@@ -62,13 +62,12 @@ extension LocalDatabase {
                         try finish(access, &request)
                     }
                 }
-                // The versions this request's deleter saw of what it deletes here, by name: what a deletion would take
-                // with it is what they saw (`delete`), in whatever order the request names them.
-                let seen = Dictionary(deletes.compactMap { id in deletionTags[id].map { (id.name, $0) } }, uniquingKeysWith: { first, _ in first })
+                let held = try heldBack(deletes, tags: deletionTags, &request)
                 for id in deletes {
                     // The original of a move that failed stays, and its deletion waits for the move.
                     zoneResult.deleteResults[id] = waiting.contains(id) ? .failure(.batchRequestFailed)
-                        : Result { () throws(CloudError) in try delete(id, ifAt: deletionTags[id], seen: seen, &request) }
+                        : held[id].map { .failure(.serverRecordChanged(server: $0)) }
+                        ?? Result { () throws(CloudError) in try delete(id, ifAt: deletionTags[id], &request) }
                 }
                 if atomically && !zoneResult.failures.isEmpty {
                     try request.db.execute("ROLLBACK TO zone")
@@ -215,10 +214,8 @@ extension LocalDatabase {
     /// owner) or leaves it (a participant); deleting a share's root ends it too. What hangs below it by a
     /// delete-self reference goes with it, but for the names in `sparing` (moving themselves). A participant's
     /// deletion of a record its owner moved since is made where it went, if they may read it there.
-    /// `ifAt`: the change tag of the version the caller saw; the record is deleted only while it is still that version,
-    /// and only while what would go with it is what they saw too: the versions named in `seen` (by record name).
-    func delete(_ id: RecordID, ifAt tag: String? = nil, seen: [String: String] = [:], sparing: Set<String> = [],
-                _ request: inout Request) throws(CloudError) {
+    /// `ifAt`: the change tag of the version the caller saw; the record is deleted only while it is still that version.
+    func delete(_ id: RecordID, ifAt tag: String? = nil, sparing: Set<String> = [], _ request: inout Request) throws(CloudError) {
         let zoneID = try normalize(id.zone)
         let db = request.db
         if scope == .private, tag != nil {
@@ -253,15 +250,6 @@ extension LocalDatabase {
             else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
             // Changed since its deleter saw it (an edit on another device, or another person's): theirs to look at first.
             if let tag, let live = existing.record, live.changeTag != tag { throw CloudError.serverRecordChanged(server: live) }
-            if tag != nil, let live = existing.record {
-                // What would go with it that its deleter never saw (a comment added since, on another device or by
-                // someone it is shared with): taken unseen, its words would be gone without anyone choosing so.
-                for name in try RecordTable.cascading(db, zone: access.zone.id, from: id.name)
-                where try !sparing.contains(name) && access.mayCascade(db, to: name) {
-                    let child = try RecordTable.find(db, zone: access.zone.id, name: name, zoneID: zoneID)?.record
-                    if let child, seen[name] != child.changeTag { throw CloudError.serverRecordChanged(server: live) }
-                }
-            }
             if existing.type == Share.recordType {
                 guard let share = try ShareTable.find(db, zone: access.zone.id, name: id.name) else {
                     throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID))
@@ -281,6 +269,32 @@ extension LocalDatabase {
                 }
             }
             try ZoneTable.touch(db, zone: access.zone.id, seq: request.sequence)
+        }
+    }
+
+    /// The deletions among `deletes` (of one zone) refused whole, each with the record as it is now: one naming the
+    /// version its deleter saw (`tags`) that would take with it a record they did not see at the version this request
+    /// names (a comment added or edited since, on another device or by someone it is shared with), and the records
+    /// below it this request deletes too. Taken unseen, that comment's words would be gone without anyone choosing so;
+    /// and the comments its deleter saw come back with their post, not deleted apart from it.
+    func heldBack(_ deletes: [RecordID], tags: [RecordID: String], _ request: inout Request) throws(CloudError) -> [RecordID: Record] {
+        let named = Dictionary(deletes.compactMap { id in tags[id].map { (id.name, $0) } }, uniquingKeysWith: { first, _ in first })
+        // A zone the caller cannot reach (gone, not shared with them): each deletion is refused on its own, saying why.
+        guard !named.isEmpty, let zone = deletes.first?.zone, let zoneID = try? normalize(zone) else { return [:] }
+        let db = request.db
+        return try wrapStorage { () -> [RecordID: Record] in
+            guard let access = try? access(db, zoneID) else { return [:] }
+            var held: [RecordID: Record] = [:]
+            for id in deletes {
+                guard let tag = tags[id], let live = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID)?.record,
+                      live.changeTag == tag else { continue }
+                let below = try RecordTable.cascading(db, zone: access.zone.id, from: id.name).filter { try access.mayCascade(db, to: $0) }
+                let records = try RecordTable.find(db, zone: access.zone.id, names: below, zoneID: zoneID).compactMapValues(\.record)
+                guard records.contains(where: { named[$0.key] != $0.value.changeTag }) else { continue }
+                held[id] = live
+                for id in deletes where named[id.name] != nil { if let record = records[id.name] { held[id] = record } }
+            }
+            return held
         }
     }
 
