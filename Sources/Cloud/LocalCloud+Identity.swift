@@ -50,7 +50,7 @@ extension LocalCloud {
         // Past every number any cloud of this place handed out (an older copy put back may carry the identity of a cloud
         // whose mark is lower than the one that served here last): a change tag is never handed out twice, so no
         // device's tag of before can pass for a version it never saw.
-        if let ceiling = mark?.bound(for: nil), sequence < ceiling {
+        if let ceiling = [mark?.bound(for: nil), highWater].compactMap({ $0 }).max(), sequence < ceiling {
             try db.execute("UPDATE sequence SET value = ? WHERE id = 1", [ceiling])
             return CloudIdentity(id: id, sequence: ceiling)
         }

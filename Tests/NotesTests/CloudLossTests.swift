@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 import GRDB
-import Notes
+@testable import Notes
 import Sync
 import Testing
 import TestSupport
@@ -205,6 +205,39 @@ extension CloudLossTests {
         }
         let cloud = try d.test.cloud.database(.private, as: d.heather)
         #expect(throws: CloudError.self) { try cloud.record(RecordID(name: "p1", zone: d.notes.zone)) }
+    }
+    /// Found by the app simulation (seed 99310): a device holding a moved post in both notebooks (it heard of the copy,
+    /// not of the original's deletion) types into the old copy and rebuilds an emptied cloud first, sending both. The
+    /// moving device's rebuild then sends its move again: the copy it finds where the post went is merged, and the
+    /// original's deletion, naming no version it saw, used to take the old copy with what was typed into it. Now the
+    /// cloud refuses that deletion, and the moving device merges the old copy into the moved one, then deletes it.
+    @Test func aMoveSentAgainAfterARebuildTakesNothingTypedIntoTheOldCopy() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        for device in [d.a, d.b] { try device.syncNow() }
+        try d.a.store.move(try d.a.store.post("p1"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        let cloud = d.test.cloud.database(.private, as: d.heather)
+        try d.b.store.applyFetched(.private, modifications: [try cloud.record(RecordID(name: "p1", zone: travel.zone))], deletions: [])
+        var old = try #require(try d.b.store.posts().first { $0.zone == d.notes.zone })
+        let base = old.fields
+        old.content = "tickets\nvisa"
+        _ = try d.b.store.saveEdit(old, from: base, by: Editor(account: d.heather, device: "b"), now: d.test.clock.now())
+        try CloudTampering(directory: d.test.directory.url).empty()
+        try d.b.reupload()  // both copies
+        // a rebuilds as `reupload` does, sending before it hears what b sent (its fetches failing, say).
+        try d.a.store.prepareReupload()
+        for scope in [DatabaseScope.private, .shared] { d.a.engine(scope).adopt(try d.test.cloud.identity()) }
+        try d.a.loadPending()
+        try d.a.engine(.private).sendChanges()
+        for device in [d.b, d.a, d.b] { try device.syncNow() }
+
+        for device in [d.a, d.b] {
+            let posts = try device.store.posts()
+            #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content.contains("visa") == true,
+                    "\(posts.map { ($0.zone.name, $0.content) })")
+        }
     }
     /// Found by the app simulation (seed 98625): a "comment" below nothing, planted by raw requests and held by a
     /// device, is sent again as it is when the device rebuilds an emptied cloud; given an empty parent, it made the

@@ -25,12 +25,17 @@ struct HighWaterMark: Sendable {
         var byCloud: [String: Int64] = [:]
         /// A mark written before marks named their cloud: the directory's own file's, until it writes its line.
         var unnamed: Int64?
+        /// The marks kept outside the directory (`mirror`), by cloud: they hold a cloud to its own history only, never
+        /// a store without an identity (a new cloud is not another one the user wrote elsewhere put back).
+        var mirrored: [String: Int64] = [:]
 
         /// The sequence the cloud `id` must not be below; a store without an identity yet (`id` nil: emptied)
-        /// is held to every mark here.
+        /// is held to every mark of the directory.
         func bound(for id: String?) -> Int64? {
             guard let id else { return (Array(byCloud.values) + [unnamed].compactMap { $0 }).max() }
-            return byCloud[id] ?? unnamed
+            let own = byCloud[id] ?? unnamed
+            guard let kept = mirrored[id] else { return own }
+            return Swift.max(own ?? kept, kept)
         }
 
         /// Whether a commit of `cloud` at `sequence` moves the marks.
@@ -82,9 +87,9 @@ struct HighWaterMark: Sendable {
         var marks = (try? String(contentsOfFile: path, encoding: .utf8)).map { Marks($0) } ?? Marks("")
         if !ownsUnnamedMark { marks.unnamed = nil }
         if let mirror, let text = try? String(contentsOfFile: mirror, encoding: .utf8) {
-            marks.byCloud.merge(Marks(text).byCloud, uniquingKeysWith: { Swift.max($0, $1) })
+            marks.mirrored = Marks(text).byCloud
         }
-        return marks.byCloud.isEmpty && marks.unnamed == nil ? nil : marks
+        return marks.byCloud.isEmpty && marks.unnamed == nil && marks.mirrored.isEmpty ? nil : marks
     }
 
     /// Raises `cloud`'s mark to `sequence` if it is lower, leaving the other clouds' as they are: under an

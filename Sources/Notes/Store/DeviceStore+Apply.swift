@@ -282,10 +282,20 @@ extension DeviceStore {
                     refusals.append(Refusal(server.id, error, outcome: "not deleted: \(what) to notebook \(server.id.zone.name) meanwhile, "
                                             + "and is there now; delete it there to delete it"))
                 case .serverRecordChanged(let server):
+                    let unchanged = try Self.knownChangeTags(db, scope, [id])[id] == server.changeTag
+                    if !unchanged, server.type == Post.recordType, let copy = try Self.movedCopyHeld(db, scope, of: id) {
+                        // The original of a move this device sent again (rebuilding a cloud put back), there again from
+                        // another device's rebuild: what it holds goes into the moved copy, and its deletion names it now.
+                        try Self.upsert(db, merging(db, scope, Post(record: server, scope: scope), into: copy))
+                        try Self.remember(db, scope, server)
+                        try Self.markPending(db, scope, zone: copy.zone, name: copy.id, kind: .saveRecord)
+                        try Self.markPending(db, scope, zone: id.zone, name: id.name, kind: .deleteRecord)
+                        again += [.saveRecord(copy.recordID), .deleteRecord(id)]
+                        continue
+                    }
                     // Changed after this device saw it (on another device, or by someone it is shared with): the
                     // deletion would take what its person never saw, so it comes back as it is now, and they are told.
                     // Unchanged itself, a post is refused for its comments: one added or changed since would go with it.
-                    let unchanged = try Self.knownChangeTags(db, scope, [id])[id] == server.changeTag
                     try Self.remember(db, scope, server)
                     try restore(db, scope, id)
                     if server.type == Comment.recordType {
@@ -310,6 +320,14 @@ extension DeviceStore {
             }
             return (again, zones, refusals)
         }
+    }
+
+    /// The post this device moved `original` to (`moves`), where it holds it still.
+    static func movedCopyHeld(_ db: Database, _ scope: DatabaseScope, of original: RecordID) throws -> Post? {
+        guard scope == .private, let row = try Row.fetchOne(db, sql: """
+            SELECT to_zone, to_owner FROM main.moves WHERE name = ? AND from_zone = ? AND from_owner = ?
+            """, arguments: [original.name, original.zone.name, original.zone.owner]) else { return nil }
+        return try localPost(db, scope, RecordID(name: original.name, zone: ZoneID(name: row[0], owner: row[1])))
     }
 
     /// Gives a sent comment the cloud's stamps, as every other device reads them (the time this device typed it

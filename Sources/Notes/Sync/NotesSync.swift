@@ -183,7 +183,12 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         // meanwhile, and its change would be dropped.
         let prepared = try store.records(for: saves, in: engine.scope)
         var batch = RecordZoneChangeBatch(pendingChanges: pending) { id in prepared[id] }
-        if let deletes = batch?.recordIDsToDelete, !deletes.isEmpty { batch?.deletionTags = try store.knownChangeTags(deletes, in: engine.scope) }
+        if let deletes = batch?.recordIDsToDelete, !deletes.isEmpty {
+            // Each deletion names the version its person saw; one of a record never seen here (a cloud rebuilt since,
+            // a move sent again) names none, so whatever another device put there is not taken unseen (app seed 99310).
+            let known = try store.knownChangeTags(deletes, in: engine.scope)
+            batch?.deletionTags = Dictionary(uniqueKeysWithValues: deletes.map { ($0, known[$0] ?? "") })
+        }
         return batch
     }
 
