@@ -12,12 +12,14 @@ import TestSupport
         _ = try app.ok("sync", as: "jo", device: "phone")
         try StoreTampering(directory: app.directory.url.appendingPathComponent("cloud")).empty()
 
+        let synced = try JSONSerialization.jsonObject(with: Data(try app.ok("status", "--json", as: "jo", device: "laptop").utf8)) as! [String: Any]
         let refused = try app.run("sync", as: "jo", device: "laptop")
         #expect(refused.isOneLineRefusal && refused.stderr.contains("not the one this device synced with")
                 && refused.stderr.contains("cloudnotes sync --reupload"), "\(refused.stderr)")
         #expect(try app.titles("jo", device: "laptop") == ["Only copy"])
         let status = try JSONSerialization.jsonObject(with: Data(try app.ok("status", "--json", as: "jo", device: "laptop").utf8)) as! [String: Any]
         #expect((status["lastError"] as? String)?.contains("emptied, replaced or restored") == true)
+        #expect(status["lastSync"] as? String == synced["lastSync"] as? String, "a sync that failed is not the last sync")
 
         _ = try app.ok("sync", "--reupload", as: "jo", device: "laptop")
         _ = try app.ok("sync", "--reupload", as: "jo", device: "phone")

@@ -30,6 +30,20 @@ import TestSupport
         #expect(try app.titles("jermaine", device: "phone") == ["X1", "X3"])
     }
 
+    /// `status` says what the sync it made first did not do as asked, in its table as well as on stderr: never "last
+    /// error none" alone just after a change was refused (a tryout).
+    @Test func statusSaysWhatItsOwnSyncDidNotDoAsAsked() throws {
+        let app = App()
+        _ = try app.ok("new", "X1", "--body", "a", as: "jermaine", device: "laptop")
+        _ = try app.ok("sync", as: "jermaine", device: "phone")
+        var offline = app.environment
+        offline["CLOUDNOTES_FAULTS"] = "unreachable"
+        _ = try CloudNotesBinary.run(["delete", "X1", "--yes", "--account", "jermaine", "--device", "phone"], environment: offline)
+        _ = try app.ok("edit", "X1", "--body", "b", as: "jermaine", device: "laptop")
+        let status = try app.run("status", as: "jermaine", device: "phone")
+        #expect(status.stderr.contains("not deleted") && status.stdout.contains("1 change was not made as asked"), "\(status.stdout)\n\(status.stderr)")
+    }
+
     @Test func aRefusedPostIsNeverSaidToBeSyncedAndCanBeDiscarded() throws {
         let app = App()
         _ = try app.ok("new", "Diary", "--body", "short", as: "jermaine")

@@ -58,7 +58,8 @@ extension DeviceStore {
             """).execute(arguments: [state.data])
     }
 
-    /// When this device last synced, and the last error a sync met.
+    /// When this device last synced (a sync that failed leaves the time of the last that did not), and the last
+    /// error a sync met.
     public func syncStatus() throws -> (lastSync: Date?, lastError: String?) {
         try read { db in
             let row = try Row.fetchOne(db, sql: "SELECT last_sync, last_error FROM main.sync_state WHERE id = 1")
@@ -66,12 +67,13 @@ extension DeviceStore {
         }
     }
 
-    func noteSync(at date: Date, error: String?) throws {
+    /// Notes how a sync went: `synced` when it synced (nil when it failed: the last sync stays the one that did).
+    func noteSync(synced date: Date?, error: String?) throws {
         try write { db in
             try db.execute(sql: """
                 INSERT INTO main.sync_state(id, last_sync, last_error) VALUES (1, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET last_sync = excluded.last_sync, last_error = excluded.last_error
-                """, arguments: [date.timeIntervalSince1970, error])
+                ON CONFLICT(id) DO UPDATE SET last_sync = coalesce(excluded.last_sync, last_sync), last_error = excluded.last_error
+                """, arguments: [date?.timeIntervalSince1970, error])
         }
     }
 

@@ -73,7 +73,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             try loadPending()
         } catch {
             // A waiting change this version cannot read stops the sync: sending around it could lose it.
-            try store.noteSync(at: store.now(), error: "\(error)")
+            try store.noteSync(synced: nil, error: "\(error)")
             throw error
         }
         var firstError: (any Error)?
@@ -102,7 +102,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
         let waiting = firstError == nil ? try store.locationsWaitingForKeys() : []
         let note = waiting.isEmpty ? nil : "the location of a post in \(waiting.map { "\($0.name)" }.joined(separator: ", ")) waits for "
             + "the notebook's key: its owner's devices grant it to this device when they next sync"
-        try store.noteSync(at: store.now(), error: firstError.map(explain) ?? note)
+        try store.noteSync(synced: firstError == nil ? store.now() : nil, error: firstError.map(explain) ?? note)
         if let firstError { throw firstError }
     }
 

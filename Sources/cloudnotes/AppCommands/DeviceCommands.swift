@@ -64,6 +64,8 @@ struct Status: ParsableCommand {
         var pending: Int
         var lastSync: Date?
         var lastError: String?
+        /// What the sync this command made first did not do as asked (said on stderr too), if anything.
+        var thisSync: String?
         /// Posts whose location this device holds no key to open yet.
         var lockedLocations: Int
         /// Changes the cloud refused, kept here and not sent (not counted in `pending`).
@@ -78,11 +80,12 @@ struct Status: ParsableCommand {
     }
 
     func run() throws {
-        let session = try device.open(syncFirst: true)
+        let session = try device.open()
+        let thisSync = session.sync()
         let (lastSync, lastError) = try session.store.syncStatus()
         let refused = try session.store.refusedChanges()
         let view = View(account: session.account.name, device: session.device, pending: try session.store.pendingCount(),
-                        lastSync: lastSync, lastError: lastError, lockedLocations: try session.store.lockedLocationCount(),
+                        lastSync: lastSync, lastError: lastError, thisSync: thisSync, lockedLocations: try session.store.lockedLocationCount(),
                         notSent: refused.map { .init(id: $0.id.name, title: $0.title, reason: $0.reason, refusedAt: $0.at) })
         if json { return try Output.json(view) }
         var rows = [["account", view.account], ["device", view.device], ["pending", String(view.pending)]]
@@ -91,6 +94,7 @@ struct Status: ParsableCommand {
             rows += refused.map { ["", "\($0.id.name) \($0.what): \($0.reason)"] }
         }
         rows += [["last sync", lastSync.map(Output.date) ?? "never"], ["last error", lastError ?? "none"]]
+        if let thisSync, lastError == nil { rows.append(["just now", thisSync]) }  // (a failure is the last error)
         if view.lockedLocations > 0 {
             let posts = view.lockedLocations.counting("post")
             rows.append(["locked", "\(posts) with a location sealed with a key this device has not been granted yet "
