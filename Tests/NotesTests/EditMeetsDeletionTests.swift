@@ -90,6 +90,26 @@ import TestSupport
         #expect(throws: CloudError.self) { try cloud.record(RecordID(name: "c2", zone: d.notes.zone)) }
     }
 
+    /// A record planted below a post by raw requests (a delete-self reference to it, of a type the app does not show):
+    /// the deleting device heard of it, names it, and the post goes. Unnamed, every deletion of the post was refused as
+    /// one taking what its deleter never saw, for good.
+    @Test func aRecordPlantedBelowAPostDoesNotKeepItFromBeingDeleted() throws {
+        let d = try TwoDevices()
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        try d.a.syncNow()
+        let cloud = d.test.cloud.database(.private, as: d.heather)
+        var pin = Record(type: "Pin", id: RecordID(name: "stray", zone: d.notes.zone))
+        pin["on"] = .reference(Reference(recordName: "p1", action: .deleteSelf))
+        _ = try cloud.save(pin)
+        try d.a.syncNow()
+        try d.a.store.delete(try d.a.store.post("p1"))
+        try d.a.syncNow()
+
+        #expect(try d.a.store.posts().isEmpty)
+        #expect(d.a.takeNews().refusals.isEmpty)
+        #expect(throws: CloudError.self) { try cloud.record(RecordID(name: "p1", zone: d.notes.zone)) }
+    }
+
     /// A notebook deleted on a device that had not heard of a post written into it elsewhere: the cloud refuses the
     /// deletion (it names the change token the device fetched the notebook to), the notebook comes back with the post,
     /// and its person is told. Deleted again, it goes.

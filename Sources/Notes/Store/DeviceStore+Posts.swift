@@ -202,7 +202,9 @@ extension DeviceStore {
     public func delete(_ post: Post) throws {
         try write(post.scope) { db in
             let comments = try Self.comments(db, on: post).map { RecordID(name: $0.id, zone: $0.zone) }
-            let known = try Self.knownChangeTags(db, post.scope, comments)
+            let below = try Self.knownBelow(db, post).filter { !comments.contains($0) }
+            let known = try Self.knownChangeTags(db, post.scope, comments + below)
+            for id in below { try Self.markPending(db, post.scope, zone: id.zone, name: id.name, kind: .deleteRecord) }
             for id in comments {
                 guard known[id] != nil else {
                     try Self.dropHere(db, post.scope, id)
@@ -216,6 +218,29 @@ extension DeviceStore {
                            arguments: [post.zone.name, post.zone.owner, post.id])
             try Self.markPending(db, post.scope, zone: post.zone, name: post.id, kind: .deleteRecord)
         }
+    }
+
+    /// The records other than comments this device knows to hang below `post` by a delete-self reference (put there
+    /// by raw requests, say), all the way down: its deletion names them too, or the cloud would refuse it for good as
+    /// one that takes what its deleter never saw.
+    static func knownBelow(_ db: Database, _ post: Post) throws -> [RecordID] {
+        var targets: [String: [String]] = [:]  // a record's name → the names that would go with it
+        for row in try Row.fetchAll(db, sql: "SELECT name, record FROM \(schema(post.scope)).server_records WHERE zone_name = ? AND zone_owner = ?",
+                                    arguments: [post.zone.name, post.zone.owner]) {
+            // (A copy that does not read is not named: the cloud then refuses the deletion, and says so.)
+            guard let record = try? RecordArchive.decode(row["record"] as Data? ?? Data()) else { continue }
+            for reference in record.fields.values.flatMap(\.references) where reference.action == .deleteSelf {
+                targets[reference.recordName, default: []].append(row["name"])
+            }
+        }
+        var found: [String] = [], next = [post.id], seen: Set<String> = [post.id]
+        while let name = next.popLast() {
+            for source in targets[name] ?? [] where seen.insert(source).inserted {
+                found.append(source)
+                next.append(source)
+            }
+        }
+        return found.map { RecordID(name: $0, zone: post.zone) }
     }
 
     // MARK: Rows
