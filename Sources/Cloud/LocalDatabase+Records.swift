@@ -292,7 +292,7 @@ extension LocalDatabase {
                 let records = try RecordTable.find(db, zone: access.zone.id, names: below, zoneID: zoneID).compactMapValues(\.record)
                 guard records.contains(where: { named[$0.key] != $0.value.changeTag }) else { continue }
                 held[id] = live
-                for id in deletes where named[id.name] != nil { if let record = records[id.name] { held[id] = record } }
+                for other in deletes where named[other.name] != nil { if let record = records[other.name] { held[other] = record } }
             }
             return held
         }

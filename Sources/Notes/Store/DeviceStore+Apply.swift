@@ -642,7 +642,7 @@ extension DeviceStore {
     func reset() throws {
         try write(.private, .shared) { db in
             for schema in ["main", "shared"] {
-                for table in ["posts", "comments", "server_records", "pending", "notebooks", "sync_state", "retired_keys", "unopened_locations"] {
+                for table in ["posts", "comments", "server_records", "pending", "notebooks", "sync_state", "retired_keys", "unopened_locations", "moves"] {
                     try db.execute(sql: "DELETE FROM \(schema).\(table)")
                 }
             }
