@@ -283,7 +283,7 @@ extension LocalDatabase {
         guard !named.isEmpty, let zone = deletes.first?.zone, let zoneID = try? normalize(zone) else { return [:] }
         let db = request.db
         return try wrapStorage { () -> [RecordID: Record] in
-            guard let access = try? access(db, zoneID) else { return [:] }
+            guard let access = try? access(db, zoneID) else { return [:] }  // (each deletion says why, as above)
             var held: [RecordID: Record] = [:]
             for id in deletes {
                 guard let tag = tags[id], let live = try RecordTable.find(db, zone: access.zone.id, name: id.name, zoneID: zoneID)?.record,

@@ -10,6 +10,16 @@ import TestSupport
 /// emptied or put back to an older copy keeps every post, refuses to sync,
 /// says why, and can rebuild it (`reupload`).
 @Suite struct CloudLossTests {
+    /// Both devices hold "p1" in Notes; a moves it to Travel (made on a) and syncs, b does not hear. Returns Travel.
+    func movedOnA(_ d: TwoDevices) throws -> Notebook {
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
+        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
+        for device in [d.a, d.b] { try device.syncNow() }
+        try d.a.store.move(try d.a.store.post("p1"), to: travel, by: d.heather.id, now: d.test.clock.now())
+        try d.a.syncNow()
+        return travel
+    }
+
     @Test func anEmptiedCloudWipesNoDeviceAndIsRebuiltFromThem() throws {
         let d = try TwoDevices()
         try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Only copy", content: "words"))
@@ -146,11 +156,7 @@ extension CloudLossTests {
     /// 98836 had the moved copy rebuilt last, and a common version taken by time dropped the word.)
     @Test(arguments: [false, true]) func aCopyRebuiltWhereAMovedPostWasJoinsItKeepingWhatItsDeviceSent(movedCopyRebuiltLast: Bool) throws {
         let d = try TwoDevices()
-        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
-        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
-        for device in [d.a, d.b] { try device.syncNow() }
-        try d.a.store.move(try d.a.store.post("p1"), to: travel, by: d.heather.id, now: d.test.clock.now())
-        try d.a.syncNow()
+        _ = try movedOnA(d)
         try CloudTampering(directory: d.test.directory.url).empty()
         if !movedCopyRebuiltLast { try d.a.reupload() }
 
@@ -203,7 +209,7 @@ extension CloudLossTests {
             #expect(posts.map(\.zone.name) == ["Travel"] && posts.first?.content.contains("visa") == true,
                     "\(posts.map { ($0.zone.name, $0.content) })")
         }
-        let cloud = try d.test.cloud.database(.private, as: d.heather)
+        let cloud = d.test.cloud.database(.private, as: d.heather)
         #expect(throws: CloudError.self) { try cloud.record(RecordID(name: "p1", zone: d.notes.zone)) }
     }
     /// Found by the app simulation (seed 99310): a device holding a moved post in both notebooks (it heard of the copy,
@@ -213,11 +219,7 @@ extension CloudLossTests {
     /// cloud refuses that deletion, and the moving device merges the old copy into the moved one, then deletes it.
     @Test func aMoveSentAgainAfterARebuildTakesNothingTypedIntoTheOldCopy() throws {
         let d = try TwoDevices()
-        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Trip", content: "tickets"))
-        let travel = try d.a.store.createNotebook("Travel", owner: d.heather.id)
-        for device in [d.a, d.b] { try device.syncNow() }
-        try d.a.store.move(try d.a.store.post("p1"), to: travel, by: d.heather.id, now: d.test.clock.now())
-        try d.a.syncNow()
+        let travel = try movedOnA(d)
         let cloud = d.test.cloud.database(.private, as: d.heather)
         try d.b.store.applyFetched(.private, modifications: [try cloud.record(RecordID(name: "p1", zone: travel.zone))], deletions: [])
         var old = try #require(try d.b.store.posts().first { $0.zone == d.notes.zone })

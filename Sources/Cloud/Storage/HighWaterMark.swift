@@ -58,8 +58,16 @@ struct HighWaterMark: Sendable {
     }
 
     /// What keeps the marks from guarding the cloud, if anything: a file that cannot be read and written, or
-    /// that holds no mark. Without them a store put back to an older copy goes unseen, so it is said.
+    /// that holds no mark, or a copy kept outside the directory that cannot be read and written. Without them a
+    /// store put back to an older copy goes unseen, so it is said.
     var problem: String? {
+        if let own = ownProblem { return own }
+        guard let mirror, FileManager.default.fileExists(atPath: mirror), access(mirror, R_OK | W_OK) != 0 else { return nil }
+        return "the copy of the high-water marks \(mirror) cannot be read and written (\(String(cString: strerror(errno)))): "
+            + "a cloud directory put back whole from a backup would go unseen"
+    }
+
+    private var ownProblem: String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }  // none yet: the first commit writes it
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
@@ -86,7 +94,7 @@ struct HighWaterMark: Sendable {
         // (Unreadable reads as none here; `problem` says so.)
         var marks = (try? String(contentsOfFile: path, encoding: .utf8)).map { Marks($0) } ?? Marks("")
         if !ownsUnnamedMark { marks.unnamed = nil }
-        if let mirror, let text = try? String(contentsOfFile: mirror, encoding: .utf8) {
+        if let mirror, let text = try? String(contentsOfFile: mirror, encoding: .utf8) {  // (unreadable: `problem` says so)
             marks.mirrored = Marks(text).byCloud
         }
         return marks.byCloud.isEmpty && marks.unnamed == nil && marks.mirrored.isEmpty ? nil : marks
@@ -98,6 +106,7 @@ struct HighWaterMark: Sendable {
     func raise(to sequence: Int64, of cloud: String) {
         Self.raise(at: path, ownsUnnamedMark: ownsUnnamedMark, to: sequence, of: cloud)
         if let mirror {
+            // (Not made: the copy is not written, and the directory's own mark still guards the cloud's file.)
             try? FileManager.default.createDirectory(atPath: (mirror as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])
             Self.raise(at: mirror, ownsUnnamedMark: false, to: sequence, of: cloud)
