@@ -172,11 +172,12 @@ extension LocalDatabase {
                 // A record added below one its owner moved meanwhile (a comment typed on a device that had not heard):
                 // told where that one is now, so it follows it there instead of hanging below a deleted record.
                 throw CloudError.serverRecordChanged(server: now)
-            } else if !moving, let parent = content.parent, try RecordTable.movedTo(db, zone: access.zone.id, name: parent) != nil {
-                // Below a record its owner moved out of the caller's reach (out of what is shared with them): refused,
-                // naming the parent, not kept below the old copy's tombstone where no one would see it. Its device
-                // keeps the words. (Below one deleted, a record is kept, as before: refusing it there made devices
-                // rebuilding a cloud put back from an older copy bring back posts moved since: app seed 93161.)
+            } else if !moving, let parent = content.parent,
+                      try RecordTable.find(db, zone: access.zone.id, name: parent, zoneID: zoneID)?.isDeleted == true {
+                // Below a record deleted since, or moved out of the caller's reach (out of what is shared with them):
+                // refused, naming the parent, not kept below a tombstone where no one would see it (a comment typed
+                // offline on a post deleted on another device went so without a word). Its device keeps the words as
+                // a post of their own; it does not bring the deleted post back (app seed 93161).
                 throw CloudError.unknownItem(RecordID(name: parent, zone: zoneID))
             } else if policy == .ifServerRecordUnchanged && record.changeTag != nil {
                 throw CloudError.unknownItem(RecordID(name: record.id.name, zone: zoneID))  // deleted since the client fetched it

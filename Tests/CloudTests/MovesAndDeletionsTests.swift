@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// A move and a deletion sent by devices that had not heard of each other: whichever reaches the cloud first, the
-/// record stays deleted, and nothing typed below a moved record hides below its old copy's tombstone.
+/// record stays deleted, and nothing typed below a moved or deleted record hides below its tombstone.
 @Suite struct MovesAndDeletionsTests {
     /// Jermaine's Notes shared with heather (read-write), and his Trips notebook shared with nobody.
     func fixture() throws -> (SharingFixture, trips: ZoneID) {
@@ -68,9 +68,9 @@ import TestSupport
         #expect(try f.owner.record(RecordID(name: "p1", zone: trips)).string("title") == "Sharing demo is great")
     }
 
-    /// A comment heather types below a post its owner moved out of her reach is refused (her device keeps her
-    /// words), not saved below the old copy's tombstone where nobody would read it.
-    @Test func aRecordBelowOneMovedOutOfTheCallersReachIsRefused() throws {
+    /// A comment heather types below a post its owner moved out of her reach, or deleted, is refused (her device
+    /// keeps her words), not saved below a tombstone where nobody would read it.
+    @Test func aRecordBelowOneDeletedOrMovedOutOfTheCallersReachIsRefused() throws {
         let (f, trips) = try fixture()
         _ = try move(f, to: trips, post: f.post, comment: f.comment)
         var late = Record.make("c3", in: f.notes, type: "Comment", ["text": "count me in"])
@@ -78,11 +78,15 @@ import TestSupport
         #expect(throws: CloudError.unknownItem(f.post.id)) { try f.shared(f.heather).save(late) }
         #expect(!(try f.owner.zoneChanges(in: f.notes, since: nil).modified.contains { $0.id.name == "c3" }))
 
-        // Below a post deleted (not moved), or a record that never was, a record is saved as any client may.
+        // Below a post deleted since, the same, for its owner too; below a record that never was, a record is saved
+        // as any client may.
         try f.owner.delete(f.otherPost.id)
         var below = Record.make("c4", in: f.notes, type: "Comment", ["text": "still here?"])
         below.setParent("p2")
-        #expect(try f.shared(f.heather).save(below).parent == "p2")
+        #expect(throws: CloudError.unknownItem(f.otherPost.id)) { try f.shared(f.heather).save(below) }
+        #expect(throws: CloudError.unknownItem(f.otherPost.id)) { try f.owner.save(below) }
+        below.setParent("p9")
+        #expect(try f.owner.save(below).parent == "p9")
     }
 
     /// Two devices move one post into two notebooks: the second move is told where the first took it (its device

@@ -209,6 +209,10 @@ extension DeviceStore {
                     // original's deletion waits no more, and the copy stays only where it was changed here since.
                     if try movedOriginalDeleted(db, scope, record) { again.append(.saveRecord(id)) }
                 case .unknownItem(let parent) where record.type == Comment.recordType && parent != id && scope == .private:
+                    if try Self.pendingKinds(db, scope, [parent])[parent] == .saveRecord {
+                        again.append(.saveRecord(id))  // its post goes out again (an edit brings it back): this follows it
+                        continue
+                    }
                     // Its post was deleted meanwhile (on another device): the comment is kept as a post of its own.
                     // (Not the post brought back with it: the copy here may be one the cloud was put back from.)
                     let rescued = try rescueComments(db, [id], from: scope)

@@ -256,6 +256,8 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             lock.withLock { refusals += refused }
             if !zones.isEmpty { engine.state.add(pendingDatabaseChanges: zones) }
             if !records.isEmpty { engine.state.add(pendingRecordZoneChanges: records) }
+            // What a refusal kept as a post of its own waits in the store: it goes out in this round, not the next.
+            if !refused.isEmpty { try loadPending() }
         case .willFetchChanges, .willSendChanges:
             lock.withLock { operations[scope, default: 0] += 1 }
         case .didFetchChanges, .didSendChanges:
