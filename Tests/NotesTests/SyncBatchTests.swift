@@ -54,7 +54,7 @@ import TestSupport
         changed.content = "typed while the send was under way"
         try d.write(d.a, changed)
 
-        let (again, _, _) = try d.a.store.applySent(.private, SentRecordZoneChanges(savedRecords: saved))
+        let (again, _, _, _) = try d.a.store.applySent(.private, SentRecordZoneChanges(savedRecords: saved))
 
         #expect(again == [.saveRecord(changed.recordID)])
         #expect(try d.a.store.pendingCount() == 1)

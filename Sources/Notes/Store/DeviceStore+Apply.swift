@@ -9,13 +9,13 @@ extension DeviceStore {
     /// Applies fetched changes. A post with a local edit waiting is merged
     /// three ways (against the record both started from), so neither the
     /// cloud's edit nor the local one is lost; its pending save stays.
-    /// Returns what arrived, and the comments waiting here on posts deleted elsewhere that are kept as posts of
-    /// this account's own (`keepWaitingComments`).
+    /// Returns what arrived, the comments waiting here on posts deleted elsewhere that are kept as posts of
+    /// this account's own (`keepWaitingComments`), and the moves this device undid (`mergeIntoMovingCopy`).
     @discardableResult
-    func applyFetched(_ scope: DatabaseScope, modifications: [Record],
-                      deletions: [RecordDeletion]) throws -> (arrivals: [Arrival], rescued: [RecordID]) {
+    func applyFetched(_ scope: DatabaseScope, modifications: [Record], deletions: [RecordDeletion]) throws
+        -> (arrivals: [Arrival], rescued: [RecordID], undone: UndoneMoves) {
         try write(scope) { db in
-            var arrivals: [Arrival] = []
+            var arrivals: [Arrival] = [], undone = UndoneMoves()
             // Already known by its change tag (this device's own saves coming back): nothing new to apply.
             let knownTags = try Self.knownChangeTags(db, scope, modifications.map(\.id))
             let news = modifications.filter { $0.changeTag == nil || knownTags[$0.id] != $0.changeTag }
@@ -29,8 +29,7 @@ extension DeviceStore {
                     if record.type == Post.recordType, scope == .private, let copy = try Self.movingCopy(db, of: record.id) {
                         // An original this device is moving, changed elsewhere: the change goes with the post (the
                         // copy then names this version, and the cloud would move it without the change).
-                        try mergeIntoMovingCopy(db, copy, record)
-                        copies.append(record)
+                        if let back = try mergeIntoMovingCopy(db, copy, record) { undone.append(back) } else { copies.append(record) }
                     }
                     // Else deleted here, changed elsewhere: the version its person deleted stays the one known, so
                     // the cloud refuses the deletion (named by that version) and the record comes back, told.
@@ -95,7 +94,7 @@ extension DeviceStore {
                 try Self.forget(db, scope, deletion.id)
                 try Self.clearPending(db, scope, zone: deletion.id.zone, name: deletion.id.name)
             }
-            return (arrivals, rescued)
+            return (arrivals, rescued, undone)
         }
     }
 
@@ -133,9 +132,10 @@ extension DeviceStore {
 
     /// Applies what a send did and returns the changes to send again.
     func applySent(_ scope: DatabaseScope, _ sent: SentRecordZoneChanges) throws
-        -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [Refusal]) {
+        -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [Refusal], undone: UndoneMoves) {
         try write(.private, scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [Refusal] = []
+            var undone = UndoneMoves()
             var done: [RecordID] = [], copies: [Record] = []
             for record in sent.savedRecords {
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again,
@@ -174,6 +174,14 @@ extension DeviceStore {
                         try follow(db, scope, comment, to: server)
                         again.append(.saveRecord(RecordID(name: id.name, zone: server.id.zone)))
                         continue
+                    } else if server.id.zone != id.zone, server.type == Post.recordType, let copy = try Self.localPost(db, scope, id) {
+                        // This device's move, of a version changed since: the change goes with the post, or the move
+                        // is undone (its original's deletion, held back with it, stays pending: dropped there).
+                        if let back = try mergeIntoMovingCopy(db, copy, server) {
+                            undone.append(back)
+                            continue
+                        }
+                        again.append(.saveRecord(id))
                     } else if var local = try Self.localPost(db, scope, id) {
                         let (merged, sealed) = try mergeWaitingEdit(db, scope, local: local, server: server)
                         local.fields = merged.fields
@@ -259,7 +267,10 @@ extension DeviceStore {
                 try Self.forget(db, scope, id)
                 try Self.clearPending(db, scope, zone: id.zone, name: id.name)
             }
-            for (id, error) in sent.failedRecordDeletes {
+            // A comment's original whose move went out while its post's was undone above moves back: its deletion,
+            // refused as moved (by this device), is taken back, not told.
+            let movingBack = Set(undone.added.compactMap { change -> RecordID? in if case .saveRecord(let id) = change { id } else { nil } })
+            for (id, error) in sent.failedRecordDeletes where !movingBack.contains(id) {
                 // A comment going with its post is told of with the post, not again on its own.
                 let withPost = { (comment: Record) in sent.failedRecordDeletes[RecordID(name: Comment(record: comment, scope: scope).postID, zone: id.zone)] != nil }
                 switch error {
@@ -322,7 +333,7 @@ extension DeviceStore {
                     try restore(db, scope, id)
                 }
             }
-            return (again, zones, refusals)
+            return (again, zones, refusals, undone)
         }
     }
 
@@ -453,17 +464,6 @@ extension DeviceStore {
         try Self.dropHere(db, scope, local.recordID)
         try Self.upsert(db, moved)
         try Self.markPending(db, scope, zone: moved.zone, name: moved.id, kind: .saveRecord)
-    }
-
-    /// Merges a fetched version of a post this device is moving (`original`) into the copy it moves, from the
-    /// version the copy was made from; the copy's save stays waiting.
-    private func mergeIntoMovingCopy(_ db: Database, _ copy: Post, _ original: Record) throws {
-        let (merged, sealed) = try mergeWaitingEdit(db, .private, local: copy, server: original)
-        var moving = copy
-        moving.fields = merged.fields
-        moving.sealedLocation = sealed
-        moving.conflicted = merged.conflicted
-        try Self.upsert(db, moving)
     }
 
     /// `here` with what `local` holds merged in: two copies of one post in two notebooks, from no common version:

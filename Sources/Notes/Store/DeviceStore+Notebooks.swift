@@ -51,6 +51,10 @@ extension DeviceStore {
             return "notebook \(book.title) is shared with you by \(names(book.zone.owner)): a post moves only into a notebook of your own"
         }
         if book.zone == post.zone { return "\(title) is in notebook \(book.title) already" }
+        if post.locationLocked {
+            // Its location is sealed with a key not at hand here: sealed for this notebook, it would open in no other.
+            return "\(title)'s location cannot be opened on this device yet (the notebook's key has not reached it): sync, then move it"
+        }
         if let share = try share(for: post), !share.isZoneWide {
             return "\(title) is shared: moving it would end its share (cloudnotes stop-sharing first, or share notebook \(book.title))"
         }
@@ -125,65 +129,6 @@ extension DeviceStore {
                            arguments: [post.id, post.zone.name, post.zone.owner, zone.name, zone.owner])
         }
         return moved
-    }
-
-    /// Moves this device made, not sent yet, of posts its account shared meanwhile on another device (`roots`, the
-    /// shares' root posts): moved, the share would end, so each post goes back where it was, its comments with
-    /// it, keeping what was typed into them since. Returns the posts put back, the changes no longer to send and
-    /// those to send now (a comment whose move the cloud made already, the post's waiting, moves back).
-    func undoMoves(ofSharedRoots roots: [RecordID])
-        throws -> (back: [Post], dropped: [PendingRecordZoneChange], added: [PendingRecordZoneChange]) {
-        guard !roots.isEmpty else { return ([], [], []) }
-        return try write(.private) { db in
-            var back: [Post] = [], dropped: [PendingRecordZoneChange] = [], added: [PendingRecordZoneChange] = []
-            let waiting = try Self.pendingKinds(db, .private, roots)
-            for root in roots where waiting[root] == .deleteRecord {
-                guard let copy = try Self.movedCopy(db, of: root) else { continue }
-                let comments = try Self.comments(db, on: copy)
-                try restore(db, .private, root)  // as the cloud has it, then what was typed since
-                if var post = try Self.localPost(db, .private, root), !post.fields.sameSynced(as: copy.fields) || post.location != copy.location {
-                    (post.title, post.content, post.tags, post.location) = (copy.title, copy.content, copy.tags, copy.location)
-                    try Self.upsert(db, post)
-                    try Self.markPending(db, .private, zone: root.zone, name: root.name, kind: .saveRecord)
-                }
-                for comment in comments {
-                    let original = RecordID(name: comment.id, zone: root.zone), moved = RecordID(name: comment.id, zone: copy.zone)
-                    if try Self.pendingKinds(db, .private, [moved])[moved] != .saveRecord {
-                        // Its move went out already (its post's waited, changed since): it moves back the same way.
-                        var home = comment
-                        home.zone = root.zone
-                        try Self.upsert(db, home)
-                        try db.execute(sql: "DELETE FROM main.comments WHERE zone_name = ? AND zone_owner = ? AND id = ?",
-                                       arguments: [moved.zone.name, moved.zone.owner, moved.name])
-                        try Self.markPending(db, .private, zone: root.zone, name: comment.id, kind: .saveRecord)
-                        try Self.markPending(db, .private, zone: moved.zone, name: moved.name, kind: .deleteRecord)
-                        added += [.saveRecord(original), .deleteRecord(moved)]
-                        continue
-                    }
-                    try restore(db, .private, original)
-                    if var there = try Self.localComment(db, .private, original), there.text != comment.text {
-                        there.text = comment.text
-                        try Self.upsert(db, there)
-                        try Self.markPending(db, .private, zone: root.zone, name: comment.id, kind: .saveRecord)
-                    }
-                    try Self.dropHere(db, .private, moved)
-                    dropped += [.saveRecord(moved), .deleteRecord(original)]
-                }
-                try Self.dropHere(db, .private, copy.recordID)
-                try db.execute(sql: "DELETE FROM main.moves WHERE name = ?", arguments: [root.name])
-                dropped += [.saveRecord(copy.recordID), .deleteRecord(root)]
-                if let post = try Self.localPost(db, .private, root) { back.append(post) }
-            }
-            return (back, dropped, added)
-        }
-    }
-
-    /// The copy a move waiting to be sent made of `original`: a post of its name in another notebook, to be saved.
-    private static func movedCopy(_ db: Database, of original: RecordID) throws -> Post? {
-        let zones = try Row.fetchAll(db, sql: """
-            SELECT zone_name, zone_owner FROM main.pending WHERE name = ? AND kind = ? AND NOT (zone_name = ? AND zone_owner = ?)
-            """, arguments: [original.name, PendingKind.saveRecord.rawValue, original.zone.name, original.zone.owner])
-        return try zones.lazy.compactMap { try localPost(db, .private, RecordID(name: original.name, zone: ZoneID(name: $0[0], owner: $0[1]))) }.first
     }
 
     /// Why notebook `book` may not be renamed `title`, or nil.

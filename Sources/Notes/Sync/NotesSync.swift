@@ -230,6 +230,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             let applied = try store.applyFetched(scope, modifications: modifications, deletions: deletions)
             lock.withLock { arrivals += applied.arrivals }
             tellRescued(applied.rescued, because: { .unknownItem($0) }, outcome: DeviceStore.keptCommentNote)
+            take(applied.undone, engine: engine, because: Self.unreadableChange)
             try noteShareChanges(shares, before: before, scope: scope)
             if scope == .private { try undoMovesOfSharedPosts(shares, engine: engine) }
         case .willFetchRecordZoneChanges(let zone, let fromScratch):
@@ -252,8 +253,9 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             }
             lock.withLock { refusals += back }
         case .sentRecordZoneChanges(let sent):
-            let (records, zones, refused) = try store.applySent(scope, sent)
+            let (records, zones, refused, undone) = try store.applySent(scope, sent)
             lock.withLock { refusals += refused }
+            take(undone, engine: engine, because: Self.unreadableChange)
             if !zones.isEmpty { engine.state.add(pendingDatabaseChanges: zones) }
             if !records.isEmpty { engine.state.add(pendingRecordZoneChanges: records) }
             // What a refusal kept as a post of its own waits in the store: it goes out in this round, not the next.
@@ -275,16 +277,28 @@ extension NotesSync {
             guard let share = try? Share(record: record), let root = share.rootRecord else { return nil }  // (one that does not read: none)
             return RecordID(name: root, zone: record.id.zone)
         }
-        let (back, dropped, added) = try store.undoMoves(ofSharedRoots: roots)
-        guard !back.isEmpty else { return }
-        engine.state.remove(pendingRecordZoneChanges: dropped)
-        engine.state.add(pendingRecordZoneChanges: added)
-        let notes = back.map { post in
+        take(try store.undoMoves(ofSharedRoots: roots), engine: engine) { post in
             Refusal(post.recordID, .invalidArguments("shared meanwhile"),
                     outcome: "\"\(post.title)\" was shared on another device meanwhile: moved, its share would end, so it stays in \(post.zone.name)",
                     byCloud: false)
         }
-        lock.withLock { refusals += notes }
+    }
+
+    /// A move undone because the post changed on another device in a way this device cannot read yet: moved, the
+    /// change would be sealed for a notebook it no longer is in, and lost.
+    static func unreadableChange(_ post: Post) -> Refusal {
+        Refusal(post.recordID, .invalidArguments("changed meanwhile"),
+                outcome: "\"\(post.title)\" was changed on another device, and its location cannot be opened here yet (the notebook's key has "
+                    + "not reached this device): moved, it would be lost, so the post stays in \(post.zone.name); move it again after a sync",
+                byCloud: false)
+    }
+
+    /// Moves the store undid: the engine no longer sends them, and the person hears of each post put back.
+    private func take(_ undone: UndoneMoves, engine: SyncEngine, because note: (Post) -> Refusal) {
+        guard !undone.isEmpty else { return }
+        engine.state.remove(pendingRecordZoneChanges: undone.dropped)
+        engine.state.add(pendingRecordZoneChanges: undone.added)
+        lock.withLock { refusals += undone.back.map(note) }
     }
 
     /// Notices of what changed in shares just fetched: who accepted or left (as their owner), a new permission.
