@@ -65,7 +65,7 @@ extension DeviceStore {
             INSERT OR REPLACE INTO \(schema(comment.scope)).comments(id, zone_name, zone_owner, post_id, text, created_at, created_by,
                 modified_at, modified_by)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [comment.id, comment.zone.name, comment.zone.owner, comment.postID, comment.text,
+            """, arguments: [comment.id, comment.zone.name, comment.zone.owner, comment.postID, comment.text.keepable,
                              comment.createdAt?.timeIntervalSince1970, comment.createdBy, comment.modifiedAt?.timeIntervalSince1970,
                              comment.modifiedBy])
     }
