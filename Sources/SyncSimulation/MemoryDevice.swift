@@ -190,7 +190,13 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
             lock.withLock { items[scope] = [:] }  // the previous account's data is no longer shown
         case .fetchedDatabaseChanges(_, let deletions):
             let gone = Set(deletions.map(\.zone))
-            lock.withLock { items[scope] = items[scope]!.filter { !gone.contains($0.key.zone) } }
+            let waiting = Set(engine.state.pendingRecordZoneChanges.map(\.recordID))
+            let kept = lock.withLock {
+                if scope == .shared { return gone.sorted { $0.description < $1.description }.flatMap { keepWaiting(in: $0, waiting: waiting) } }
+                items[scope] = items[scope]!.filter { !gone.contains($0.key.zone) }
+                return []
+            }
+            adoptKept(kept)
             engine.state.remove(pendingRecordZoneChanges: engine.state.pendingRecordZoneChanges.filter { gone.contains($0.recordID.zone) })
             engine.state.remove(pendingDatabaseChanges: engine.state.pendingDatabaseChanges.filter { gone.contains($0.zoneID) && scope == .shared })
         case .fetchedRecordZoneChanges(let modifications, let deletions):
@@ -201,8 +207,10 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         case .didFetchRecordZoneChanges(let zone, let error):
             finishZoneFetch(zone, error: error, scope: scope, engine: engine)
         case .sentDatabaseChanges(let sent):
-            // A zone that cannot be created here is not ours to keep.
-            for (zone, _) in sent.failedZoneSaves { lock.withLock { items[scope] = items[scope]!.filter { $0.key.zone != zone } } }
+            // A zone that cannot be created here is not ours to keep; one deleted took what it held (written here after
+            // its deletion was asked, too: sync seed 100825 held a record of it the cloud no longer had).
+            let gone = Set(sent.failedZoneSaves.map(\.0) + sent.deletedZones)
+            if !gone.isEmpty { lock.withLock { items[scope] = items[scope]!.filter { !gone.contains($0.key.zone) } } }
         case .sentRecordZoneChanges(let sent):
             applySent(sent, scope: scope, engine: engine)
         case .willFetchChanges, .didFetchChanges, .willSendChanges, .didSendChanges:
@@ -237,17 +245,21 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
     /// After a from-scratch fetch, what did not arrive is no longer there.
     private func finishZoneFetch(_ zone: ZoneID, error: (any Error)?, scope: DatabaseScope, engine: SyncEngine) {
         let pending = Set(engine.state.pendingRecordZoneChanges.map(\.recordID))
-        lock.withLock {
+        let kept = lock.withLock { () -> [PendingRecordZoneChange] in
             defer { seen[zone] = nil }
             if let error {
-                guard let error = error as? CloudError, error == .zoneNotFound(zone) || error.code == "permissionFailure" else { return }
-                // Access to the zone ended, or (private) it was deleted: what waits to be sent stays and re-creates it.
-                items[scope] = items[scope]!.filter { $0.key.zone != zone || (scope == .private && pending.contains($0.key)) }
-                return
+                guard let error = error as? CloudError, error == .zoneNotFound(zone) || error.code == "permissionFailure" else { return [] }
+                // Access to the zone ended: what waits to be sent there is kept as this account's own. (Private: it was
+                // deleted, and what waits to be sent stays and re-creates it.)
+                if scope == .shared { return keepWaiting(in: zone, waiting: pending) }
+                items[scope] = items[scope]!.filter { $0.key.zone != zone || pending.contains($0.key) }
+                return []
             }
-            guard let arrived = seen[zone] else { return }
+            guard let arrived = seen[zone] else { return [] }
             items[scope] = items[scope]!.filter { $0.key.zone != zone || arrived.contains($0.key) || pending.contains($0.key) }
+            return []
         }
+        adoptKept(kept)
     }
 
     /// Where a device keeps, as its account's own, what it wrote into a zone shared with it that the cloud no
@@ -296,19 +308,7 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
                 case .unknownItem:
                     items[scope]![record.id] = nil  // deleted elsewhere meanwhile: the deletion wins
                 case .zoneNotFound(let zone) where scope == .shared:
-                    // Access to the zone ended, or the cloud lost it: what waits to be sent there is kept as this
-                    // account's own (nothing typed is lost), then the zone goes.
-                    if let me = account.currentAccount()?.id {
-                        let home = ZoneID(name: Self.keptZoneName, owner: me)
-                        for (id, item) in items[scope]! where id.zone == zone && waiting.contains(id) && !item.isDeleted {
-                            var name = "r" + id.name, n = 1
-                            while items[.private]![RecordID(name: name, zone: home)] != nil { n += 1; name = "r\(id.name)-\(n)" }
-                            let copy = RecordID(name: name, zone: home)
-                            items[.private]![copy] = Item(id: copy, type: item.type, fields: item.fields, parent: nil, lastKnown: nil)
-                            kept.append(.saveRecord(copy))
-                        }
-                    }
-                    items[scope] = items[scope]!.filter { $0.key.zone != zone }
+                    kept += keepWaiting(in: zone, waiting: waiting)
                 default:
                     // Refused (read-only, out of reach): go back to the cloud's version.
                     if let known = items[scope]![record.id]?.lastKnown {
@@ -322,11 +322,33 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
         }
         if !zonesToCreate.isEmpty { engine.state.add(pendingDatabaseChanges: zonesToCreate) }
         if !resend.isEmpty { engine.state.add(pendingRecordZoneChanges: resend) }
-        if let first = kept.first {
-            let own = self.engine(.private)
-            own.state.add(pendingDatabaseChanges: [.saveZone(first.recordID.zone)])
-            own.state.add(pendingRecordZoneChanges: kept)
+        adoptKept(kept)
+    }
+
+    /// Access to a shared zone ended, or the cloud lost it: what waits to be sent there is kept as this account's
+    /// own (nothing typed is lost, as the app keeps it: `DeviceStore.dropZones`), then the zone goes. Called under
+    /// the lock; returns the copies to send.
+    private func keepWaiting(in zone: ZoneID, waiting: Set<RecordID>) -> [PendingRecordZoneChange] {
+        var kept: [PendingRecordZoneChange] = []
+        if let me = account.currentAccount()?.id {
+            let home = ZoneID(name: Self.keptZoneName, owner: me)
+            for (id, item) in items[.shared]! where id.zone == zone && waiting.contains(id) && !item.isDeleted {
+                var name = "r" + id.name, n = 1
+                while items[.private]![RecordID(name: name, zone: home)] != nil { n += 1; name = "r\(id.name)-\(n)" }
+                let copy = RecordID(name: name, zone: home)
+                items[.private]![copy] = Item(id: copy, type: item.type, fields: item.fields, parent: nil, lastKnown: nil)
+                kept.append(.saveRecord(copy))
+            }
         }
+        items[.shared] = items[.shared]!.filter { $0.key.zone != zone }
+        return kept
+    }
+
+    private func adoptKept(_ kept: [PendingRecordZoneChange]) {
+        guard let first = kept.first else { return }
+        let own = engine(.private)
+        own.state.add(pendingDatabaseChanges: [.saveZone(first.recordID.zone)])
+        own.state.add(pendingRecordZoneChanges: kept)
     }
 
     static func strings(_ record: Record) -> [String: String] {
