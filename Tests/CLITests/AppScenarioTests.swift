@@ -332,6 +332,20 @@ final class App: @unchecked Sendable {
         #expect(try app.ok("participants", "Plans", as: "jermaine").contains("mary"))
         #expect(try app.ok("share", "Plans", as: "jermaine") == url + "\n")  // nobody named: its URL again
     }
+
+    /// `--invite` and `--tags` given twice keep both, as a careless person types them: the last alone dropped mary's
+    /// invitation without a word.
+    @Test func repeatedInvitesAndTagsAllCount() throws {
+        let app = App()
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new", "Plans", "--tags", "trip", "--tags", "june,food", as: "jermaine")
+        let url = try app.ok("share", "Plans", "--invite", "heather", "--invite", "mary", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        for name in ["heather", "mary"] { _ = try app.ok("accept", url, as: name) }
+        #expect(try app.post("Plans", as: "mary")["tags"] as? [String] == ["trip", "june", "food"])
+        _ = try app.ok("edit", "Plans", "--tags", "a", "--tags", "b", as: "jermaine")
+        #expect(try app.post("Plans", as: "jermaine")["tags"] as? [String] == ["a", "b"])
+    }
 }
 
 @Suite struct HistoryAndTrashTests {

@@ -35,6 +35,12 @@ import TestSupport
         let accounts = try CloudNotesBinary.run(["cloud", "accounts"], environment: app.environment).stdout
         #expect(!accounts.contains("heahter"), "\(accounts)")
         #expect(try CloudNotesBinary.run(["list", "--account", "zed"], environment: app.environment).stderr.contains("no account 'zed'"))
+        // The name as the cloud spells it: another spelling would open a second device of the account, unasked.
+        let cased = try CloudNotesBinary.run(["list", "--account", "Heather"], environment: app.environment)
+        #expect(cased.isOneLineRefusal && cased.stderr.contains("the account is named 'heather'"), "\(cased.stderr)")
+        // Nothing is left of a device the refused commands would have made.
+        let devices = app.directory.url.appendingPathComponent("data/devices")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: devices.path) == ["heather"])
     }
 
     @Test func signInMakesTheAccountOnItsDefaultDeviceAndAFailedOneChangesNothing() throws {

@@ -12,7 +12,7 @@ struct NewPost: ParsableCommand {
     @Option(help: ArgumentHelp("Read the text from this file (- reads standard input).", valueName: "PATH|-")) var bodyFile: String?
     @Option(help: "The notebook.") var notebook: String = "Notes"
     @Option(help: "Where it was written; it reaches the cloud sealed, for the post's readers only.") var location: String?
-    @Option(help: "Tags, comma-separated.") var tags: String?
+    @Option(help: "Tags: repeat it, or separate them with commas.") var tags: [String] = []
 
     func validate() throws { try BodyInput(text: body, file: bodyFile).validate() }
 
@@ -36,7 +36,7 @@ struct NewPost: ParsableCommand {
         }
         let id = "p" + SystemRandom().hex(bytes: 6)
         let post = Post(id: id, zone: book.zone, title: title, content: body,
-                        tags: tags?.commaSeparated ?? [],
+                        tags: tags.flatMap(\.commaSeparated),
                         location: location)
         try session.store.save(post, by: session.account.id, now: Date())
         Output.line("created \(id) \"\(title)\" in \(book.title)")
@@ -104,11 +104,11 @@ struct EditPost: ParsableCommand {
     @Option(help: "The new text.") var body: String?
     @Option(help: ArgumentHelp("Read the new text from this file (- reads standard input).", valueName: "PATH|-")) var bodyFile: String?
     @Option(help: "The new location (empty: none).") var location: String?
-    @Option(help: "The new tags, comma-separated (empty: none).") var tags: String?
+    @Option(help: "The new tags: repeat it, or separate them with commas (empty: none).") var tags: [String] = []
 
     func validate() throws {
         try BodyInput(text: body, file: bodyFile).validate()
-        if title == nil && body == nil && bodyFile == nil && location == nil && tags == nil {
+        if title == nil && body == nil && bodyFile == nil && location == nil && tags.isEmpty {
             throw ValidationError("say what to change: --title, --body, --body-file, --tags or --location")
         }
     }
@@ -133,7 +133,7 @@ struct EditPost: ParsableCommand {
         if let title { mine.title = title }
         if let body { mine.content = body }
         if let location { mine.location = location.isEmpty ? nil : location }
-        if let tags { mine.tags = tags.commaSeparated }
+        if !tags.isEmpty { mine.tags = tags.flatMap(\.commaSeparated) }
         // Saved anyway, it would move the post to the top of every list and add a version that changes nothing.
         guard mine.fields != base.fields else { return Output.line("unchanged: \(base.id) \"\(base.title)\" holds that already") }
         let saved = try session.store.saveEdit(mine, from: base.fields, by: session.editor, now: Date())

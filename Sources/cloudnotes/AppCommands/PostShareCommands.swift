@@ -11,7 +11,7 @@ struct SharePost: ParsableCommand {
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The post (ID, ID prefix or exact title).") var post: String?
     @Option(help: "Share this notebook as a whole instead.") var notebook: String?
-    @Option(help: "Emails or account names to invite, comma-separated.") var invite: String?
+    @Option(help: "Emails or account names to invite: repeat it, or separate them with commas.") var invite: [String] = []
     @Flag(help: "Invitees may only read (the default).") var readOnly = false
     @Flag(help: "Invitees may edit.") var readWrite = false
     @Option(name: .customLong("public"), help: "What anyone with the URL gets: none (a new share's default), read-only, read-write; on a shared post, changes it.")
@@ -26,7 +26,7 @@ struct SharePost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let sharing = session.postSharing
-        let emails = invite?.commaSeparated ?? []
+        let emails = invite.flatMap(\.commaSeparated)  // every --invite, not the last alone
         let permission: SharePermission = readWrite ? .readWrite : .readOnly
         defer { session.sync() }
         if let notebook {

@@ -111,7 +111,20 @@ struct DeviceOptions: ParsableArguments {
         if let other = signedIn, other != name {
             throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(name) --device \(deviceName)")
         }
+        let existed = FileManager.default.fileExists(atPath: directory.path)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            return try open(directory, signedIn: signedIn, creatingAccount: creatingAccount, creatingCloud: creatingCloud)
+        } catch {
+            // A device this command was making is not left behind, empty, by its refusal (a misspelt --account).
+            // (Best effort: what could not be removed is an empty directory, the next command's to use.)
+            if !existed { try? FileManager.default.removeItem(at: directory) }
+            throw error
+        }
+    }
+
+    private func open(_ directory: URL, signedIn: String?, creatingAccount: Bool, creatingCloud: Bool) throws -> DeviceSession {
+        let name = accountName
         let cloud: any Cloud
         let account: Account
         let (place, isNew) = try self.place(of: directory)
@@ -141,6 +154,11 @@ struct DeviceOptions: ParsableArguments {
                 account = known  // even if the cloud lost it, or holds another of that name: the sync says so
             } else {
                 account = try Self.account(named: name, in: local, creating: creatingAccount)
+                guard account.name == name else {
+                    // The cloud matched another spelling: a device named after this one would be a second device of it.
+                    throw CLIError(message: "the account is named \(account.name.inlineQuoted), not \(name.inlineQuoted): "
+                                   + "--account \(account.name)")
+                }
                 try Self.remember(account, in: directory)
             }
             if isNew || place.identity == nil {
