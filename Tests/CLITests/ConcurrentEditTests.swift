@@ -50,6 +50,10 @@ import TestSupport
         _ = try app.ok("edit", "List", "--body", "milk\nduck eggs", as: "heather", device: "phone")
         let edited = try app.ok("edit", "List", "--body", "milk\nno eggs", as: "heather", device: "laptop")
         #expect(edited.contains("cloudnotes resolve"))
+        // The other device's sync says so too, once: a conflict it fetched is not left for its person to find.
+        let synced = try app.ok("sync", as: "heather", device: "phone")
+        #expect(synced.contains("conflict in 'List'") && synced.contains("cloudnotes resolve"), "\(synced)")
+        #expect(!(try app.ok("sync", as: "heather", device: "phone")).contains("conflict"))
 
         let shown = try app.post("List", as: "heather", device: "phone")
         #expect(shown["conflicted"] as? Bool == true)

@@ -31,6 +31,8 @@ struct SyncNow: ParsableCommand {
 
     func run() throws {
         let session = try device.open()
+        let conflicts = PostFilter(kind: .conflicts)
+        let before = Set(try session.store.listedPosts(conflicts, offset: 0, limit: Self.conflictsNamed).map(\.post.recordID))
         var done = "synced"
         if reupload {
             try session.reupload()
@@ -49,7 +51,13 @@ struct SyncNow: ParsableCommand {
         }
         if let note { throw CLIError(message: note) }
         Output.line("\(done); \(try session.store.pendingCount().counting("change")) waiting")
+        // A merge this sync made that kept two texts is the person's to settle: said, not left for them to find.
+        let new = try session.store.listedPosts(conflicts, offset: 0, limit: Self.conflictsNamed).map(\.post).filter { !before.contains($0.recordID) }
+        for post in new { Output.line("conflict in \(post.title.inlineQuoted) (\(post.id)): both texts are kept; cloudnotes resolve \(post.id) --mine|--theirs|--both") }
     }
+
+    /// How many posts with a conflict `sync` looks at, before and after (more are listed by `list --conflicts`).
+    static let conflictsNamed = 50
 }
 
 struct Status: ParsableCommand {
