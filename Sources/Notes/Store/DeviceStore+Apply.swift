@@ -214,8 +214,15 @@ extension DeviceStore {
                     refusals += rescued.filter { $0 != id }.map { Refusal($0, error, outcome: Self.rescuedNote) }
                 case .unknownItem where record.movedFrom != nil:
                     // What this device moved was deleted meanwhile (on another device; a comment, by its author): the
-                    // original's deletion waits no more, and the copy stays only where it was changed here since.
-                    if try movedOriginalDeleted(db, scope, record) { again.append(.saveRecord(id)) }
+                    // original's deletion waits no more, and the copy stays only where it was changed here since. A post
+                    // that goes so is told of: it left the list, moved, and never arrived.
+                    if try movedOriginalDeleted(db, scope, record) {
+                        again.append(.saveRecord(id))
+                    } else if record.type == Post.recordType {
+                        // (Alone, it is in its notebook's trash; with its notebook, in none: not said which.)
+                        refusals.append(Refusal(id, error, outcome: "not moved: \"\(Post.fields(of: record).title)\" was deleted elsewhere "
+                                                + "meanwhile (or its notebook was), and stays deleted"))
+                    }
                 case .unknownItem(let parent) where record.type == Comment.recordType && parent != id && scope == .private:
                     if try Self.pendingKinds(db, scope, [parent])[parent] == .saveRecord {
                         again.append(.saveRecord(id))  // its post goes out again (an edit brings it back): this follows it
