@@ -135,7 +135,7 @@ extension DeviceStore {
         -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [Refusal], undone: UndoneMoves) {
         try write(.private, scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [Refusal] = []
-            var undone = UndoneMoves()
+            var undone = UndoneMoves(), told = Set<RecordID>()
             var done: [RecordID] = [], copies: [Record] = []
             for record in sent.savedRecords {
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again,
@@ -209,9 +209,12 @@ extension DeviceStore {
                     // Access to the zone ended while the edit waited: it is no longer ours to show, but the
                     // words typed into it stay, as a post of this account's own.
                     // Every post of the zone kept so is told, not only this one (another process's edit, say).
+                    // Each is told once: a change of a zone dropped already in this round was told with it.
+                    guard !told.contains(id) else { continue }
                     let rescued = try dropZones(db, scope, [zone])
-                    refusals.append(Refusal(id, error, outcome: rescued.contains(id) ? Self.rescuedNote : nil))
-                    refusals += rescued.filter { $0 != id }.map { Refusal($0, error, outcome: Self.rescuedNote) }
+                    told.formUnion(rescued)
+                    refusals.append(Refusal(id, error, outcome: rescued.contains(id) ? Self.keptNote : nil))
+                    refusals += rescued.filter { $0 != id }.map { Refusal($0, error, outcome: Self.keptNote) }
                 case .unknownItem where record.movedFrom != nil:
                     // What this device moved was deleted meanwhile (on another device; a comment, by its author): the
                     // original's deletion waits no more, and the copy stays only where it was changed here since. A post
@@ -241,9 +244,9 @@ extension DeviceStore {
                     // Deleted elsewhere meanwhile, or no longer shared with this account: the edit cannot land
                     // there, but its words stay here, as a post of this account's own.
                     let isComment = record.type == Comment.recordType
-                    let rescued = scope != .shared ? [] : isComment ? try rescueComments(db, [id]) : try rescue(db, [id])
+                    let rescued = scope != .shared ? [] : isComment ? try rescueComments(db, [id]) : try rescue(db, [id], deleted: true)
                     refusals.append(Refusal(id, error, outcome: rescued.isEmpty ? "it was deleted, or is no longer shared with you; your edit was not kept"
-                                                                               : isComment ? Self.keptCommentNote : Self.rescuedNote))
+                                                                               : isComment ? Self.keptCommentNote : Self.deletedOrUnsharedNote))
                     try Self.dropHere(db, scope, id)
                 case .quotaExceeded, .limitExceeded, .invalidArguments:
                     // Refused for what it is (too large, say): kept here as typed and marked with the reason, not sent

@@ -4,6 +4,10 @@ import GRDB
 
 extension DeviceStore {
     static let rescuedNote = "it is no longer shared with you; your edit is kept as a post of your own"
+    /// Told of an edit refused as of a record the cloud does not have: its owner deleted it, or it left what is shared.
+    static let deletedOrUnsharedNote = "it was deleted, or is no longer shared with you; your edit is kept as a post of your own"
+    /// Told of what a shared notebook that went away took with it, post or comment.
+    static let keptNote = "it is no longer shared with you; what you wrote is kept as a post of your own"
     /// Told of a comment that could not go where it was written because its post is gone.
     static let keptCommentNote = "its post was deleted, or is no longer shared with you; your comment is kept as a post of your own"
 
@@ -65,7 +69,7 @@ extension DeviceStore {
     }
 
     /// Keeps shared posts as posts of this account's own; returns the IDs of those it kept.
-    func rescue(_ db: Database, _ ids: [RecordID]) throws -> [RecordID] {
+    func rescue(_ db: Database, _ ids: [RecordID], deleted: Bool = false) throws -> [RecordID] {
         guard !ids.isEmpty, let home = try notesNotebook(db) else { return [] }
         let now = now()  // (this device's clock, injected where a run must replay)
         var rescued: [RecordID] = []
@@ -79,7 +83,8 @@ extension DeviceStore {
                     name = "r\(id.name)-\(n)"
                 }
                 var copy = Post(id: name, zone: home, scope: .private, title: post.title,
-                                content: post.content + "\n(kept here: no longer shared with you by \(names(zone.owner)))",
+                                content: post.content + "\n(kept here: " + (deleted ? "deleted, or no longer shared with you, by" : "no longer shared with you by")
+                                    + " \(names(zone.owner)))",
                                 tags: post.tags, location: try opened(db, post).location)
                 (copy.modifiedAt, copy.modifiedBy, copy.modifiedOn) = (now, post.modifiedBy, post.modifiedOn)
                 (copy.createdAt, copy.createdBy) = (now, post.modifiedBy)
