@@ -112,7 +112,14 @@ enum Output {
 
     /// Rows of columns, padded to line up.
     static func table(_ rows: [[String]]) {
-        let rows = rows.map { $0.map { inert($0, keepingLineBreaks: false) } }
+        // A cell before the last is cut to a width a terminal shows: padded to the widest, one huge title another
+        // account planted made every row as wide (a 900 KB title: 35 MB of list). The last column is not padded.
+        let rows = rows.map { row in
+            row.enumerated().map { i, cell in
+                let shown = inert(cell, keepingLineBreaks: false)
+                return i == row.count - 1 ? shown : shown.truncated(to: maxCellColumns)
+            }
+        }
         guard let width = rows.map(\.count).max() else { return }
         var widths = Array(repeating: 0, count: width)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.columns) } }
@@ -123,6 +130,9 @@ enum Output {
             write(cells.joined(separator: "  ").withoutTrailingWhitespace + "\n")
         }
     }
+
+    /// The widest a cell before a table's last column is shown (`show` and `--json` give it whole).
+    static let maxCellColumns = 80
 
     static func date(_ date: Date) -> String {
         ISO8601DateFormatter().string(from: date)
