@@ -53,7 +53,15 @@ extension LocalDatabase {
             return (fromRow, original, existing, !moved, moved ? try movedRecord(db, from: fromRow, name: source.name, owner: from.owner) : nil)
         }
         // A copy already there (a device rebuilding the cloud sent it): its device merges with it, and saves it over.
-        if let there = existing?.record { throw .serverRecordChanged(server: there) }
+        // Another account's record of that name is no copy (a participant of the target zone planted it): merged, the
+        // post would take its author and lose its own history. Refused, saying so.
+        if let there = existing?.record {
+            guard there.system?.createdBy == caller.id else {
+                throw .invalidArguments("zone \(to.name) holds another account's record named \(copy.id.name): the move would merge "
+                                        + "the two (delete that record first)")
+            }
+            throw .serverRecordChanged(server: there)
+        }
         // Moved elsewhere since its device fetched it (another device's move): told where it is now, as an edit of
         // the old copy is, its device follows it there; a second copy would make two posts of one.
         if let movedAway { throw .serverRecordChanged(server: movedAway) }

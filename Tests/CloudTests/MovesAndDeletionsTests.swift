@@ -25,6 +25,24 @@ import TestSupport
         return try f.owner.modifyRecords(saving: [copy, moved], deleting: [seen.id, comment.id])
     }
 
+    /// Heather, read-write in Notes, plants a record under the name of the owner's post in Trips: the owner's move of
+    /// that post into Notes is refused, not merged into hers (the post would take her as author and lose its history).
+    @Test func aMoveOntoAnotherAccountsRecordOfTheSameNameIsRefused() throws {
+        let (f, trips) = try fixture()
+        let mine = try f.owner.save(.make("q1", in: trips, ["title": "Groceries"]))
+        _ = try f.shared(f.heather).save(.make("q1", in: f.notes, ["title": "planted"]))
+        var copy = Record.make("q1", in: f.notes, ["title": "Groceries"])
+        copy.restoreSystemFields(mine.system)
+        copy.movedFrom = mine.id
+        let result = try f.owner.modifyRecords(saving: [copy], deleting: [mine.id])
+
+        #expect { try result.saveResults[copy.id]!.get() } throws: { error in
+            (error as? CloudError).map { "\($0)" }?.contains("another account's record named q1") == true
+        }
+        #expect(try f.owner.record(mine.id).string("title") == "Groceries", "the original stays")
+        #expect(try f.owner.record(copy.id).string("title") == "planted")
+    }
+
     /// Heather deletes her comment; the owner's device, not having heard, moves the post with it: the comment
     /// stays deleted (refused as an edit of a deleted record is), and the post moves.
     @Test func aCommentDeletedBeforeItsPostMovesStaysDeleted() throws {

@@ -64,4 +64,23 @@ import TestSupport
         #expect(kept.contains { $0.contains("heather's point") && $0.contains("(kept here: deleted, or no longer shared with you, by jermaine)") },
                 "\(kept)")
     }
+
+    /// Heather plants a post under the ID of jermaine's post in his notebook Trip, shared with her: his device refuses
+    /// to move his post there (merged, it would take her as author and lose its history), naming her.
+    @Test func aMoveOntoAPostAParticipantPlantedUnderItsIDIsRefused() throws {
+        let trip = try owner.store.createNotebook("Trip", owner: jermaine.id)
+        try owner.store.save(Post(id: "p2", zone: notes.zone, title: "Groceries", content: "milk"), by: jermaine.id, now: Date())
+        try owner.syncNow()
+        let url = try PostSharing(store: owner.store, cloud: test.cloud, account: jermaine)
+            .share(notebook: "Trip", inviting: ["heather"], permission: .readWrite)
+        _ = try test.cloud.acceptShare(url, as: heather)
+        var planted = Record(type: Post.recordType, id: RecordID(name: "p2", zone: trip.zone))
+        planted["title"] = .string("Groceries")
+        _ = try test.cloud.database(.shared, as: heather).save(planted)
+        try owner.syncNow()
+
+        #expect { try owner.store.move(try owner.store.post(id: "p2", zone: notes.zone, scope: .private)!, to: trip, by: jermaine.id, now: Date()) }
+            throws: { "\($0)".contains("holds another post with this one's ID (p2), written by heather") }
+        #expect(try owner.store.post(id: "p2", zone: notes.zone, scope: .private)?.content == "milk")
+    }
 }

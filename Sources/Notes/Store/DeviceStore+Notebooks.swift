@@ -55,6 +55,13 @@ extension DeviceStore {
             // Its location is sealed with a key not at hand here: sealed for this notebook, it would open in no other.
             return "\(title)'s location cannot be opened on this device yet (the notebook's key has not reached it): sync, then move it"
         }
+        let there = try read { db in try Self.localPost(db, .private, RecordID(name: post.id, zone: book.zone)) }
+        if let author = there?.createdBy, author != post.zone.owner {
+            // Not a copy of this post (those are its owner's): another account's record of its name, planted by a
+            // participant of that notebook. Merged, the post would take their authorship and lose its history.
+            return "notebook \(book.title) holds another post with this one's ID (\(post.id)), written by \(names(author)): moved, the two "
+                + "would merge; delete that one first"
+        }
         if let share = try share(for: post), !share.isZoneWide {
             return "\(title) is shared: moving it would end its share (cloudnotes stop-sharing first, or share notebook \(book.title))"
         }
