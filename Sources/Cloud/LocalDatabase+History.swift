@@ -78,10 +78,17 @@ extension LocalDatabase {
                           stored.seq >= (try access.joined(db, name: id.name) ?? 0),
                           let last = try VersionTable.versions(db, zone: access.zone.id, name: id.name, zoneID: zoneID).first?.record
                     else { throw CloudError.unknownItem(RecordID(name: id.name, zone: zoneID)) }
-                    if let parent = last.parent, try RecordTable.find(db, zone: access.zone.id, name: parent, zoneID: zoneID)?.record == nil {
-                        throw CloudError.unknownItem(RecordID(name: parent, zone: zoneID))  // its parent first
+                    // Below a parent deleted too, its parent first. Below one that never was (a participant wrote it so,
+                    // then deleted it: the owner's post could never come back), at the top of the zone.
+                    var parent = last.parent
+                    if let name = parent {
+                        switch try RecordTable.find(db, zone: access.zone.id, name: name, zoneID: zoneID) {
+                        case nil: parent = nil
+                        case let found? where found.record == nil: throw CloudError.unknownItem(RecordID(name: name, zone: zoneID))
+                        case _?: break
+                        }
                     }
-                    try access.checkSave(db, name: id.name, parent: last.parent, existing: stored)
+                    try access.checkSave(db, name: id.name, parent: parent, existing: stored)
                     let seq = request.nextSequence()
                     // Its stamps as it was last (a comment brought back was not edited by whoever restored it); only
                     // its change tag is new, so every device hears of it.
@@ -89,7 +96,7 @@ extension LocalDatabase {
                                               createdBy: last.system?.createdBy ?? caller.id, modifiedAt: last.system?.modifiedAt ?? request.now,
                                               modifiedBy: last.system?.modifiedBy ?? caller.id)
                     let record = Record(id: RecordID(name: id.name, zone: zoneID), type: last.type, fields: last.fields,
-                                        encryptedFields: last.encryptedFields, parent: last.parent, system: system)
+                                        encryptedFields: last.encryptedFields, parent: parent, system: system)
                     try RecordTable.write(db, zone: access.zone.id, record: record, body: RecordArchive.encodeBody(record), seq: seq, replacing: false)
                     return record
                 })

@@ -114,6 +114,21 @@ import TestSupport
         #expect(throws: CloudError.unknownItem(f.post.id)) { try f.owner.restoreDeleted([f.post.id.name], in: f.notes) }  // live
     }
 
+    /// Heather, read-write, writes the owner's post over with a parent that never was, then deletes it: the post comes
+    /// back at the top of the zone (kept below a parent nobody can restore, it could never come back).
+    @Test func aRecordWrittenBelowAParentThatNeverWasComesBackAtTheTop() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        var planted = try f.shared(f.heather).record(f.otherPost.id)
+        planted.setParent("pghost")
+        _ = try f.shared(f.heather).save(planted)
+        try f.shared(f.heather).delete(f.otherPost.id)
+
+        let back = try f.owner.restoreDeleted([f.otherPost.id.name], in: f.notes)
+        #expect(back.map(\.parent) == [nil] && back.first?.string("title") == "private thoughts")
+        #expect(try f.owner.record(f.otherPost.id).parent == nil)
+    }
+
     @Test func onlyWhoeverMaySaveThereRestoresAndOnlyWhatTheirTrashShows() throws {
         let f = try SharingFixture()
         try f.owner.delete(f.otherPost.id)  // before she joined
