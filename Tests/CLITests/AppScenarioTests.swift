@@ -168,10 +168,10 @@ final class App: @unchecked Sendable {
 
     @Test(arguments: CloudPlace.allCases) func scenario6ANotebookSharedAsAWholeIncludingLaterPosts(_ place: CloudPlace) throws {
         let app = try App(place)
-        _ = try app.ok("status", as: "heather")
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
         _ = try app.ok("new-notebook", "Trip", as: "jermaine")
         _ = try app.ok("new", "Day one", "--notebook", "Trip", as: "jermaine")
-        let url = try app.ok("share", "--notebook", "Trip", "--invite", "heather@example.com", as: "jermaine")
+        let url = try app.ok("share", "--notebook", "Trip", "--invite", "heather@example.com", "--invite", "mary@example.com", as: "jermaine")
             .trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try app.ok("accept", url, as: "heather")
         _ = try app.ok("new", "Day two", "--notebook", "Trip", as: "jermaine")
@@ -182,6 +182,9 @@ final class App: @unchecked Sendable {
         // Leaving from one post says that the whole notebook goes.
         #expect(try app.ok("leave", "Day one", as: "heather").contains("left notebook Trip (2 posts)"))
         #expect(try app.titles("heather") == [])
+        // So does removing someone from one post of it.
+        #expect(try app.ok("remove-participant", "Day one", "mary@example.com", as: "jermaine")
+                .contains("removed mary@example.com from notebook Trip, which \"Day one\" is shared as part of"))
     }
 
     @Test(arguments: CloudPlace.allCases) func scenario7ConcurrentEditsOnTwoDevicesMerge(_ place: CloudPlace) throws {
@@ -343,7 +346,7 @@ final class App: @unchecked Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         for name in ["heather", "mary"] { _ = try app.ok("accept", url, as: name) }
         #expect(try app.post("Plans", as: "mary")["tags"] as? [String] == ["trip", "june", "food"])
-        _ = try app.ok("edit", "Plans", "--tags", "a", "--tags", "b", as: "jermaine")
+        _ = try app.ok("edit", "Plans", "--tags", "a,,a", "--tags", "b,a", as: "jermaine")
         #expect(try app.post("Plans", as: "jermaine")["tags"] as? [String] == ["a", "b"])
     }
 }

@@ -1,6 +1,7 @@
 extension StringProtocol {
-    /// A list typed on one line, "a, b,,c " as ["a", "b", "c"]: tags, people to invite.
+    /// A list typed on one line, "a, b,,c, a " as ["a", "b", "c"]: tags, people to invite (each once).
     public var commaSeparated: [String] {
-        split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var seen = Set<String>()
+        return split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 }

@@ -35,7 +35,8 @@ public struct Notice: Equatable, Sendable {
         case .sharedDeleted: "\(names(by)) deleted \(subject), which was shared with you"
         case .left: "\(names(by)) left \(subject)"
         case .accepted: "\(names(by)) accepted your invitation to \(subject)"
-        case .declined: "\(names(by)) declined your invitation to \(subject)"
+        // (Seen only as invited, then gone: a device that did not sync between cannot tell a refusal from a stay.)
+        case .declined: "\(names(by)) declined your invitation to \(subject) (or accepted it and left since)"
         case .permission: "your permission on \(subject) is now \(detail ?? "changed")"
         }
     }

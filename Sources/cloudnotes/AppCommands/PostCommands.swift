@@ -36,7 +36,7 @@ struct NewPost: ParsableCommand {
         }
         let id = "p" + SystemRandom().hex(bytes: 6)
         let post = Post(id: id, zone: book.zone, title: title, content: body,
-                        tags: tags.flatMap(\.commaSeparated),
+                        tags: tags.joined(separator: ",").commaSeparated,
                         location: location)
         try session.store.save(post, by: session.account.id, now: Date())
         Output.line("created \(id) \"\(title)\" in \(book.title)")
@@ -133,7 +133,7 @@ struct EditPost: ParsableCommand {
         if let title { mine.title = title }
         if let body { mine.content = body }
         if let location { mine.location = location.isEmpty ? nil : location }
-        if !tags.isEmpty { mine.tags = tags.flatMap(\.commaSeparated) }
+        if !tags.isEmpty { mine.tags = tags.joined(separator: ",").commaSeparated }
         // Saved anyway, it would move the post to the top of every list and add a version that changes nothing.
         guard mine.fields != base.fields else { return Output.line("unchanged: \(base.id) \"\(base.title)\" holds that already") }
         let saved = try session.store.saveEdit(mine, from: base.fields, by: session.editor, now: Date())

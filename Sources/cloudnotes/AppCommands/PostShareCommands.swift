@@ -26,7 +26,7 @@ struct SharePost: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let sharing = session.postSharing
-        let emails = invite.flatMap(\.commaSeparated)  // every --invite, not the last alone
+        let emails = invite.joined(separator: ",").commaSeparated  // every --invite, not the last alone
         let permission: SharePermission = readWrite ? .readWrite : .readOnly
         defer { session.sync() }
         if let notebook {
@@ -113,9 +113,13 @@ struct RemovePostParticipant: ParsableCommand {
     func run() throws {
         let session = try device.open(syncFirst: true)
         let found = try session.store.post(post)
+        // A post shared as part of its notebook: the person leaves the whole notebook, and is told so (not the post alone).
+        let whole = try session.store.share(for: found)?.isZoneWide == true
         try session.postSharing.removeParticipant(email: email, from: found)
         session.sync()
-        Output.line("removed \(email) from \"\(found.title)\"")
+        let notebook = try session.store.notebooks().first { $0.zone == found.zone }?.title ?? found.zone.name
+        Output.line(whole ? "removed \(email) from notebook \(notebook), which \"\(found.title)\" is shared as part of"
+                          : "removed \(email) from \"\(found.title)\"")
     }
 }
 
