@@ -185,6 +185,11 @@ final class App: @unchecked Sendable {
         // So does removing someone from one post of it.
         #expect(try app.ok("remove-participant", "Day one", "mary@example.com", as: "jermaine")
                 .contains("removed mary@example.com from notebook Trip, which \"Day one\" is shared as part of"))
+        // Invited again to the notebook shared already: the same share, the same URL.
+        let again = try app.ok("share", "--notebook", "Trip", "--invite", "heather@example.com", as: "jermaine")
+        #expect(again.trimmingCharacters(in: .whitespacesAndNewlines) == url)
+        _ = try app.ok("accept", url, as: "heather")
+        #expect(try app.titles("heather") == ["Day one", "Day two"])
     }
 
     @Test(arguments: CloudPlace.allCases) func scenario7ConcurrentEditsOnTwoDevicesMerge(_ place: CloudPlace) throws {

@@ -59,9 +59,29 @@ public struct PostSharing: Sendable {
         guard let book = try store.notebooks().first(where: { $0.title == title && $0.scope == .private }) else {
             throw StoreError.invalid("no notebook of yours named \"\(title)\"")
         }
+        if let existing = try zoneShare(of: book) {
+            // Shared as a whole already: the people named join that share (as more are invited to a post's), and its
+            // URL is given again. (Saying it was shared already left no way to invite anyone more, or again.)
+            if !invitees.isEmpty { _ = try invite(invitees, permission: permission, to: existing) }
+            guard let link = try store.shareURL(of: existing, scope: .private) else {
+                throw StoreError.invalid("notebook \(title) is shared already, and its URL is not on this device yet: sync, and ask again")
+            }
+            return try ShareURL(parsing: link)
+        }
         var share = Share(zoneWide: book.zone, title: title, type: "Notebook")
         share.publicPermission = publicPermission
         return try save(share, root: nil, inviting: invitees, permission: permission)
+    }
+
+    /// The share of a notebook shared as a whole, as the cloud has it; nil when it is not.
+    private func zoneShare(of book: Notebook) throws -> Share? {
+        do {
+            return try cloud.database(.private, as: account).fetchShare(RecordID(name: Share.zoneWideRecordName, zone: book.zone))
+        } catch let error as CloudError {
+            if case .unknownItem = error { return nil }
+            if case .zoneNotFound = error { return nil }  // (not in the cloud yet: the share makes it)
+            throw error
+        }
     }
 
     /// The URL of the share a post belongs to, shown again from its sealed link (the owner's devices and the
