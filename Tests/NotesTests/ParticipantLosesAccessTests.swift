@@ -51,6 +51,9 @@ import TestSupport
         #expect(told.allSatisfy { $0.outcome == "it is no longer shared with you; what you wrote is kept as a post of your own" }, "\(told)")
         let own = try guest.store.posts().filter { $0.scope == .private }.map(\.content)
         #expect(own.contains { $0.contains("heather's point") } && own.contains { $0.contains("count me in") }, "\(own)")
+        // And she hears that she was removed, as she would without changes waiting.
+        let notices = try guest.store.notices().map { $0.text(names: guest.store.names) }
+        #expect(notices.contains { $0.contains("jermaine removed you") }, "\(notices)")
     }
 
     @Test func aPostDeletedByItsOwnerIsNotSaidToBeNoLongerShared() throws {

@@ -253,6 +253,12 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             }
             lock.withLock { refusals += back }
         case .sentRecordZoneChanges(let sent):
+            if scope == .shared {
+                // A shared notebook gone while changes to it waited: its shares are told of before its rows go with it
+                // (after, nothing here knew them, and a participant removed with an edit waiting heard nothing of it).
+                let gone = sent.failedRecordSaves.compactMap { _, error -> ZoneID? in if case .zoneNotFound(let zone) = error { zone } else { nil } }
+                try noteEndedShares(Array(Set(gone)))
+            }
             let (records, zones, refused, undone) = try store.applySent(scope, sent)
             lock.withLock { refusals += refused }
             take(undone, engine: engine, because: Self.unreadableChange)
