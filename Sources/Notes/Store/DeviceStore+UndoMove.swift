@@ -11,7 +11,7 @@ public struct UndoneMoves: Sendable {
     public var dropped: [PendingRecordZoneChange] = []
     public var added: [PendingRecordZoneChange] = []
 
-    public var isEmpty: Bool { back.isEmpty }
+    public var isEmpty: Bool { back.isEmpty && dropped.isEmpty && added.isEmpty }
 
     mutating func append(_ other: UndoneMoves) {
         back += other.back
