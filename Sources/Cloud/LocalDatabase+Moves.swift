@@ -53,10 +53,13 @@ extension LocalDatabase {
             return (fromRow, original, existing, !moved, moved ? try movedRecord(db, from: fromRow, name: source.name, owner: from.owner) : nil)
         }
         // A copy already there (a device rebuilding the cloud sent it): its device merges with it, and saves it over.
-        // Another account's record of that name is no copy (a participant of the target zone planted it): merged, the
-        // post would take its author and lose its own history. Refused, saying so.
+        // A record of that name made by someone other than whoever made the original is no copy (a participant of the
+        // target zone planted it): merged, the post would take its author and lose its own history. Refused, saying so.
+        // (A copy carries its original's maker, whoever moves it: a participant's post moved again is no stranger.)
         if let there = existing?.record {
-            guard there.system?.createdBy == caller.id else {
+            // (An original no longer live here says nothing of who made it: the copy merges, as before.)
+            let maker = original?.record?.system?.createdBy
+            guard maker == nil || there.system?.createdBy == maker else {
                 throw .invalidArguments("zone \(to.name) holds another account's record named \(copy.id.name): the move would merge "
                                         + "the two (delete that record first)")
             }

@@ -56,8 +56,8 @@ extension DeviceStore {
             return "\(title)'s location cannot be opened on this device yet (the notebook's key has not reached it): sync, then move it"
         }
         let there = try read { db in try Self.localPost(db, .private, RecordID(name: post.id, zone: book.zone)) }
-        if let author = there?.createdBy, author != post.zone.owner {
-            // Not a copy of this post (those are its owner's): another account's record of its name, planted by a
+        if let author = there?.createdBy, let maker = post.createdBy, author != maker {
+            // Not a copy of this post (a copy keeps who made it): another account's record of its name, planted by a
             // participant of that notebook. Merged, the post would take their authorship and lose its history.
             return "notebook \(book.title) holds another post with this one's ID (\(post.id)), written by \(names(author)): moved, the two "
                 + "would merge; delete that one first"
