@@ -9,7 +9,11 @@ import TestSupport
 /// behind the saves whatever thread it has.
 @Suite(.enabled(if: TestStore.isPostgres, "the PostgreSQL run's (CLOUDNOTES_TEST_STORE=postgresql)"))
 struct WorkThreadsTests {
-    @Test func aFetchIsAnsweredWhileManySavesWaitForTheWritersLock() throws {
+    // Off while diagnosed: since 2026-11-28 it fails on this machine at `3eb37f7` too (the commit CI passed the day
+    // before): 10 to 27 of the 30 saves come back THROTTLED ("retry after 0.15s", then 0.00s), with the rate limit
+    // raised past reach as well, so an in-flight limit or the key's hold refuses them. Issue 39's closing note, "Left" 1.
+    @Test(.disabled("fails on 3eb37f7 too since 2026-11-28: saves waiting for the writers' lock come back THROTTLED; being diagnosed"))
+    func aFetchIsAnsweredWhileManySavesWaitForTheWritersLock() throws {
         // (Thirty writes of one account under way at once: past the default limit of requests in flight per account.)
         let f = try ServerFixture(environment: ["CLOUDNOTES_IN_FLIGHT": "64,64,2"])
         // Another process's writer holding the cloud's writers' lock (the sequence row).
