@@ -140,7 +140,15 @@ final class RequestHandler: @unchecked Sendable {
             let started = Self.threadProcessorTime()
             let (answer, identity) = self.answer(wirePath, body: body, as: authenticated, clientLeft: clientLeft)
             let work = Self.threadProcessorTime() - started - self.configuration.freeWork
-            if work > 0 { self.limiter.charge(account, work * self.configuration.rate / self.configuration.workShare) }
+            if work > 0 {
+                let cost = work * self.configuration.rate / self.configuration.workShare
+                self.limiter.charge(account, cost)
+                // Why an account is told to wait though it sent few requests: the operator reads it here.
+                self.logger.notice("charged", metadata: [
+                    "account": "\(account)", "path": "\(Self.logged(path))",
+                    "cpuMs": "\(String(format: "%.1f", (work + self.configuration.freeWork) * 1000))", "requests": "\(Int(cost.rounded()))",
+                ])
+            }
             return .answered(authenticated, answer, identity)
         }, stopping: .stopped)
         switch outcome {

@@ -32,8 +32,9 @@ struct Race: ParsableCommand {
         try layout.enrolDevices(processes) { _ in owner.name }  // all save into one database
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cloudnotes")
         let environment = store.map { ["CLOUDNOTES_STORE": $0] } ?? [:]
-        let served = try (0..<servers).map { _ in
-            try ServerProcess(executable: executable, cloud: layout.cloudDirectory, environment: environment)
+        let served = try (0..<servers).map {
+            try ServerProcess(executable: executable, cloud: layout.cloudDirectory, environment: environment,
+                              log: root.appendingPathComponent("server-\($0).log"))
         }
         let racers = try (0..<processes).map { index in
             try Racer(root: root, device: index, server: served[index % servers].url)
@@ -65,6 +66,13 @@ struct Race: ParsableCommand {
               + (failures.isEmpty ? "one winner every round" : "\(failures.count) rounds wrong"))
         guard failures.isEmpty else {
             for line in failures.prefix(20) { FileHandle.standardError.write(Data("  \(line)\n".utf8)) }
+            // The servers' own word on what they charged the account (why it was told to wait, if it was).
+            for index in served.indices {
+                let log = (try? String(contentsOf: root.appendingPathComponent("server-\(index).log"), encoding: .utf8)) ?? ""
+                for line in log.split(separator: "\n") where line.contains("\"message\":\"charged\"") {
+                    FileHandle.standardError.write(Data("  server \(index): \(line)\n".utf8))
+                }
+            }
             throw ExitCode(1)
         }
         if directory == nil { try? FileManager.default.removeItem(at: root) }
@@ -128,12 +136,12 @@ struct RaceWorker: ParsableCommand {
             let answer: String
             switch Result(catching: { () throws(CloudError) -> String in
                 if command == "fetch" {
-                    held = try db.record(id)
+                    held = try honouringThrottle { () throws(CloudError) in try db.record(id) }
                     return "holds \(held?.system?.changeTag ?? "")"
                 }
                 guard var record = held else { return "error: nothing fetched" }
                 record["by"] = .string(name)
-                _ = try db.save(record, policy: .ifServerRecordUnchanged)
+                _ = try honouringThrottle { () throws(CloudError) in try db.save(record, policy: .ifServerRecordUnchanged) }
                 return "won"
             }) {
             case .success(let said): answer = said

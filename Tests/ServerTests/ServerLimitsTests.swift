@@ -66,12 +66,15 @@ import TestSupport
         connection.hangUp()
         let log = f.directory.url.appendingPathComponent("server.log")
         func abandoned() -> Double? {
-            let lines = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").filter { $0.contains("records/query") } ?? []
+            let lines = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n")
+                .filter { $0.contains("records/query") && $0.contains("\"message\":\"request\"") } ?? []
             guard lines.count >= 2, let json = try? JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any],
                   json["status"] as? String == "503" else { return nil }
             return (json["ms"] as? String).flatMap(Double.init)
         }
         #expect(eventually(timeout: whole * 2 + 2) { abandoned() != nil })
+        let charged = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").first { $0.contains("\"message\":\"charged\"") }
+        #expect(charged?.contains("records/query") == true, "the log says what the costly query was charged: \(charged ?? "nothing")")
         let worked = try #require(abandoned()) / 1000
         print("a query took \(String(format: "%.2f", whole)) s whole; hung up on, it worked \(String(format: "%.2f", worked)) s")
         #expect(worked < whole * 0.6, "worked \(worked) s of \(whole)")
