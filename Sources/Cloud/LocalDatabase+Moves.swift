@@ -111,9 +111,12 @@ extension LocalDatabase {
 
     /// Copies into the target zone the live records hanging below a moving original that its device did not move
     /// with it (a comment someone added since that device last fetched, another account's included): the move's
-    /// deletion of the original would otherwise take them with it. Parents go before their children; a name the
-    /// target already holds stays where it was. Returns the names copied (the deletion then takes their originals,
-    /// and the caller carries their history) and those that stayed (the deletion spares them).
+    /// deletion of the original would otherwise take them with it. Parents go before their children. Some stay
+    /// where they were, and with them all that hangs below them: a name the target already holds, and a record with
+    /// encrypted fields (sealed for its place, under a key the cloud never holds: copied elsewhere, they would never
+    /// open again, as a post's location planted below another post lost the words typed into it, app seed 100795).
+    /// Returns the names copied (the deletion then takes their originals, and the caller carries their history) and
+    /// those that stayed (the deletion spares them).
     private func carryBelow(_ name: String, from fromRow: Int64, fromID: ZoneID, to target: ZoneAccess, sparing: Set<String>,
                             _ request: inout Request) throws(CloudError) -> (carried: Set<String>, stayed: Set<String>) {
         let db = request.db
@@ -127,7 +130,7 @@ extension LocalDatabase {
         }
         var carried = Set<String>(), stayed = Set<String>()
         for (_, record, existing) in left.sorted(by: { ($0.depth, $0.record.id.name) < ($1.depth, $1.record.id.name) }) {
-            guard existing?.record == nil else {
+            guard existing?.record == nil, record.encryptedFields.isEmpty, !(record.parent.map(stayed.contains) ?? false) else {
                 stayed.insert(record.id.name)
                 continue
             }

@@ -38,6 +38,7 @@ extension AppSimulation {
             for post in try device.store.posts() { views[post.recordID, default: [:]][device.name] = post }
             notSent.formUnion(try device.store.refusedChanges().map(\.id))
         }
+        let sameNamed = Dictionary(grouping: views.keys, by: SameName.init)
         for (id, seen) in views.sorted(by: { $0.key.description < $1.key.description }) {
             func describe(_ post: Post) -> String { "\(post.title)|\(post.content)|\(post.tags)|\(post.location ?? "-")" }
             if Set(seen.values.map(describe)).count > 1, !notSent.contains(id) {
@@ -47,30 +48,32 @@ extension AppSimulation {
             guard !refusedPosts.contains(id), !deletedPosts.contains(id) else { continue }
             let wanted = typed[id, default: []].subtracting(removed)
             for (device, post) in seen.sorted(by: { $0.key < $1.key }) {
-                // A post moved away and brought back where it was (a device rebuilding an emptied cloud from its
-                // copy) may hold its words in the moved one.
+                // A post moved away and brought back where it was (a cloud put back from before the move) may hold
+                // its words in the moved one: a copy under its name in another of its owner's notebooks (a move keeps
+                // the name). Moved by this person, or carried by the cloud with a post it was planted below.
                 var held = Self.tags(in: post)
-                var next = movedTo[id]
-                for _ in 0..<16 {
-                    guard let target = next else { break }
-                    if let copy = views[target]?[device] { held.formUnion(Self.tags(in: copy)) }
-                    next = movedTo[target]
+                for other in sameNamed[SameName(id), default: []] where other != id {
+                    if let copy = views[other]?[device] { held.formUnion(Self.tags(in: copy)) }
                 }
                 for tag in wanted.subtracting(held).sorted() {
                     violations.append("\(device): post \(id) lost the typed word \(tag)")
                 }
             }
         }
-        // Words typed into a copy of a post moved meanwhile follow it to where it is now.
-        for (id, words) in typed.sorted(by: { $0.key.description < $1.key.description }) where views[id] == nil && movedTo[id] != nil {
-            var target = id
-            for _ in 0..<16 { guard let next = movedTo[target], views[target] == nil else { break }; target = next }
+        // Words typed into a copy of a post moved meanwhile (by its person, or carried by the cloud with the post it
+        // was planted below) follow it to where it is now: its copies under its name in its owner's other notebooks.
+        for (id, words) in typed.sorted(by: { $0.key.description < $1.key.description }) where views[id] == nil {
+            let targets = sameNamed[SameName(id), default: []].sorted { $0.description < $1.description }
             // (An edit the cloud refused there, and said so, was kept as the editor's own post.)
-            guard let seen = views[target], !refusedPosts.contains(target), !refusedPosts.contains(id), !deletedPosts.contains(target),
-                  !deletedPosts.contains(id) else { continue }
-            for (device, post) in seen.sorted(by: { $0.key < $1.key }) {
-                for tag in words.subtracting(removed).subtracting(Self.tags(in: post)).sorted() {
-                    violations.append("\(device): post \(target) lost the typed word \(tag), typed where it was (\(id.zone.name))")
+            guard !targets.isEmpty, !refusedPosts.contains(id), !deletedPosts.contains(id),
+                  !targets.contains(where: { refusedPosts.contains($0) || deletedPosts.contains($0) }) else { continue }
+            var held: [String: Set<String>] = [:]
+            for target in targets {
+                for (device, post) in views[target] ?? [:] { held[device, default: []].formUnion(Self.tags(in: post)) }
+            }
+            for (device, tags) in held.sorted(by: { $0.key < $1.key }) {
+                for tag in words.subtracting(removed).subtracting(tags).sorted() {
+                    violations.append("\(device): post \(targets[0]) lost the typed word \(tag), typed where it was (\(id.zone.name))")
                 }
             }
         }
@@ -94,5 +97,15 @@ extension AppSimulation {
                 violations.append("\(account.name)'s devices show different posts: \(odd.joined(separator: "; "))")
             }
         }
+    }
+}
+
+/// A post's name and owner: its copies in the owner's notebooks are one post moved (a move keeps the name).
+private struct SameName: Hashable {
+    let name: String, owner: String
+
+    init(_ id: RecordID) {
+        name = id.name
+        owner = id.zone.owner
     }
 }

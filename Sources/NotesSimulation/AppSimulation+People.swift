@@ -143,6 +143,7 @@ extension AppSimulation {
         guard let versions = try? history.versions(of: seen), let version = pick(versions.filter { !$0.isCurrent }) else { return }
         _ = try history.restore(seen, to: version, by: device.editor, now: now)
         removed.formUnion(Self.tags(in: seen).subtracting(Self.tags(in: version.post)))
+        log?.note("restored \(seen.recordID) on \(device.name) to a version without \(Self.tags(in: seen).subtracting(Self.tags(in: version.post)).sorted().joined())")
         counts["restoredVersion", default: 0] += 1
     }
 

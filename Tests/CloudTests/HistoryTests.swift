@@ -348,6 +348,44 @@ import TestSupport
         #expect(throws: CloudError.serverRecordChanged(server: moved)) { try f.owner.save(late) }
     }
 
+    /// A record with encrypted fields below a moving original (a post heather planted below p1, its location sealed
+    /// for Notes) stays where it is, with what hangs below it: sealed for its place under a key the cloud never
+    /// holds, a copy in Trips would never open. The move's deletion of the original spares them.
+    @Test func aMoveLeavesASealedRecordBelowItsOriginalWhereItIs() throws {
+        let f = try SharingFixture()
+        try f.cloud.acceptShare(try f.shareZone(inviting: [(f.heather, .readWrite)]).url!, as: f.heather)
+        let trips = try f.owner.save(zone: ZoneID(name: "Trips"))
+        let seen = f.post
+        var planted = Record.make("p9", in: f.notes, ["title": "below p1"])
+        planted.setParent("p1")
+        planted.setEncrypted("location", Data("sealed for Notes".utf8))
+        _ = try f.shared(f.heather).save(planted)
+        var below = Record.make("c9", in: f.notes, type: "Comment", ["text": "on p9"])
+        below.setParent("p9")
+        _ = try f.shared(f.heather).save(below)
+        var plain = Record.make("c2", in: f.notes, type: "Comment", ["text": "count me in"])
+        plain.setParent("p1")
+        _ = try f.shared(f.heather).save(plain)
+
+        var copy = Record.make("p1", in: trips, ["title": "Sharing demo is great"])
+        copy.restoreSystemFields(seen.system)
+        copy.movedFrom = seen.id
+        var comment = Record.make("c1", in: trips, type: "Comment", ["text": "nice"])
+        comment.setParent("p1")
+        comment.restoreSystemFields(f.comment.system)
+        comment.movedFrom = f.comment.id
+        let result = try f.owner.modifyRecords(saving: [copy, comment], deleting: [seen.id, f.comment.id])
+        #expect(throws: Never.self) { try result.saveResults[copy.id]!.get() }
+
+        let stayed = try f.owner.record(planted.id)
+        #expect(stayed.encrypted("location") == Data("sealed for Notes".utf8) && stayed.parent == "p1")
+        #expect(try f.owner.record(below.id).string("text") == "on p9", "what hangs below it stays with it")
+        for name in ["p9", "c9"] {
+            #expect(throws: CloudError.unknownItem(RecordID(name: name, zone: trips))) { try f.owner.record(RecordID(name: name, zone: trips)) }
+        }
+        #expect(try f.owner.record(RecordID(name: "c2", zone: trips)).string("text") == "count me in", "a plain comment is carried")
+    }
+
     /// A participant's save of a post its owner moved to another notebook they share is told where it is (so the
     /// edit follows it); one who does not share that notebook is told nothing of it: the post is unknown to them.
     @Test func aParticipantIsToldWhereAPostMovedOnlyIfTheyMayReadItThere() throws {
