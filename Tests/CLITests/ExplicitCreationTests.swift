@@ -43,6 +43,21 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: devices.path) == ["heather"])
     }
 
+    /// A misspelt --device makes a device of its own (a fresh copy, synced): said once, naming the account's others
+    /// here, so nobody takes it for the one they meant. `sign-in` makes devices on purpose, and says nothing more.
+    @Test func aDeviceMadeByACommandOtherThanSignInIsSaid() throws {
+        let app = App()
+        _ = try app.ok("new", "Groceries", as: "heather")
+        let signedIn = try CloudNotesBinary.run(["sign-in", "heather", "--device", "laptop"], environment: app.environment)
+        #expect(signedIn.status == 0 && signedIn.stderr.isEmpty, "\(signedIn.stderr)")
+        let typo = try CloudNotesBinary.run(["list", "--account", "heather", "--device", "lpatop"], environment: app.environment)
+        #expect(typo.status == 0 && typo.stdout.contains("Groceries"), "\(typo.stderr)")
+        #expect(typo.stderr == "cloudnotes: device lpatop is new: a copy of heather's notes of its own "
+                + "(heather's other devices here: heather, laptop)\n", "\(typo.stderr)")
+        let again = try CloudNotesBinary.run(["list", "--account", "heather", "--device", "lpatop"], environment: app.environment)
+        #expect(again.status == 0 && again.stderr.isEmpty, "said once: \(again.stderr)")
+    }
+
     @Test func signInMakesTheAccountOnItsDefaultDeviceAndAFailedOneChangesNothing() throws {
         let app = App()
         let made = try CloudNotesBinary.run(["sign-in", "ann"], environment: app.environment)

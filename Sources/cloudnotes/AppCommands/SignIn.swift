@@ -99,7 +99,7 @@ struct SignIn: ParsableCommand {
             }
         }
         if cloud.isNamed { try place.save(in: options.deviceDirectory) }
-        let session = try options.open(creatingAccount: cloud.server == nil, creatingCloud: makeCloud)
+        let session = try options.open(creatingAccount: cloud.server == nil, creatingCloud: makeCloud, signingIn: true)
         // The sync core notices the new account before anything else and the store forgets the old one's data.
         if let note = session.sync(holding: lock) { Output.line(note) }
     }

@@ -99,7 +99,8 @@ struct DeviceOptions: ParsableArguments {
     ///   - creatingAccount: make the account if its cloud (a directory's) does not know it (`sign-in`); otherwise a
     ///     name the cloud does not know is refused, with the names it may have meant.
     ///   - creatingCloud: make a cloud in a directory that holds none (`sign-in --init`).
-    func open(creatingAccount: Bool = false, creatingCloud: Bool = false, holdingUse: Bool = true) throws -> DeviceSession {
+    ///   - signingIn: the command is `sign-in`, which makes devices on purpose; any other that makes one says so.
+    func open(creatingAccount: Bool = false, creatingCloud: Bool = false, signingIn: Bool = false, holdingUse: Bool = true) throws -> DeviceSession {
         let directory = deviceDirectory
         let name = accountName
         // Held before the device is asked whose it is, so no switch comes between that and this command's writes. (A
@@ -114,13 +115,28 @@ struct DeviceOptions: ParsableArguments {
         let existed = FileManager.default.fileExists(atPath: directory.path)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
-            return try open(directory, signedIn: signedIn, creatingAccount: creatingAccount, creatingCloud: creatingCloud)
+            let session = try open(directory, signedIn: signedIn, creatingAccount: creatingAccount, creatingCloud: creatingCloud)
+            if !existed, !signingIn { noteNewDevice() }
+            return session
         } catch {
             // A device this command was making is not left behind, empty, by its refusal (a misspelt --account).
             // (Best effort: what could not be removed is an empty directory, the next command's to use.)
             if !existed { try? FileManager.default.removeItem(at: directory) }
             throw error
         }
+    }
+
+    /// A device made by a command other than `sign-in` (a misspelt --device, say) beside others of the account:
+    /// said, so nobody takes a fresh copy for the one they meant, nor wonders where what they write now went.
+    private func noteNewDevice() {
+        let devices = dataDirectory.appendingPathComponent("devices")
+        // (Unreadable entries are no devices of this account's: the note names those it can read.)
+        let others = ((try? FileManager.default.contentsOfDirectory(atPath: devices.path)) ?? []).sorted().filter { other in
+            other != deviceName && (try? Self.signedIn(devices.appendingPathComponent(other))) == accountName
+        }
+        guard !others.isEmpty else { return }
+        Output.note("device \(deviceName) is new: a copy of \(accountName)'s notes of its own (\(accountName)'s other devices here: "
+                    + "\(others.joined(separator: ", ")))")
     }
 
     private func open(_ directory: URL, signedIn: String?, creatingAccount: Bool, creatingCloud: Bool) throws -> DeviceSession {
