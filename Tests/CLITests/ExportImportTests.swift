@@ -10,6 +10,7 @@ import TestSupport
         _ = try app.ok("new", "Phở in Hà Nội", "--body", "breakfast\nthen coffee", "--notebook", "Trip", "--tags", "food, vn",
                        "--location", "Hoàn Kiếm", as: "jermaine")
         _ = try app.ok("new", "Groceries", "--body", "milk", as: "jermaine")
+        _ = try app.ok("comment", "Groceries", "and \"oat\" milk\nplease", as: "jermaine")
         let out = app.directory.url.appendingPathComponent("out")
         #expect(try app.ok("export", "--all", "--to", out.path, as: "jermaine").contains("exported 2 posts to"))
         let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
@@ -20,11 +21,16 @@ import TestSupport
         // Again into the same directory: nothing there is overwritten.
         _ = try app.ok("export", "Groceries", "--to", out.path, as: "jermaine")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).contains("groceries-2.md"))
+        // Its comments go with it, their authors' words: who, when and what, in one front matter line.
+        let groceries = try String(contentsOf: out.appendingPathComponent("groceries.md"), encoding: .utf8)
+        #expect(groceries.contains("\ncomments: [{\"author\": \"jermaine\", \"date\": \"")
+                && groceries.contains("\"text\": \"and \\\"oat\\\" milk\\nplease\"}]\n"), "\(groceries)")
 
         // heather imports them: new posts of hers, the notebook made, the text, tags and location as they were.
         let imported = try app.ok("import", out.appendingPathComponent("phở-in-hà-nội.md").path, out.appendingPathComponent("groceries.md").path,
                                   as: "heather")
         #expect(imported.contains("\"Phở in Hà Nội\" in Trip") && imported.contains("\"Groceries\" in Notes"))
+        #expect(imported.contains("1 comment in the files not imported: a comment is its author's words"), "\(imported)")
         let post = try app.post("Phở in Hà Nội", as: "heather")
         #expect(post["content"] as? String == "breakfast\nthen coffee" && post["tags"] as? [String] == ["food", "vn"])
         #expect(post["location"] as? String == "Hoàn Kiếm" && post["notebook"] as? String == "Trip")

@@ -9,9 +9,12 @@ import TestSupport
         let awkward = PostMarkdown(title: "Quotes \" and \\ and: colons\n--- and a rule", tags: ["a,b", "Hà Nội", "\"q\""],
                                    location: "Hoàn Kiếm\tlake", notebook: "Trip: 2026", authors: ["heather", "jermaine"],
                                    created: Date(timeIntervalSince1970: 1_795_000_000), modified: Date(timeIntervalSince1970: 1_795_000_060),
-                                   content: "---\nnot front matter\n\n# heading\n")
+                                   content: "---\nnot front matter\n\n# heading\n",
+                                   comments: [.init(author: "mary", date: Date(timeIntervalSince1970: 1_795_000_120), text: "a \"quote\",\nand\u{1B}[2J"),
+                                              .init(author: "", date: nil, text: "")])
         let back = try PostMarkdown(parsing: awkward.text, fallbackTitle: "x")
         #expect(back == awkward)
+        #expect(!awkward.text.unicodeScalars.contains("\u{1B}"), "a comment's controls are escaped too")
         #expect(awkward.text.hasPrefix("---\ntitle: \"Quotes \\\" and \\\\ and: colons\\n--- and a rule\"\n"))
     }
 
@@ -36,6 +39,10 @@ import TestSupport
         #expect(throws: MarkdownError.badValue("title")) { try PostMarkdown(parsing: "---\ntitle: \"unterminated\n---\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.badLine("no colon here")) { try PostMarkdown(parsing: "---\nno colon here\n---\n", fallbackTitle: "f") }
         #expect(throws: MarkdownError.noTitle) { try PostMarkdown(parsing: "---\ntitle: \"  \"\n---\n", fallbackTitle: " ") }
+        #expect(throws: MarkdownError.badValue("comments")) { try PostMarkdown(parsing: "---\ntitle: \"x\"\ncomments: [\"a\"]\n---\n", fallbackTitle: "f") }
+        #expect(throws: MarkdownError.badValue("comments")) {
+            try PostMarkdown(parsing: "---\ntitle: \"x\"\ncomments: [{\"author\": \"a\", \"text\": \"t\", \"date\": \"soon\"}]\n---\n", fallbackTitle: "f")
+        }
         #expect(throws: MarkdownError.badValue("created")) { try PostMarkdown(parsing: "---\ntitle: \"x\"\ncreated: yesterday\n---\n", fallbackTitle: "f") }
         let dated = try? PostMarkdown(parsing: "---\ntitle: \"x\"\nmodified: \"2026-11-22T10:00:00Z\"\n---\n", fallbackTitle: "f")
         #expect(dated?.modified == Date(timeIntervalSince1970: 1_795_341_600))

@@ -162,7 +162,8 @@ extension FrontEnd {
         do {
             let shown = try context.store.listedPosts(state.filter, offset: 0, limit: exactPostCount())
             let posts = try shown.compactMap { try context.store.post(id: $0.post.id, zone: $0.post.zone, scope: $0.post.scope) }
-            let files = try PostMarkdown.export(posts, notebooks: try context.store.notebooks(), names: context.names, to: directory)
+            let files = try PostMarkdown.export(posts, notebooks: try context.store.notebooks(), comments: context.store.comments(on:),
+                                                names: context.names, to: directory)
             flash("exported \(files.count.counting("post")) to \(directory.path)")
         } catch {
             flash("could not export: \(error)", .error)

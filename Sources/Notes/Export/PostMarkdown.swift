@@ -1,7 +1,8 @@
 import Foundation
 
-/// A post as a Markdown file: front matter (title, tags, location, notebook, authors, dates) between `---`
-/// lines, then its text. Front matter values are JSON (strings, arrays of strings), which YAML reads too, so
+/// A post as a Markdown file: front matter (title, tags, location, notebook, authors, dates, comments) between
+/// `---` lines, then its text. Comments are their authors' words: an export keeps them (who, when, what), an import
+/// reads them and makes none. Front matter values are JSON (strings, arrays of strings), which YAML reads too, so
 /// any character a title holds survives the trip; what the file says about authors and dates is for people
 /// reading it, and an import makes a new post of the account importing.
 ///
@@ -18,9 +19,23 @@ public struct PostMarkdown: Equatable, Sendable {
     public var created: Date?
     public var modified: Date?
     public var content: String
+    public var comments: [Remark] = []
+
+    /// A comment on the post, as its readers see it.
+    public struct Remark: Equatable, Sendable {
+        public var author: String
+        public var date: Date?
+        public var text: String
+
+        public init(author: String, date: Date?, text: String) {
+            self.author = author
+            self.date = date
+            self.text = text
+        }
+    }
 
     public init(title: String, tags: [String] = [], location: String? = nil, notebook: String? = nil, authors: [String] = [],
-                created: Date? = nil, modified: Date? = nil, content: String) {
+                created: Date? = nil, modified: Date? = nil, content: String, comments: [Remark] = []) {
         self.title = title
         self.tags = tags
         self.location = location
@@ -29,15 +44,17 @@ public struct PostMarkdown: Equatable, Sendable {
         self.created = created
         self.modified = modified
         self.content = content
+        self.comments = comments
     }
 
-    /// A post as its readers see it: `names` turns user record IDs into names; a location this device could
-    /// not open stays out.
-    public init(_ post: Post, notebook: String?, names: (String) -> String) {
+    /// A post as its readers see it, with its comments: `names` turns user record IDs into names; a location this
+    /// device could not open stays out.
+    public init(_ post: Post, notebook: String?, comments: [Comment] = [], names: (String) -> String) {
         var authors: [String] = []
         for id in [post.createdBy, post.modifiedBy].compactMap({ $0 }) where !authors.contains(names(id)) { authors.append(names(id)) }
+        let remarks = comments.map { Remark(author: $0.createdBy.map(names) ?? "", date: $0.createdAt, text: $0.text) }
         self.init(title: post.title, tags: post.tags, location: post.location, notebook: notebook, authors: authors,
-                  created: post.createdAt, modified: post.modifiedAt, content: post.content)
+                  created: post.createdAt, modified: post.modifiedAt, content: post.content, comments: remarks)
     }
 
     public var text: String {
@@ -48,6 +65,14 @@ public struct PostMarkdown: Equatable, Sendable {
         if !authors.isEmpty { lines.append("authors: [" + authors.map(Self.json).joined(separator: ", ") + "]") }
         if let created { lines.append("created: " + Self.date(created)) }
         if let modified { lines.append("modified: " + Self.date(modified)) }
+        if !comments.isEmpty {
+            // One line, as every value here: a JSON list of objects (YAML's flow style reads it too).
+            let remarks = comments.map { remark in
+                "{\"author\": \(Self.json(remark.author))" + (remark.date.map { ", \"date\": \"\(Self.date($0))\"" } ?? "")
+                    + ", \"text\": \(Self.json(remark.text))}"
+            }
+            lines.append("comments: [" + remarks.joined(separator: ", ") + "]")
+        }
         let inert = content.unicodeScalars.contains(where: Self.isControl)
         if inert { lines.append("escaped: true") }
         lines += ["---", "", ""]  // a blank line between the front matter and the text
@@ -95,7 +120,8 @@ public struct PostMarkdown: Equatable, Sendable {
         let title = try string("title").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? heading ?? fallbackTitle
         guard !title.trimmingCharacters(in: .whitespaces).isEmpty else { throw MarkdownError.noTitle }
         self.init(title: title, tags: try list("tags"), location: try string("location"), notebook: try string("notebook"),
-                  authors: try list("authors"), created: try date("created"), modified: try date("modified"), content: content)
+                  authors: try list("authors"), created: try date("created"), modified: try date("modified"), content: content,
+                  comments: try Self.remarks(fields["comments"]))
     }
 
     /// A file name for a title: its letters and digits, words joined by dashes, `.md`; another one where
@@ -119,6 +145,22 @@ public struct PostMarkdown: Equatable, Sendable {
     }
 
     // MARK: Values
+
+    /// The comments a front matter's `comments` line lists; none where it has no such line.
+    private static func remarks(_ value: String?) throws -> [Remark] {
+        guard let value else { return [] }
+        guard let items = try? JSONSerialization.jsonObject(with: Data(value.utf8)) as? [[String: String]] else {
+            throw MarkdownError.badValue("comments")
+        }
+        return try items.map { item in
+            guard let author = item["author"], let text = item["text"] else { throw MarkdownError.badValue("comments") }
+            let date = try item["date"].map { value in
+                guard let date = Self.date(from: value) else { throw MarkdownError.badValue("comments") }
+                return date
+            }
+            return Remark(author: author, date: date, text: text)
+        }
+    }
 
     private static func json(_ text: String) -> String {
         // One string's JSON; JSONSerialization escapes quotes, backslashes and C0 controls; the other controls a
@@ -188,7 +230,9 @@ public enum MarkdownError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unclosedFrontMatter: "its front matter has no closing --- line"
         case .badLine(let line): "its front matter has a line that is not \"name: value\": \(line.prefix(60))"
-        case .badValue(let key): "its \(key) is not \(key == "tags" || key == "authors" ? "a list of quoted strings" : "one quoted string")"
+        case .badValue(let key):
+            "its \(key) is not " + (key == "comments" ? "a list of {\"author\", \"date\", \"text\"} objects"
+                                   : key == "tags" || key == "authors" ? "a list of quoted strings" : "one quoted string")
         case .noTitle: "it has no title"
         case .notADirectory(let path): "\(path) is a file, not a directory"
         }
@@ -198,7 +242,8 @@ public enum MarkdownError: Error, Equatable, CustomStringConvertible {
 extension PostMarkdown {
     /// Writes each post to its own file in `directory` (made if missing), never over a file already there;
     /// returns the files written.
-    public static func export(_ posts: [Post], notebooks: [Notebook], names: (String) -> String, to directory: URL) throws -> [URL] {
+    public static func export(_ posts: [Post], notebooks: [Notebook], comments: (Post) throws -> [Comment], names: (String) -> String,
+                              to directory: URL) throws -> [URL] {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw MarkdownError.notADirectory(directory.path)
@@ -210,7 +255,8 @@ extension PostMarkdown {
             let name = fileName(for: post.title, taken: taken)
             taken.insert(name)
             let file = directory.appendingPathComponent(name)
-            try Data(PostMarkdown(post, notebook: book, names: names).text.utf8).write(to: file, options: .withoutOverwriting)
+            let markdown = PostMarkdown(post, notebook: book, comments: try comments(post), names: names)
+            try Data(markdown.text.utf8).write(to: file, options: .withoutOverwriting)
             return file
         }
     }

@@ -6,7 +6,7 @@ import Notes
 struct ExportPosts: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write posts as Markdown files with front matter (title, tags, location, notebook, authors, dates).")
+        abstract: "Write posts as Markdown files with front matter (title, tags, location, notebook, authors, dates, comments).")
 
     @OptionGroup var device: DeviceOptions
     @Argument(help: "One post: its ID, an ID prefix, or its exact title.") var post: String?
@@ -29,7 +29,8 @@ struct ExportPosts: ParsableCommand {
         }
         let files: [URL]
         do {
-            files = try PostMarkdown.export(posts, notebooks: try session.store.notebooks(), names: names.callAsFunction,
+            files = try PostMarkdown.export(posts, notebooks: try session.store.notebooks(), comments: session.store.comments(on:),
+                                            names: names.callAsFunction,
                                             to: URL(fileURLWithPath: to))
         } catch let error as MarkdownError {
             throw CLIError(message: "\(error)")
@@ -87,6 +88,8 @@ struct ImportPosts: ParsableCommand {
         }
         try session.store.save(posts, by: session.account.id, now: Date(), creating: made)  // all of them and their notebooks, or none
         for (post, title) in zip(posts, titles) { Output.line("created \(post.id) \"\(post.title)\" in \(title)") }
+        let comments = read.reduce(0) { $0 + $1.comments.count }
+        if comments > 0 { Output.line("\(comments.counting("comment")) in the files not imported: a comment is its author's words") }
         if let note = session.sync() { Output.line(note) }
     }
 }
