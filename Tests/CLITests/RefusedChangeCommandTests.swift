@@ -30,6 +30,31 @@ import TestSupport
         #expect(try app.titles("jermaine", device: "phone") == ["X1", "X3"])
     }
 
+    /// A notebook deleted on one device while an edit made offline in it waits on another comes back with that edit:
+    /// said once, as kept (not as a failure: the edit was made), never silently.
+    @Test func aNotebookDeletedWhileAnEditInItWaitedComesBackSaying() throws {
+        let app = App()
+        _ = try app.ok("new-notebook", "Trip", as: "jermaine", device: "laptop")
+        _ = try app.ok("new", "Plan", "--body", "day one", "--notebook", "Trip", as: "jermaine", device: "laptop")
+        _ = try app.ok("sync", as: "jermaine", device: "phone")
+        var offline = app.environment
+        offline["CLOUDNOTES_FAULTS"] = "unreachable"
+        let edited = try CloudNotesBinary.run(["edit", "Plan", "--body", "day one, then the lake", "--account", "jermaine", "--device", "phone"],
+                                             environment: offline)
+        #expect(edited.status == 0, "\(edited.stderr)")
+        _ = try app.ok("delete-notebook", "Trip", "--yes", as: "jermaine", device: "laptop")
+
+        let synced = try app.run("sync", as: "jermaine", device: "phone")
+        #expect(synced.status == 0 && synced.stdout.contains("synced"), "\(synced.stdout)\(synced.stderr)")
+        let said = synced.stderr.split(separator: "\n")
+        #expect(said.count == 1 && said[0].hasPrefix("cloudnotes: kept: \"Plan\"")
+                && said[0].contains("notebook Trip is no longer in the cloud") && said[0].contains("delete the notebook again"), "\(synced.stderr)")
+        _ = try app.ok("sync", as: "jermaine", device: "laptop")
+        let plan = try app.post("Plan", as: "jermaine", device: "laptop")
+        #expect(plan["content"] as? String == "day one, then the lake" && plan["notebook"] as? String == "Trip")
+        #expect(try app.run("sync", as: "jermaine", device: "phone").stderr.isEmpty, "said once")
+    }
+
     /// `status` says what the sync it made first did not do as asked, in its table as well as on stderr: never "last
     /// error none" alone just after a change was refused (a tryout).
     @Test func statusSaysWhatItsOwnSyncDidNotDoAsAsked() throws {

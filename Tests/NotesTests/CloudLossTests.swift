@@ -94,7 +94,9 @@ import TestSupport
 }
 
 extension CloudLossTests {
-    @Test func aNotebookDeletedElsewhereComesBackWithTheEditsWaitingHere() throws {
+    /// Whether the device learns of the deletion by sending (the cloud refuses the edit's save) or by fetching first
+    /// (the front end hearing a push, say), the notebook comes back with what waits in it, and it is told.
+    @Test(arguments: [false, true]) func aNotebookDeletedElsewhereComesBackWithTheEditsWaitingHere(fetchingFirst: Bool) throws {
         let d = try TwoDevices()
         let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)
         try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", content: "sent"))
@@ -106,8 +108,13 @@ extension CloudLossTests {
         _ = try d.a.store.saveEdit(day, from: base, by: Editor(account: d.heather, device: "a"), now: Date())
         try d.test.cloud.database(.private, as: d.heather).delete(zone: trip.zone)  // another device deletes the notebook
 
+        if fetchingFirst { try d.a.sync(SyncRound(fetch: [.private])) }
         try d.a.syncNow()
         try d.a.syncNow()
+        // Told, as kept: the edit was made, in the notebook brought back for it.
+        let told = d.a.takeNews().refusals
+        #expect(Set(told.map(\.id.name)) == ["p1"] && told.allSatisfy { $0.kind == .keptAnotherWay }, "\(told)")
+        #expect(told.allSatisfy { $0.outcome?.contains("notebook Trip is no longer in the cloud") == true })
         #expect(try d.a.store.posts().map(\.id) == ["p1"], "what waited for nothing went with the notebook")
         #expect(try d.a.store.post("p1").content == "sent\nwritten offline")
         #expect(try d.a.store.pendingCount() == 0)

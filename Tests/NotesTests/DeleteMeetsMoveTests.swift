@@ -147,7 +147,7 @@ import TestSupport
         try d.b.syncNow()
         for device in [d.a, d.a, d.b] { try device.syncNow() }
 
-        #expect(d.a.takeNews().refusals.contains { !$0.byCloud && $0.outcome?.contains("was shared on another device meanwhile") == true })
+        #expect(d.a.takeNews().refusals.contains { $0.kind == .undoneHere && $0.outcome?.contains("was shared on another device meanwhile") == true })
         for device in [d.a, d.b] {
             let posts = try device.store.posts()
             #expect(posts.map(\.zone.name) == ["Notes"] && posts.first?.content == "tickets\nvisa", "\(posts.map { ($0.zone.name, $0.content) })")

@@ -201,7 +201,8 @@ extension DeviceStore {
                         }
                     }
                     try Self.remember(db, scope, server)
-                case .zoneNotFound where scope == .private:
+                case .zoneNotFound(let zone) where scope == .private:
+                    refusals.append(Refusal(id, error, outcome: Self.notebookBackNote(zone), kind: .keptAnotherWay))
                     try Self.forget(db, scope, id)
                     zones.append(.saveZone(id.zone))
                     again.append(.saveRecord(id))
@@ -211,7 +212,7 @@ extension DeviceStore {
                     // Every post of the zone kept so is told, not only this one (another process's edit, say).
                     // Each is told once: a change of a zone dropped already in this round was told with it.
                     guard !told.contains(id) else { continue }
-                    let rescued = try dropZones(db, scope, [zone])
+                    let rescued = try dropZones(db, scope, [zone]).rescued
                     told.formUnion(rescued)
                     refusals.append(Refusal(id, error, outcome: rescued.contains(id) ? Self.keptNote : nil))
                     refusals += rescued.filter { $0 != id }.map { Refusal($0, error, outcome: Self.keptNote) }
@@ -582,30 +583,36 @@ extension DeviceStore {
     /// Forgets every row of zones the account no longer reaches; edits of shared posts still waiting to be
     /// sent are kept as posts of this account's own first (returned by their original IDs).
     @discardableResult
-    func dropZones(_ scope: DatabaseScope, _ zones: [ZoneID]) throws -> [RecordID] {
-        guard !zones.isEmpty else { return [] }
+    func dropZones(_ scope: DatabaseScope, _ zones: [ZoneID]) throws -> DroppedZones {
+        guard !zones.isEmpty else { return DroppedZones() }
         return try write(.private, scope) { db in try dropZones(db, scope, zones) }
     }
 
     @discardableResult
-    func dropZones(_ db: Database, _ scope: DatabaseScope, _ zones: [ZoneID]) throws -> [RecordID] {
-        let rescued = scope == .shared ? try rescueWaitingEdits(db, inSharedZones: zones) : []
+    func dropZones(_ db: Database, _ scope: DatabaseScope, _ zones: [ZoneID]) throws -> DroppedZones {
+        var dropped = DroppedZones(rescued: scope == .shared ? try rescueWaitingEdits(db, inSharedZones: zones) : [])
         for zone in zones {
-            if scope == .private, try keepWithWaitingEdits(db, zone) { continue }
+            if scope == .private {
+                let waiting = try keepWithWaitingEdits(db, zone)
+                dropped.broughtBack += waiting
+                if !waiting.isEmpty { continue }
+            }
             for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
                 try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ?",
                                arguments: [zone.name, zone.owner])
             }
         }
-        return rescued
+        return dropped
     }
 
     /// A notebook of this account deleted elsewhere while posts or comments here wait to be sent comes back
-    /// with them, as new (their words are not lost); what waits for nothing goes. Returns whether it stays.
-    private func keepWithWaitingEdits(_ db: Database, _ zone: ZoneID) throws -> Bool {
+    /// with them, as new (their words are not lost); what waits for nothing goes. Returns what waits in it (none:
+    /// it goes).
+    private func keepWithWaitingEdits(_ db: Database, _ zone: ZoneID) throws -> [RecordID] {
         let arguments: StatementArguments = [zone.name, zone.owner, PendingKind.saveRecord.rawValue]
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM main.pending WHERE zone_name = ? AND zone_owner = ? AND kind = ?)",
-                                arguments: arguments) == true else { return false }
+        let waiting = try String.fetchAll(db, sql: "SELECT name FROM main.pending WHERE zone_name = ? AND zone_owner = ? AND kind = ? ORDER BY name",
+                                          arguments: arguments).map { RecordID(name: $0, zone: zone) }
+        guard !waiting.isEmpty else { return [] }
         for table in ["posts", "comments"] {
             try db.execute(sql: """
                 DELETE FROM main.\(table) WHERE zone_name = ?1 AND zone_owner = ?2 AND NOT EXISTS (SELECT 1 FROM main.pending q
@@ -616,7 +623,7 @@ extension DeviceStore {
         try db.execute(sql: "DELETE FROM main.server_records WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
         try db.execute(sql: "UPDATE main.posts SET change_tag = NULL WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
         try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
-        return true
+        return waiting
     }
 
     /// A post the cloud deleted comes back with the edit waiting here: its location opened while its key is
@@ -669,4 +676,12 @@ extension PostFields {
     func sameSynced(as other: PostFields) -> Bool {
         title == other.title && content == other.content && tags == other.tags
     }
+}
+
+/// What dropping notebooks gone from the cloud did with what waited in them.
+struct DroppedZones {
+    /// Waiting edits of shared notebooks, kept as posts of this account's own.
+    var rescued: [RecordID] = []
+    /// Changes waiting in notebooks of this account's, which are brought back for them.
+    var broughtBack: [RecordID] = []
 }

@@ -8,6 +8,11 @@ extension DeviceStore {
     static let deletedOrUnsharedNote = "it was deleted, or is no longer shared with you; your edit is kept as a post of your own"
     /// Told of what a shared notebook that went away took with it, post or comment.
     static let keptNote = "it is no longer shared with you; what you wrote is kept as a post of your own"
+    /// Told of each change that brought back a notebook of this account's the cloud no longer holds.
+    static func notebookBackNote(_ zone: ZoneID) -> String {
+        "notebook \(zone.name) is no longer in the cloud (deleted on another device, or lost by the cloud) while this change waited "
+            + "here: the notebook is back, with what waited in it; delete the notebook again to delete them"
+    }
     /// Told of a comment that could not go where it was written because its post is gone.
     static let keptCommentNote = "its post was deleted, or is no longer shared with you; your comment is kept as a post of your own"
 

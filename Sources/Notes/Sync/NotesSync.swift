@@ -221,7 +221,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             try store.reset()
         case .fetchedDatabaseChanges(let modifications, let deletions):
             if scope == .shared { try noteEndedShares(deletions.map(\.zone)) }
-            tellRescued(try store.dropZones(scope, deletions.map(\.zone)), because: { .zoneNotFound($0.zone) })
+            tell(try store.dropZones(scope, deletions.map(\.zone)), because: { .zoneNotFound($0.zone) })
             try store.noteNotebooks(scope, modifications)
         case .fetchedRecordZoneChanges(let modifications, let deletions):
             lock.withLock { for r in modifications { arrived[r.id.zone]?.insert(r.id.name) } }
@@ -240,7 +240,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             if let error = error as? CloudError, error == .zoneNotFound(zone) || (scope == .shared && error.code == "permissionFailure") {
                 // Access to the zone ended, or (private) it was deleted.
                 if scope == .shared { try noteEndedShares([zone]) }
-                tellRescued(try store.dropZones(scope, [zone]), because: { _ in error })
+                tell(try store.dropZones(scope, [zone]), because: { _ in error })
             } else if error == nil, let seen {
                 try store.prune(scope, zone: zone, keeping: seen)
             }
@@ -286,7 +286,7 @@ extension NotesSync {
         take(try store.undoMoves(ofSharedRoots: roots), engine: engine) { post in
             Refusal(post.recordID, .invalidArguments("shared meanwhile"),
                     outcome: "\"\(post.title)\" was shared on another device meanwhile: moved, its share would end, so it stays in \(post.zone.name)",
-                    byCloud: false)
+                    kind: .undoneHere)
         }
     }
 
@@ -296,7 +296,7 @@ extension NotesSync {
         Refusal(post.recordID, .invalidArguments("changed meanwhile"),
                 outcome: "\"\(post.title)\" was changed on another device, and its location cannot be opened here yet (the notebook's key has "
                     + "not reached this device): moved, it would be lost, so the post stays in \(post.zone.name); move it again after a sync",
-                byCloud: false)
+                kind: .undoneHere)
     }
 
     /// Moves the store undid: the engine no longer sends them, and the person hears of each post put back.
@@ -335,6 +335,15 @@ extension NotesSync {
     private func tellRescued(_ ids: [RecordID], because error: (RecordID) -> CloudError, outcome: String = DeviceStore.rescuedNote) {
         guard !ids.isEmpty else { return }
         lock.withLock { refusals += ids.map { Refusal($0, error($0), outcome: outcome) } }
+    }
+
+    /// What notebooks gone from the cloud took with them: shared ones' waiting edits kept as posts of this account's
+    /// own; this account's own brought back for what waits in them.
+    private func tell(_ dropped: DroppedZones, because error: (RecordID) -> CloudError) {
+        tellRescued(dropped.rescued, because: error)
+        lock.withLock {
+            refusals += dropped.broughtBack.map { Refusal($0, error($0), outcome: DeviceStore.notebookBackNote($0.zone), kind: .keptAnotherWay) }
+        }
     }
 }
 

@@ -304,9 +304,12 @@ struct DeviceSession {
             // whichever command synced: a read that syncs first says it too. (One kept here as not sent is marked
             // wherever it shows, and `sync` and `status` say it: not twice.)
             let notSent = Set(try store.refusedChanges().map(\.id))
-            let refusals = sync.refusals.filter { !notSent.contains($0.id) }
+            // (A change made, and kept another way, is said once, whichever of the round's steps found it.)
+            var seen = Set<RecordID>()
+            let refusals = sync.refusals.filter { !notSent.contains($0.id) && ($0.kind != .keptAnotherWay || seen.insert($0.id).inserted) }
             for refusal in refusals { Output.note(said(refusal)) }
-            let count = refusals.count
+            // Those kept another way were made: said, not counted as failures.
+            let count = refusals.filter { $0.kind != .keptAnotherWay }.count
             return count == 0 ? nil : "\(count) change\(count == 1 ? " was" : "s were") not made as asked (said above)"
         } catch {
             let said = made?.explain(error) ?? "\(error)"
@@ -324,7 +327,11 @@ struct DeviceSession {
             // (Only for its name: a post this device cannot read now is named by its ID.)
             try? self.store.post(id: refusal.id.name, zone: refusal.id.zone, scope: scope)
         }.first
-        let prefix = refusal.byCloud ? Self.refusedPrefix : "not done: "
+        let prefix = switch refusal.kind {
+        case .refusedByCloud: Self.refusedPrefix
+        case .undoneHere: "not done: "
+        case .keptAnotherWay: "kept: "
+        }
         return prefix + (post.map { "\"\($0.title)\" (\(refusal.id.name))" } ?? refusal.id.name) + ": " + (refusal.outcome ?? "\(refusal.error)")
     }
 
