@@ -124,6 +124,39 @@ extension CloudLossTests {
 }
 
 extension CloudLossTests {
+    /// The device that deleted a notebook hears when it is back (another device had an edit waiting in it): a notice,
+    /// not a notebook reappearing silently. Made anew on the device that deleted it, it is no news.
+    @Test func theDeviceThatDeletedANotebookHearsItIsBack() throws {
+        let d = try TwoDevices()
+        let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)
+        try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", content: "sent"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        var day = try d.a.store.post("p1")
+        let base = day.fields
+        day.content += "\nwritten offline"
+        _ = try d.a.store.saveEdit(day, from: base, by: Editor(account: d.heather, device: "a"), now: Date())
+        try d.b.store.deleteNotebook(try #require(try d.b.store.notebooks().first { $0.title == "Trip" }))
+        try d.b.syncNow()
+
+        try d.a.syncNow()
+        try d.b.syncNow()
+        #expect(try d.b.store.post("p1").content == "sent\nwritten offline")
+        let said = try d.b.store.notices().filter { $0.kind == .notebookBack }
+        #expect(said.map(\.subject) == ["notebook Trip"], "\(said)")
+        #expect(said.first?.text(names: { $0 }).contains("deleted on this device on ") == true)
+
+        // Deleted again, and made anew here: nothing to tell.
+        try d.b.store.deleteNotebook(try #require(try d.b.store.notebooks().first { $0.title == "Trip" }))
+        try d.b.syncNow()
+        _ = try d.b.store.createNotebook("Trip", owner: d.heather.id)
+        try d.b.syncNow()
+        try d.b.syncNow()
+        #expect(try d.b.store.notices().filter { $0.kind == .notebookBack }.count == 1)
+    }
+}
+
+extension CloudLossTests {
     /// Found by the app simulation (seed 88225): a cloud put back to a copy from before a move, then to one from
     /// after it. The device then holds the post in both notebooks, its newest words in the moved copy; rebuilding,
     /// the old copy follows the move and merges into the moved copy, instead of the cloud's older record taking

@@ -6,6 +6,8 @@ import Foundation
 public struct Notice: Equatable, Sendable {
     public enum Kind: String, Sendable {
         case removed, shareEnded, sharedDeleted, left, accepted, declined, permission
+        /// A notebook this device deleted is in the cloud again (its detail: the day it was deleted).
+        case notebookBack
     }
 
     /// Its place in the device's list (0 until stored).
@@ -38,6 +40,8 @@ public struct Notice: Equatable, Sendable {
         // (Seen only as invited, then gone: a device that did not sync between cannot tell a refusal from a stay.)
         case .declined: "\(names(by)) declined your invitation to \(subject) (or accepted it and left since)"
         case .permission: "your permission on \(subject) is now \(detail ?? "changed")"
+        case .notebookBack: "\(subject), deleted on this device\(detail.map { " on \($0)" } ?? ""), is back: another device of yours had "
+            + "changes waiting in it, or made it anew (delete it again to delete it)"
         }
     }
 

@@ -567,8 +567,13 @@ extension DeviceStore {
     }
 
     func zonesSent(_ scope: DatabaseScope, _ sent: SentDatabaseChanges) throws {
+        let now = self.now()
         try write(scope) { db in
             for zone in sent.savedZones + sent.deletedZones { try Self.clearPending(db, scope, zone: zone, name: "") }
+            for zone in sent.deletedZones where scope == .private {
+                try db.execute(sql: "INSERT OR REPLACE INTO main.deleted_notebooks(zone_name, zone_owner, deleted_at) VALUES (?, ?, ?)",
+                               arguments: [zone.name, zone.owner, now.timeIntervalSince1970])
+            }
             for (zone, _) in sent.failedZoneSaves { try Self.clearPending(db, scope, zone: zone, name: "") }
             for (zone, error) in sent.failedZoneDeletes {
                 // Refused because it changed since this device saw it: the notebook is back, and its records come with

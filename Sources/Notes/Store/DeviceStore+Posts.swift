@@ -147,11 +147,31 @@ extension DeviceStore {
         try markPending(db, .private, zone: book.zone, name: "", kind: .saveZone)
     }
 
-    /// Records notebooks the cloud reported (zones of this database).
+    /// Records notebooks the cloud reported (zones of this database). One of this account's that this device deleted,
+    /// and does not hold now, is back from another device: said in a notice.
     func noteNotebooks(_ scope: DatabaseScope, _ zones: [ZoneID]) throws {
+        let now = self.now()
         try write(scope) { db in
-            for zone in zones where !zone.isDefault { try Self.noteNotebook(db, scope, zone) }
+            for zone in zones where !zone.isDefault {
+                if scope == .private, let deleted = try Self.deletedHere(db, zone), try !Self.holdsNotebook(db, zone) {
+                    try addNotices(db, [Notice(at: now, kind: .notebookBack, by: zone.owner, subject: "notebook \(zone.name)",
+                                               detail: deleted.formatted(.iso8601.year().month().day()))])
+                }
+                try db.execute(sql: "DELETE FROM main.deleted_notebooks WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
+                try Self.noteNotebook(db, scope, zone)
+            }
         }
+    }
+
+    /// When the cloud took this device's deletion of the notebook, if it did and the notebook has not been back since.
+    private static func deletedHere(_ db: Database, _ zone: ZoneID) throws -> Date? {
+        try Double.fetchOne(db, sql: "SELECT deleted_at FROM main.deleted_notebooks WHERE zone_name = ? AND zone_owner = ?",
+                            arguments: [zone.name, zone.owner]).map(Date.init(timeIntervalSince1970:))
+    }
+
+    private static func holdsNotebook(_ db: Database, _ zone: ZoneID) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM main.notebooks WHERE zone_name = ? AND zone_owner = ?)",
+                          arguments: [zone.name, zone.owner]) == true
     }
 
     /// Records a notebook the cloud holds, named as its zone, unless known here already.

@@ -100,6 +100,13 @@ enum StoreSchema {
             name TEXT NOT NULL PRIMARY KEY, from_zone TEXT NOT NULL, from_owner TEXT NOT NULL,
             to_zone TEXT NOT NULL, to_owner TEXT NOT NULL);
         """,
+        // v14: notebooks this device deleted, and when the cloud took the deletion (used in main only): one that comes
+        // back from another device (changes waiting in it there) is said, not shown again silently.
+        """
+        CREATE TABLE IF NOT EXISTS SCHEMA.deleted_notebooks(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, deleted_at REAL NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner));
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
