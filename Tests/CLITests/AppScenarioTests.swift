@@ -66,6 +66,10 @@ final class App: @unchecked Sendable {
 
     /// `device` nil: the account's own default device.
     func run(_ arguments: String..., as account: String, device: String? = nil) throws -> ProcessResult {
+        try run(arguments, as: account, device: device)
+    }
+
+    func run(_ arguments: [String], as account: String, device: String? = nil) throws -> ProcessResult {
         try signIn(account, device: device)
         return try CloudNotesBinary.run(arguments + ["--account", account] + (device.map { ["--device", $0] } ?? []),
                                         environment: environment(of: account))
@@ -407,6 +411,34 @@ final class App: @unchecked Sendable {
         let json = try JSONSerialization.jsonObject(with: Data(try app.ok("notices", "--json", as: "heather").utf8)) as? [[String: Any]]
         #expect(json?.map { $0["text"] as? String } == ["your permission on \"Trip\" is now read-only"])
         #expect(json?.first?["kind"] as? String == "permission" && json?.first?["by"] as? String == "jermaine")
+    }
+}
+
+/// A notebook shared as a whole: its participants' permission is changed by naming the notebook (one with no post
+/// yet too), or through a post in it, said as the notebook's; bad input is refused in one line, changing nothing.
+@Suite struct NotebookPermissionTests {
+    @Test func aNotebooksPermissionIsSetByNameOrThroughAPostInIt() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new-notebook", "Trip", as: "jermaine")
+        let url = try app.ok("share", "--notebook", "Trip", "--invite", "heather", "--read-write", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        #expect(try app.ok("set-permission", "--notebook", "Trip", "heather@example.com", "read-only", as: "jermaine")
+                == "heather@example.com is now read-only in notebook Trip\n")
+        #expect(try app.ok("notices", as: "heather").contains("your permission on notebook Trip is now read-only"))
+        _ = try app.ok("new", "Plan", "--notebook", "Trip", as: "jermaine")
+        #expect(try app.ok("set-permission", "Plan", "heather@example.com", "read-write", as: "jermaine")
+                == "heather@example.com is now read-write in notebook Trip, which \"Plan\" is shared as part of\n")
+
+        for (arguments, says) in [(["--notebook", "Trip", "mary@example.com", "read-only"], "mary@example.com does not take part in notebook Trip"),
+                                  (["--notebook", "Notes", "heather@example.com", "read-only"], "notebook Notes is not shared as a whole"),
+                                  (["Plan", "--notebook", "Trip", "heather@example.com", "read-only"], "say where")] {
+            let refused = try app.run(["set-permission"] + arguments, as: "jermaine")
+            #expect(refused.isOneLineRefusal && refused.stderr.contains(says), "\(arguments): \(refused.stderr)")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(try app.ok("notices", "--json", as: "heather").utf8)) as? [[String: Any]]
+        #expect(json?.compactMap { $0["text"] as? String }.first == "your permission on notebook Trip is now read-write")
     }
 }
 

@@ -115,7 +115,15 @@ public struct PostSharing: Sendable {
 
     public func setPermission(_ permission: SharePermission, email: String, on post: Post) throws {
         let share = try currentShare(of: post)
-        try database(post).setPermission(permission, for: try participantID(email: email, in: share, post: post), on: share.id)
+        try database(post).setPermission(permission, for: try participantID(email: email, in: share, subject: "\"\(post.title)\""), on: share.id)
+    }
+
+    /// Changes a participant's permission on a notebook of this account's shared as a whole (one with no post yet too).
+    public func setPermission(_ permission: SharePermission, email: String, on book: Notebook) throws {
+        guard book.scope == .private else { throw StoreError.invalid("only the owner of notebook \(book.title) changes who may do what in it") }
+        guard let share = try zoneShare(of: book) else { throw StoreError.invalid("notebook \(book.title) is not shared as a whole") }
+        let id = try participantID(email: email, in: share, subject: "notebook \(book.title)")
+        try cloud.database(.private, as: account).setPermission(permission, for: id, on: share.id)
     }
 
     /// What anyone holding the share's URL gets (none, read-only, read-write).
@@ -262,10 +270,15 @@ public struct PostSharing: Sendable {
     }
 
     private func participantID(email: String, in share: Share, post: Post) throws -> String {
+        try participantID(email: email, in: share, subject: "\"\(post.title)\"")
+    }
+
+    /// `subject`: the share as the refusal names it.
+    private func participantID(email: String, in share: Share, subject: String) throws -> String {
         let match = share.currentParticipants.first {
             $0.email?.lowercased() == email.lowercased() || $0.name?.lowercased() == email.lowercased()
         }
-        guard let id = match?.userRecordID else { throw StoreError.invalid("\(email) does not take part in \"\(post.title)\"") }
+        guard let id = match?.userRecordID else { throw StoreError.invalid("\(email) does not take part in \(subject)") }
         return id
     }
 }

@@ -124,19 +124,43 @@ struct RemovePostParticipant: ParsableCommand {
 }
 
 struct SetPostPermission: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "set-permission", abstract: "Change what a participant may do with a post.")
+    static let configuration = CommandConfiguration(
+        commandName: "set-permission", abstract: "Change what a participant may do with a post, or with a notebook shared as a whole.")
 
     @OptionGroup var device: DeviceOptions
-    @Argument(help: "The post.") var post: String
-    @Argument(help: "The participant's email.") var email: String
-    @Argument(help: "read-only or read-write.") var permission: SharePermission
+    @Argument(help: ArgumentHelp("The post, the participant's email, and read-only or read-write (with --notebook, no post).",
+                                 valueName: "POST EMAIL PERMISSION")) var words: [String] = []
+    @Option(help: "A notebook of yours shared as a whole (also one with no post yet).") var notebook: String?
+
+    private var post: String? { notebook == nil ? words.first : nil }
+    private var email: String { words[words.count - 2] }
+    private var permission: SharePermission { SharePermission(argument: words[words.count - 1])! }  // validated
+
+    func validate() throws {
+        guard words.count == (notebook == nil ? 3 : 2) else {
+            throw ValidationError("say where: POST EMAIL PERMISSION, or --notebook NAME EMAIL PERMISSION")
+        }
+        guard SharePermission(argument: words[words.count - 1]) != nil else {
+            throw ValidationError("'\(words[words.count - 1])' is not a permission: read-only or read-write")
+        }
+    }
 
     func run() throws {
         let session = try device.open(syncFirst: true)
-        let found = try session.store.post(post)
+        if let notebook {
+            let book = try session.store.notebook(named: notebook)
+            try session.postSharing.setPermission(permission, email: email, on: book)
+            session.sync()
+            return Output.line("\(email) is now \(permission.text) in notebook \(book.title)")  // (one of this account's)
+        }
+        let found = try session.store.post(post!)
+        // A post shared as part of its notebook: the permission is the whole notebook's, and is said so.
+        let whole = try session.store.share(for: found)?.isZoneWide == true
         try session.postSharing.setPermission(permission, email: email, on: found)
         session.sync()
-        Output.line("\(email) is now \(permission.text) on \"\(found.title)\"")
+        let notebook = try session.store.notebooks().first { $0.zone == found.zone }?.title ?? found.zone.name
+        Output.line(whole ? "\(email) is now \(permission.text) in notebook \(notebook), which \"\(found.title)\" is shared as part of"
+                          : "\(email) is now \(permission.text) on \"\(found.title)\"")
     }
 }
 
