@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 @testable import Notes
-import Sync
+@testable import Sync
 import Testing
 import TestSupport
 
@@ -312,5 +312,37 @@ import TestSupport
         let told = d.b.takeNews().refusals.map(\.description)
         #expect(told.count == 1 && told.first?.contains("moved to notebook Travel") == true, "\(told)")
         #expect(d.a.takeNews().refusals.isEmpty, "its own move's original: done")
+    }
+}
+
+extension DeleteMeetsMoveTests {
+    /// A comment's save refused with its post's record (the post moved meanwhile, the cloud answers with where it is):
+    /// nothing here merged that record, so the post's last known version stays the one this device merges from.
+    /// Remembered, the next merge of the post took the words it brought for seen here, and dropped them (app seed 100936).
+    @Test func aCommentRefusedWithItsPostLeavesThePostsLastKnownVersionAlone() throws {
+        let d = try TwoDevices()
+        let id = RecordID(name: "p1", zone: d.notes.zone)
+        try d.write(d.a, Post(id: "p1", zone: d.notes.zone, title: "Plan", content: "day one"))
+        try d.a.syncNow()
+        let known = try #require(try d.a.store.record(for: id, in: .private))
+        try d.b.syncNow()
+        var edited = try d.b.store.post("p1")
+        let base = edited.fields
+        edited.content += "\nby the lake"
+        _ = try d.b.store.saveEdit(edited, from: base, by: Editor(account: d.heather, device: "b"), now: Date())
+        try d.b.syncNow()
+        let newer = try d.test.cloud.database(.private, as: d.heather).record(id)
+        #expect(newer.changeTag != known.changeTag)
+
+        // a moves the post, not having heard of b's edit: the original's deletion waits with the copy.
+        let work = try d.a.store.createNotebook("Work", owner: d.heather.id)
+        _ = try d.a.store.move(try d.a.store.post("p1"), to: work, by: d.heather.id, now: d.test.clock.now())
+        var comment = Record(type: Comment.recordType, id: RecordID(name: "c1", zone: work.zone))
+        comment["text"] = .string("count me in")
+        _ = try d.a.store.applySent(.private, SentRecordZoneChanges(failedRecordSaves: [(comment, CloudError.serverRecordChanged(server: newer))]))
+        let lastKnown = try d.a.store.knownChangeTags([id], in: .private)[id]
+        #expect(lastKnown == known.changeTag, "the post's record is not this comment's news: \(lastKnown ?? "-"), \(known.changeTag ?? "-"), \(newer.changeTag ?? "-")")
+        try d.a.syncNow()
+        #expect(try d.a.store.post("p1").content == "day one\nby the lake" && d.a.store.post("p1").zone == work.zone)
     }
 }

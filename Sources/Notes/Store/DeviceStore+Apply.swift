@@ -199,6 +199,11 @@ extension DeviceStore {
                             try Self.upsert(db, comment)
                             again.append(.saveRecord(id))
                         }
+                    } else if server.id != id {
+                        // Another record than the one refused (a comment's post, moved meanwhile), which nothing here
+                        // merged: remembered as known, a later merge of the post from it would take its words for
+                        // seen here, and drop them (app seed 100936).
+                        continue
                     }
                     try Self.remember(db, scope, server)
                 case .zoneNotFound(let zone) where scope == .private:
