@@ -323,15 +323,7 @@ import TestSupport
         deleteSelf.setParent("p1")
         _ = try f.shared(f.heather).save(deleteSelf)
 
-        var copy = Record.make("p1", in: trips, ["title": "Sharing demo is great"])
-        copy.restoreSystemFields(seen.system)
-        copy.movedFrom = seen.id
-        var comment = Record.make("c1", in: trips, type: "Comment", ["text": "nice"])
-        comment.setParent("p1")
-        comment.restoreSystemFields(f.comment.system)
-        comment.movedFrom = f.comment.id
-        let result = try f.owner.modifyRecords(saving: [copy, comment], deleting: [seen.id, f.comment.id])
-        #expect(throws: Never.self) { try result.saveResults[copy.id]!.get() }
+        let copy = try Self.moveThePost(f, as: seen, to: trips)
 
         for (name, text) in [("c2", "count me in"), ("c4", "me too")] {
             let carried = try f.owner.record(RecordID(name: name, zone: trips))
@@ -346,6 +338,21 @@ import TestSupport
         late.setParent("p1")
         let moved = try f.owner.record(copy.id)
         #expect(throws: CloudError.serverRecordChanged(server: moved)) { try f.owner.save(late) }
+    }
+
+    /// The owner's device moves p1 (as it last fetched it, `seen`) and its comment c1 into `trips`, as the app sends a
+    /// move: copies naming their originals' versions, the originals' deletions beside them. Returns the post's copy.
+    private static func moveThePost(_ f: SharingFixture, as seen: Record, to trips: ZoneID) throws -> Record {
+        var copy = Record.make("p1", in: trips, ["title": "Sharing demo is great"])
+        copy.restoreSystemFields(seen.system)
+        copy.movedFrom = seen.id
+        var comment = Record.make("c1", in: trips, type: "Comment", ["text": "nice"])
+        comment.setParent("p1")
+        comment.restoreSystemFields(f.comment.system)
+        comment.movedFrom = f.comment.id
+        let result = try f.owner.modifyRecords(saving: [copy, comment], deleting: [seen.id, f.comment.id])
+        #expect(throws: Never.self) { try result.saveResults[copy.id]!.get() }
+        return copy
     }
 
     /// A record with encrypted fields below a moving original (a post heather planted below p1, its location sealed
@@ -367,15 +374,7 @@ import TestSupport
         plain.setParent("p1")
         _ = try f.shared(f.heather).save(plain)
 
-        var copy = Record.make("p1", in: trips, ["title": "Sharing demo is great"])
-        copy.restoreSystemFields(seen.system)
-        copy.movedFrom = seen.id
-        var comment = Record.make("c1", in: trips, type: "Comment", ["text": "nice"])
-        comment.setParent("p1")
-        comment.restoreSystemFields(f.comment.system)
-        comment.movedFrom = f.comment.id
-        let result = try f.owner.modifyRecords(saving: [copy, comment], deleting: [seen.id, f.comment.id])
-        #expect(throws: Never.self) { try result.saveResults[copy.id]!.get() }
+        let copy = try Self.moveThePost(f, as: seen, to: trips)
 
         let stayed = try f.owner.record(planted.id)
         #expect(stayed.encrypted("location") == Data("sealed for Notes".utf8) && stayed.parent == "p1")
