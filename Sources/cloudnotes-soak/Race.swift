@@ -68,6 +68,7 @@ struct Race: ParsableCommand {
             for line in failures.prefix(20) { FileHandle.standardError.write(Data("  \(line)\n".utf8)) }
             // The servers' own word on what they charged the account (why it was told to wait, if it was).
             for index in served.indices {
+                // (A log that does not read adds nothing: the failures above are said either way.)
                 let log = (try? String(contentsOf: root.appendingPathComponent("server-\(index).log"), encoding: .utf8)) ?? ""
                 for line in log.split(separator: "\n") where line.contains("\"message\":\"charged\"") {
                     FileHandle.standardError.write(Data("  server \(index): \(line)\n".utf8))
