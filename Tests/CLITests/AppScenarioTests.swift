@@ -433,12 +433,42 @@ final class App: @unchecked Sendable {
 
         for (arguments, says) in [(["--notebook", "Trip", "mary@example.com", "read-only"], "mary@example.com does not take part in notebook Trip"),
                                   (["--notebook", "Notes", "heather@example.com", "read-only"], "notebook Notes is not shared as a whole"),
-                                  (["Plan", "--notebook", "Trip", "heather@example.com", "read-only"], "say where")] {
+                                  (["Plan", "--notebook", "Trip", "heather@example.com", "read-only"], "say where"),
+                                  // "none" would leave heather listed and cut off: taking someone off is its own command.
+                                  (["--notebook", "Trip", "heather@example.com", "none"], "use remove-participant"),
+                                  (["Plan", "heather@example.com", "none"], "use remove-participant")] {
             let refused = try app.run(["set-permission"] + arguments, as: "jermaine")
             #expect(refused.isOneLineRefusal && refused.stderr.contains(says), "\(arguments): \(refused.stderr)")
         }
         let json = try JSONSerialization.jsonObject(with: Data(try app.ok("notices", "--json", as: "heather").utf8)) as? [[String: Any]]
         #expect(json?.compactMap { $0["text"] as? String }.first == "your permission on notebook Trip is now read-write")
+        #expect(try app.ok("list", as: "heather").contains("Plan"))
+    }
+
+    @Test func aNotebookWithNoPostIsLeftByAParticipantTakenOffThenStoppedSharing() throws {
+        let app = App()
+        for name in ["heather", "mary"] { _ = try app.ok("status", as: name) }
+        _ = try app.ok("new-notebook", "Trip", as: "jermaine")
+        let url = try app.ok("share", "--notebook", "Trip", "--invite", "heather", "--invite", "mary", as: "jermaine")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        for name in ["heather", "mary"] { _ = try app.ok("accept", url, as: name) }
+        // (A notebook with no post is seen by listing it: "no posts in notebook Trip", or a refusal once it is gone.)
+        func holdsTrip(_ name: String) throws -> Bool { try app.run("list", "--notebook", "Trip", as: name).status == 0 }
+        #expect(try holdsTrip("mary"))
+
+        #expect(try app.ok("remove-participant", "--notebook", "Trip", "mary@example.com", as: "jermaine")
+                == "removed mary@example.com from notebook Trip\n")
+        #expect(try !holdsTrip("mary") && holdsTrip("heather"))
+        #expect(try app.ok("stop-sharing", "--notebook", "Trip", as: "jermaine") == "stopped sharing notebook Trip\n")
+        #expect(try !holdsTrip("heather") && holdsTrip("jermaine"))
+
+        for (arguments, says) in [(["stop-sharing", "--notebook", "Trip"], "notebook Trip is not shared as a whole"),
+                                  (["remove-participant", "--notebook", "Trip", "heather@example.com"], "not shared as a whole"),
+                                  (["remove-participant", "Trip"], "say where"),
+                                  (["stop-sharing"], "say what to stop sharing")] {
+            let refused = try app.run(arguments, as: "jermaine")
+            #expect(refused.isOneLineRefusal && refused.stderr.contains(says), "\(arguments): \(refused.stderr)")
+        }
     }
 }
 

@@ -113,6 +113,14 @@ public struct PostSharing: Sendable {
         try closeKeys(of: post)
     }
 
+    /// Takes someone off a notebook of this account's shared as a whole (one with no post yet too).
+    public func removeParticipant(email: String, from book: Notebook) throws {
+        let share = try ownZoneShare(of: book, changing: "who takes part in it")
+        let id = try participantID(email: email, in: share, subject: "notebook \(book.title)")
+        try cloud.database(.private, as: account).removeParticipant(id, from: share.id)
+        try closeKeys(of: book.zone)
+    }
+
     public func setPermission(_ permission: SharePermission, email: String, on post: Post) throws {
         let share = try currentShare(of: post)
         try database(post).setPermission(permission, for: try participantID(email: email, in: share, subject: "\"\(post.title)\""), on: share.id)
@@ -120,10 +128,16 @@ public struct PostSharing: Sendable {
 
     /// Changes a participant's permission on a notebook of this account's shared as a whole (one with no post yet too).
     public func setPermission(_ permission: SharePermission, email: String, on book: Notebook) throws {
-        guard book.scope == .private else { throw StoreError.invalid("only the owner of notebook \(book.title) changes who may do what in it") }
-        guard let share = try zoneShare(of: book) else { throw StoreError.invalid("notebook \(book.title) is not shared as a whole") }
+        let share = try ownZoneShare(of: book, changing: "who may do what in it")
         let id = try participantID(email: email, in: share, subject: "notebook \(book.title)")
         try cloud.database(.private, as: account).setPermission(permission, for: id, on: share.id)
+    }
+
+    /// The share of a notebook of this account's shared as a whole, or why there is none to change.
+    private func ownZoneShare(of book: Notebook, changing what: String) throws -> Share {
+        guard book.scope == .private else { throw StoreError.invalid("only the owner of notebook \(book.title) changes \(what)") }
+        guard let share = try zoneShare(of: book) else { throw StoreError.invalid("notebook \(book.title) is not shared as a whole") }
+        return share
     }
 
     /// What anyone holding the share's URL gets (none, read-only, read-write).
@@ -139,6 +153,13 @@ public struct PostSharing: Sendable {
         guard post.scope == .private else { throw StoreError.invalid("only the owner stops sharing; leave it instead") }
         try database(post).deleteShare(try currentShare(of: post).id)
         try closeKeys(of: post)
+    }
+
+    /// The owner ends a notebook's share as a whole (one with no post yet too): every participant loses the notebook.
+    public func stopSharing(notebook book: Notebook) throws {
+        let share = try ownZoneShare(of: book, changing: "who takes part in it")
+        try cloud.database(.private, as: account).deleteShare(share.id)
+        try closeKeys(of: book.zone)
     }
 
     /// A participant leaves: only they lose it.
@@ -216,9 +237,14 @@ public struct PostSharing: Sendable {
     /// from now on opens with a key they held (the next sync's repair would, but its send comes first).
     private func closeKeys(of post: Post) throws {
         guard post.scope == .private else { return }  // an administrator removing someone: the owner's devices rotate
-        // Made to shut out everyone removed from the notebook's shares, as the next repair counts them (see
-        // `DeviceStore.repairKeyGrants`), so it need not make another.
-        try store.rotateKeys(zone: post.zone, excluding: DeviceStore.shutOut(of: try database(post).shares(in: post.zone), owner: account.id))
+        try closeKeys(of: post.zone)
+    }
+
+    /// Made to shut out everyone removed from the notebook's shares, as the next repair counts them (see
+    /// `DeviceStore.repairKeyGrants`), so it need not make another.
+    private func closeKeys(of zone: ZoneID) throws {
+        let shares = try cloud.database(.private, as: account).shares(in: zone)
+        try store.rotateKeys(zone: zone, excluding: DeviceStore.shutOut(of: shares, owner: account.id))
     }
 
     /// Saves a new share with its root (only if the cloud still has the version this device knows, so

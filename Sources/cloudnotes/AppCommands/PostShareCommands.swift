@@ -104,15 +104,29 @@ struct PostParticipants: ParsableCommand {
 }
 
 struct RemovePostParticipant: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "remove-participant", abstract: "Take someone off a post's share.")
+    static let configuration = CommandConfiguration(
+        commandName: "remove-participant", abstract: "Take someone off a post's share, or off a notebook shared as a whole.")
 
     @OptionGroup var device: DeviceOptions
-    @Argument(help: "The post.") var post: String
-    @Argument(help: "The participant's email.") var email: String
+    @Argument(help: ArgumentHelp("The post and the participant's email (with --notebook, the email only).",
+                                 valueName: "POST EMAIL")) var words: [String] = []
+    @Option(help: "A notebook of yours shared as a whole (also one with no post yet).") var notebook: String?
+
+    private var email: String { words[words.count - 1] }
+
+    func validate() throws {
+        guard words.count == (notebook == nil ? 2 : 1) else { throw ValidationError("say where: POST EMAIL, or --notebook NAME EMAIL") }
+    }
 
     func run() throws {
         let session = try device.open(syncFirst: true)
-        let found = try session.store.post(post)
+        if let notebook {
+            let book = try session.store.notebook(named: notebook)
+            try session.postSharing.removeParticipant(email: email, from: book)
+            session.sync()
+            return Output.line("removed \(email) from notebook \(book.title)")  // (one of this account's)
+        }
+        let found = try session.store.post(words[0])
         // A post shared as part of its notebook: the person leaves the whole notebook, and is told so (not the post alone).
         let whole = try session.store.share(for: found)?.isZoneWide == true
         try session.postSharing.removeParticipant(email: email, from: found)
@@ -140,8 +154,11 @@ struct SetPostPermission: ParsableCommand {
         guard words.count == (notebook == nil ? 3 : 2) else {
             throw ValidationError("say where: POST EMAIL PERMISSION, or --notebook NAME EMAIL PERMISSION")
         }
-        guard SharePermission(argument: words[words.count - 1]) != nil else {
-            throw ValidationError("'\(words[words.count - 1])' is not a permission: read-only or read-write")
+        let word = words[words.count - 1]
+        // "none" would cut the person off while they stay listed; taking someone off is its own command, and says so.
+        guard let permission = SharePermission(argument: word), permission != .none else {
+            throw ValidationError(word == "none" ? "to take someone off, use remove-participant"
+                                                 : "'\(word)' is not a permission: read-only or read-write")
         }
     }
 
@@ -165,13 +182,24 @@ struct SetPostPermission: ParsableCommand {
 }
 
 struct StopSharingPost: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stop-sharing", abstract: "Stop sharing a post: every participant loses it.")
+    static let configuration = CommandConfiguration(
+        commandName: "stop-sharing", abstract: "Stop sharing a post, or a notebook shared as a whole: every participant loses it.")
 
     @OptionGroup var device: DeviceOptions
-    @Argument(help: "The post.") var post: String
+    @Argument(help: "The post.") var post: String?
+    @Option(help: "Stop sharing this notebook of yours shared as a whole (also one with no post yet).") var notebook: String?
+
+    func validate() throws {
+        if (post == nil) == (notebook == nil) { throw ValidationError("say what to stop sharing: POST or --notebook NAME") }
+    }
 
     func run() throws {
-        try endShare(of: post, on: device, saying: "stopped sharing") { try $0.stopSharing($1) }
+        if let post { return try endShare(of: post, on: device, saying: "stopped sharing") { try $0.stopSharing($1) } }
+        let session = try device.open(syncFirst: true)
+        let book = try session.store.notebook(named: notebook!)
+        try session.postSharing.stopSharing(notebook: book)
+        session.sync()
+        Output.line("stopped sharing notebook \(book.title)")
     }
 }
 
