@@ -70,8 +70,9 @@ extension LocalDatabase {
         if let movedAway { throw .serverRecordChanged(server: movedAway) }
         // Deleted since its device fetched the version it moves (on another device, or a comment by its author): the
         // move does not bring it back. Refused as an edit of a deleted record is; its device brings it back only
-        // where it changed it since.
-        if deleted, copy.changeTag != nil { throw .unknownItem(source) }
+        // where it changed it since. With its whole zone (no trash left to find it in), refused naming the zone: its
+        // device keeps it where it was moved, as its person asked.
+        if deleted, copy.changeTag != nil { throw fromRow == nil ? .zoneNotFound(from) : .unknownItem(source) }
         if let live = original?.record, live.changeTag != copy.changeTag { throw .serverRecordChanged(server: live) }
         var created = copy
         created.restoreSystemFields(nil)  // the tag was the original's

@@ -55,6 +55,30 @@ import TestSupport
         #expect(try app.run("sync", as: "jermaine", device: "phone").stderr.isEmpty, "said once")
     }
 
+    /// The same with a comment written offline: the post it is on comes back with it (a tryout found the notebook back
+    /// empty, the comment shown nowhere, under a line that named it by its ID and said it was kept).
+    @Test func aNotebookDeletedWhileACommentInItWaitedComesBackWithThePost() throws {
+        let app = App()
+        _ = try app.ok("new-notebook", "Trip", as: "jermaine", device: "laptop")
+        _ = try app.ok("new", "Plan", "--body", "day one", "--notebook", "Trip", as: "jermaine", device: "laptop")
+        _ = try app.ok("sync", as: "jermaine", device: "phone")
+        var offline = app.environment
+        offline["CLOUDNOTES_FAULTS"] = "unreachable"
+        let commented = try CloudNotesBinary.run(["comment", "Plan", "bring boots", "--account", "jermaine", "--device", "phone"],
+                                                environment: offline)
+        #expect(commented.status == 0, "\(commented.stderr)")
+        _ = try app.ok("delete-notebook", "Trip", "--yes", as: "jermaine", device: "laptop")
+
+        let synced = try app.run("sync", as: "jermaine", device: "phone")
+        let said = synced.stderr.split(separator: "\n")
+        #expect(synced.status == 0 && said.count == 1 && said[0].hasPrefix("cloudnotes: kept: comment on \"Plan\" (c")
+                && said[0].contains("notebook Trip is no longer in the cloud"), "\(synced.stderr)")
+        _ = try app.ok("sync", as: "jermaine", device: "laptop")
+        let plan = try app.post("Plan", as: "jermaine", device: "laptop")
+        let comments = plan["comments"] as? [[String: Any]] ?? []
+        #expect(plan["notebook"] as? String == "Trip" && comments.map { $0["text"] as? String } == ["bring boots"], "\(plan)")
+    }
+
     /// `status` says what the sync it made first did not do as asked, in its table as well as on stderr: never "last
     /// error none" alone just after a change was refused (a tryout).
     @Test func statusSaysWhatItsOwnSyncDidNotDoAsAsked() throws {

@@ -124,6 +124,41 @@ extension CloudLossTests {
 }
 
 extension CloudLossTests {
+    /// A comment written here on a post of a notebook another device deleted: the notebook comes back with the post
+    /// and the comment on it (a comment with no post would show nowhere), and that is told once, naming the post.
+    /// Learnt by sending (and the post sent at once: a round that only sends, as the front end's after a keystroke,
+    /// does not wait for a fetch to bring it back) or by fetching first.
+    @Test(arguments: [SyncRound(send: [.private]), SyncRound(fetch: [.private])])
+    func aCommentWaitingInADeletedNotebookComesBackOnItsPost(first: SyncRound) throws {
+        let d = try TwoDevices()
+        let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)
+        try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", content: "sent"))
+        try d.write(d.a, Post(id: "p2", zone: trip.zone, title: "Day two", content: "sent"))
+        try d.a.syncNow()
+        try d.a.store.add(Comment(id: "c1", postID: "p1", zone: trip.zone, scope: .private, text: "bring boots"), by: d.heather.id, now: Date())
+        try d.test.cloud.database(.private, as: d.heather).delete(zone: trip.zone)  // another device deletes the notebook
+
+        try d.a.sync(first)
+        try d.b.syncNow()
+        let arrived = try d.b.store.post("p1")
+        let comments = try d.b.store.comments(on: arrived).map(\.text)
+        #expect(arrived.zone.name == "Trip" && comments == ["bring boots"])
+        try d.a.syncNow()
+        try d.a.syncNow()
+        let told = d.a.takeNews().refusals
+        // (Once per step that finds it, said once: the command line says each record's once.)
+        #expect(Set(told.map(\.id.name)) == ["c1"] && told.allSatisfy { $0.kind == .keptAnotherWay }, "\(told)")
+        #expect(try d.a.store.posts().map(\.id) == ["p1"], "what waited for nothing went with the notebook")
+        #expect(try d.a.store.comments(on: try d.a.store.post("p1")).map(\.text) == ["bring boots"])
+        #expect(try d.a.store.pendingCount() == 0)
+        try d.b.syncNow()
+        let day = try d.b.store.post("p1")
+        #expect(day.content == "sent" && day.zone.name == "Trip")
+        #expect(try d.b.store.comments(on: day).map(\.text) == ["bring boots"])
+    }
+}
+
+extension CloudLossTests {
     /// The device that deleted a notebook hears when it is back (another device had an edit waiting in it): a notice,
     /// not a notebook reappearing silently. Made anew on the device that deleted it, it is no news.
     @Test func theDeviceThatDeletedANotebookHearsItIsBack() throws {

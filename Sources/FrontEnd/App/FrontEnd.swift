@@ -164,7 +164,8 @@ public final class FrontEnd: @unchecked Sendable {
         let report = update.started > 0 ? roundReport(update, arrived: notices.count) : nil
         if let refusal = update.refusals.first {
             // What became of an edit comes first; the notice of why (removed, say) is kept in :notices.
-            flash("\(refusal)" + (said.map { " · \($0)" } ?? ""), refusal.kind == .keptAnotherWay ? .warning : .error, seconds: 8)
+            let what = context.store.spoken(refusal.id) + ": " + (refusal.outcome ?? "\(refusal.error)")
+            flash(what + (said.map { " · \($0)" } ?? ""), refusal.kind == .keptAnotherWay ? .warning : .error, seconds: 8)
         } else if let said {
             flash(said, .warning, seconds: 8)
         } else if let report {

@@ -206,11 +206,29 @@ extension DeviceStore {
                         continue
                     }
                     try Self.remember(db, scope, server)
+                case .zoneNotFound(let zone) where scope == .private && record.movedFrom?.zone == zone:
+                    // The notebook it was moved out of was deleted meanwhile (on another device), and took its trash: the
+                    // move is what its person asked, so the post arrives where they moved it, as new, and they hear so.
+                    try movedOriginalDeleted(db, scope, record, keepingCopy: true)
+                    again.append(.saveRecord(id))
+                    if record.type == Post.recordType {
+                        refusals.append(Refusal(id, error, outcome: "notebook \(zone.name) was deleted elsewhere (or lost by the cloud) while this "
+                                                + "move waited here: the post is kept where you moved it", kind: .keptAnotherWay))
+                    }
                 case .zoneNotFound(let zone) where scope == .private:
-                    refusals.append(Refusal(id, error, outcome: Self.notebookBackNote(zone), kind: .keptAnotherWay))
+                    // (A record sent with nothing of its own waiting, a commented post brought back below, is said
+                    // through its comment's line.)
+                    if try Self.pendingKinds(db, scope, [id])[id] != nil {
+                        refusals.append(Refusal(id, error, outcome: Self.notebookBackNote(zone), kind: .keptAnotherWay))
+                    }
                     try Self.forget(db, scope, id)
                     zones.append(.saveZone(id.zone))
                     again.append(.saveRecord(id))
+                    if let post = try commentedPost(id, db) {
+                        // (Sent again, not marked waiting: a fetch finding the notebook gone would tell it as a change of its own.)
+                        try bringBack(db, scope, post)
+                        again.append(.saveRecord(post))
+                    }
                 case .zoneNotFound(let zone) where scope == .shared:
                     // Access to the zone ended while the edit waited: it is no longer ours to show, but the
                     // words typed into it stay, as a post of this account's own.
@@ -521,18 +539,20 @@ extension DeviceStore {
     /// After the cloud refused a move's copy because its original was deleted meanwhile: the original is forgotten
     /// and its deletion no longer waits. A copy changed here since the version it moves is brought back (as new:
     /// no word typed here is lost); one unchanged goes, as a deletion fetched from the cloud would take it (the
-    /// deleted version stays in the cloud's trash). Returns whether the copy is to be sent again.
-    private func movedOriginalDeleted(_ db: Database, _ scope: DatabaseScope, _ copy: Record) throws -> Bool {
+    /// deleted version stays in the cloud's trash); `keepingCopy`, it is brought back whatever (no trash holds the
+    /// deleted version). Returns whether the copy is to be sent again.
+    @discardableResult
+    private func movedOriginalDeleted(_ db: Database, _ scope: DatabaseScope, _ copy: Record, keepingCopy: Bool = false) throws -> Bool {
         let source = copy.movedFrom!
         let known = try Self.lastKnown(db, scope, source)
         try Self.clearPending(db, scope, [source])
         try Self.forget(db, scope, source)
         let changed: Bool
         if let post = try Self.localPost(db, scope, copy.id) {
-            changed = known.map { !post.fields.sameSynced(as: Post.fields(of: $0)) } ?? true
+            changed = keepingCopy || known.map { !post.fields.sameSynced(as: Post.fields(of: $0)) } ?? true
             if changed { try bringBack(db, scope, copy.id) }
         } else if let comment = try Self.localComment(db, scope, copy.id) {
-            changed = known.map { Comment(record: $0, scope: scope).text != comment.text } ?? true
+            changed = keepingCopy || known.map { Comment(record: $0, scope: scope).text != comment.text } ?? true
         } else {
             return false  // gone here too
         }
@@ -623,6 +643,9 @@ extension DeviceStore {
         let waiting = try String.fetchAll(db, sql: "SELECT name FROM main.pending WHERE zone_name = ? AND zone_owner = ? AND kind = ? ORDER BY name",
                                           arguments: arguments).map { RecordID(name: $0, zone: zone) }
         guard !waiting.isEmpty else { return [] }
+        for post in try waiting.compactMap({ try commentedPost($0, db) }) {
+            try Self.markPending(db, .private, zone: post.zone, name: post.name, kind: .saveRecord)
+        }
         for table in ["posts", "comments"] {
             try db.execute(sql: """
                 DELETE FROM main.\(table) WHERE zone_name = ?1 AND zone_owner = ?2 AND NOT EXISTS (SELECT 1 FROM main.pending q
@@ -634,6 +657,15 @@ extension DeviceStore {
         try db.execute(sql: "UPDATE main.posts SET change_tag = NULL WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
         try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
         return waiting
+    }
+
+    /// The post a comment waiting here is on, when this device holds it and nothing of its own waits: in a notebook the
+    /// cloud no longer holds, it comes back with the comment (a comment with no post shows nowhere).
+    private func commentedPost(_ id: RecordID, _ db: Database) throws -> RecordID? {
+        guard let comment = try Self.localComment(db, .private, id) else { return nil }
+        let post = RecordID(name: comment.postID, zone: id.zone)
+        guard try Self.localPost(db, .private, post) != nil, try Self.pendingKinds(db, .private, [post])[post] == nil else { return nil }
+        return post
     }
 
     /// A post the cloud deleted comes back with the edit waiting here: its location opened while its key is

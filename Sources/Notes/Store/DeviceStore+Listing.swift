@@ -155,6 +155,23 @@ extension DeviceStore {
         }
     }
 
+    /// A record as a person reads it in a line about it: a post by its title, a comment by the post it is on, with its
+    /// ID; its ID alone where this device holds neither (a post it cannot read now, say).
+    public func spoken(_ id: RecordID) -> String {
+        // (Only a name: a store that cannot be read now still lets the line be said, by the ID.)
+        let named = try? read { db -> String? in
+            for scope in [DatabaseScope.private, .shared] {
+                if let post = try Self.localPost(db, scope, id) { return "\"\(post.title)\" (\(id.name))" }
+                if let comment = try Self.localComment(db, scope, id) {
+                    let on = try Self.localPost(db, scope, RecordID(name: comment.postID, zone: id.zone)).map { " on \"\($0.title)\"" }
+                    return "comment\(on ?? "") (\(id.name))"
+                }
+            }
+            return nil
+        }
+        return named.flatMap { $0 } ?? id.name
+    }
+
     /// The tags of this device's latest posts (up to `recent` of each store: a list of a million posts is
     /// not read whole to offer tags), most used first (for `f` and `:filter tag:`).
     public func tags(limit: Int = 50, recent: Int = 5000) throws -> [String] {

@@ -221,7 +221,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             try store.reset()
         case .fetchedDatabaseChanges(let modifications, let deletions):
             if scope == .shared { try noteEndedShares(deletions.map(\.zone)) }
-            tell(try store.dropZones(scope, deletions.map(\.zone)), because: { .zoneNotFound($0.zone) })
+            try drop(scope, deletions.map(\.zone), because: { .zoneNotFound($0.zone) })
             try store.noteNotebooks(scope, modifications)
         case .fetchedRecordZoneChanges(let modifications, let deletions):
             lock.withLock { for r in modifications { arrived[r.id.zone]?.insert(r.id.name) } }
@@ -240,7 +240,7 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
             if let error = error as? CloudError, error == .zoneNotFound(zone) || (scope == .shared && error.code == "permissionFailure") {
                 // Access to the zone ended, or (private) it was deleted.
                 if scope == .shared { try noteEndedShares([zone]) }
-                tell(try store.dropZones(scope, [zone]), because: { _ in error })
+                try drop(scope, [zone], because: { _ in error })
             } else if error == nil, let seen {
                 try store.prune(scope, zone: zone, keeping: seen)
             }
@@ -335,6 +335,15 @@ extension NotesSync {
     private func tellRescued(_ ids: [RecordID], because error: (RecordID) -> CloudError, outcome: String = DeviceStore.rescuedNote) {
         guard !ids.isEmpty else { return }
         lock.withLock { refusals += ids.map { Refusal($0, error($0), outcome: outcome) } }
+    }
+
+    /// Drops notebooks gone from the cloud and tells what that did with what waited in them. What comes back for it
+    /// (the notebook, a commented post) goes to the engine at once: this round's send makes the notebook before its
+    /// records, instead of meeting the notebook's absence again.
+    private func drop(_ scope: DatabaseScope, _ zones: [ZoneID], because error: (RecordID) -> CloudError) throws {
+        let dropped = try store.dropZones(scope, zones)
+        tell(dropped, because: error)
+        if !dropped.broughtBack.isEmpty { try loadPending() }
     }
 
     /// What notebooks gone from the cloud took with them: shared ones' waiting edits kept as posts of this account's

@@ -321,18 +321,14 @@ struct DeviceSession {
     /// How `sync()` begins a note about a change the cloud refused.
     static let refusedPrefix = "refused by the cloud: "
 
-    /// One line about a refused change, naming the post by its title where this device holds it.
+    /// One line about a refused change, naming the post (or the post a comment is on) by its title where this device holds it.
     private func said(_ refusal: Refusal) -> String {
-        let post = [DatabaseScope.private, .shared].lazy.compactMap { scope in
-            // (Only for its name: a post this device cannot read now is named by its ID.)
-            try? self.store.post(id: refusal.id.name, zone: refusal.id.zone, scope: scope)
-        }.first
         let prefix = switch refusal.kind {
         case .refusedByCloud: Self.refusedPrefix
         case .undoneHere: "not done: "
         case .keptAnotherWay: "kept: "
         }
-        return prefix + (post.map { "\"\($0.title)\" (\(refusal.id.name))" } ?? refusal.id.name) + ": " + (refusal.outcome ?? "\(refusal.error)")
+        return prefix + store.spoken(refusal.id) + ": " + (refusal.outcome ?? "\(refusal.error)")
     }
 
     /// Rebuilds a cloud that lost this device's data from it (`NotesSync.reupload`); needs the device's lock.
