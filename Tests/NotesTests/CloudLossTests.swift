@@ -189,6 +189,28 @@ extension CloudLossTests {
         try d.b.syncNow()
         #expect(try d.b.store.notices().filter { $0.kind == .notebookBack }.count == 1)
     }
+
+    /// Renamed there, not deleted: the notice says so, and where the rest went (a tryout was told "deleted on this
+    /// device" of a notebook it had renamed, when a post written offline in it brought the old name back).
+    @Test func theDeviceThatRenamedANotebookHearsTheOldNameIsBack() throws {
+        let d = try TwoDevices()
+        let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)
+        try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", content: "sent"))
+        try d.a.syncNow()
+        try d.b.syncNow()
+        try d.write(d.a, Post(id: "p2", zone: trip.zone, title: "Packing", content: "written offline"))
+        _ = try d.b.store.renameNotebook(try #require(try d.b.store.notebooks().first { $0.title == "Trip" }), to: "Journey",
+                                         by: d.heather.id, now: d.test.clock.now())
+        try d.b.syncNow()
+
+        try d.a.syncNow()
+        try d.b.syncNow()
+        #expect(try d.b.store.post("p2").zone.name == "Trip")
+        let said = try d.b.store.notices().filter { $0.kind == .renamedNotebookBack }.map { $0.text(names: { $0 }) }
+        #expect(said.count == 1 && said[0].hasPrefix("notebook Trip, renamed Journey on this device, is back")
+                && said[0].contains("move what is in it to Journey"), "\(said)")
+        #expect(try d.b.store.notices().filter { $0.kind == .notebookBack }.isEmpty)
+    }
 }
 
 extension CloudLossTests {

@@ -8,6 +8,8 @@ public struct Notice: Equatable, Sendable {
         case removed, shareEnded, sharedDeleted, left, accepted, declined, permission
         /// A notebook this device deleted is in the cloud again (its detail: the day it was deleted).
         case notebookBack
+        /// The same, of one this device renamed (its detail: the name it was given).
+        case renamedNotebookBack
     }
 
     /// Its place in the device's list (0 until stored).
@@ -42,6 +44,8 @@ public struct Notice: Equatable, Sendable {
         case .permission: "your permission on \(subject) is now \(detail ?? "changed")"
         case .notebookBack: "\(subject), deleted on this device\(detail.map { " on \($0)" } ?? ""), is back: another device of yours had "
             + "changes waiting in it, or made it anew (delete it again to delete it)"
+        case .renamedNotebookBack: "\(subject), renamed \(detail ?? "") on this device, is back: another device of yours had changes "
+            + "waiting in it, or made it anew (move what is in it to \(detail ?? "the new name"), then delete it)"
         }
     }
 

@@ -180,6 +180,8 @@ extension DeviceStore {
             // The posts' deletions from the old notebook stay pending: sent with their copies, they make moves, which
             // keep the posts' history (the sync sends a zone's deletion after its records).
             try Self.dropNotebook(db, book.zone, keepingDeletions: true)
+            try db.execute(sql: "INSERT OR REPLACE INTO main.renamed_notebooks(zone_name, zone_owner, renamed_to) VALUES (?, ?, ?)",
+                           arguments: [book.zone.name, book.zone.owner, name])
         }
         return renamed
     }
@@ -201,7 +203,11 @@ extension DeviceStore {
         guard book.scope == .private else {
             throw StoreError.invalid("notebook \(book.title) is shared with you by \(names(book.zone.owner)): leave it instead (cloudnotes leave --notebook \"\(label(book))\")")
         }
-        try write(.private) { db in try Self.dropNotebook(db, book.zone) }
+        try write(.private) { db in
+            try Self.dropNotebook(db, book.zone)
+            // (Renamed once, then made again and deleted: deleted is what it was last.)
+            try db.execute(sql: "DELETE FROM main.renamed_notebooks WHERE zone_name = ? AND zone_owner = ?", arguments: [book.zone.name, book.zone.owner])
+        }
     }
 
     /// Forgets a notebook of this account here and marks its zone to be deleted in the cloud; `keepingDeletions`,

@@ -154,10 +154,14 @@ extension DeviceStore {
         try write(scope) { db in
             for zone in zones where !zone.isDefault {
                 if scope == .private, let deleted = try Self.deletedHere(db, zone), try !Self.holdsNotebook(db, zone) {
-                    try addNotices(db, [Notice(at: now, kind: .notebookBack, by: zone.owner, subject: "notebook \(zone.name)",
-                                               detail: deleted.formatted(.iso8601.year().month().day()))])
+                    let renamed = try String.fetchOne(db, sql: "SELECT renamed_to FROM main.renamed_notebooks WHERE zone_name = ? AND zone_owner = ?",
+                                                      arguments: [zone.name, zone.owner])
+                    try addNotices(db, [Notice(at: now, kind: renamed == nil ? .notebookBack : .renamedNotebookBack, by: zone.owner,
+                                               subject: "notebook \(zone.name)", detail: renamed ?? deleted.formatted(.iso8601.year().month().day()))])
                 }
-                try db.execute(sql: "DELETE FROM main.deleted_notebooks WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
+                for table in ["deleted_notebooks", "renamed_notebooks"] {
+                    try db.execute(sql: "DELETE FROM main.\(table) WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
+                }
                 try Self.noteNotebook(db, scope, zone)
             }
         }

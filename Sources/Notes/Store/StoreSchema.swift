@@ -107,6 +107,13 @@ enum StoreSchema {
             zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, deleted_at REAL NOT NULL,
             PRIMARY KEY(zone_name, zone_owner));
         """,
+        // v15: which of those this device renamed, and to what (used in main only): one back from another device is
+        // said as renamed, not as deleted.
+        """
+        CREATE TABLE IF NOT EXISTS SCHEMA.renamed_notebooks(
+            zone_name TEXT NOT NULL, zone_owner TEXT NOT NULL, renamed_to TEXT NOT NULL,
+            PRIMARY KEY(zone_name, zone_owner));
+        """,
     ]
 
     /// Brings one schema ("main" or "shared") up to date inside the caller's transaction.
