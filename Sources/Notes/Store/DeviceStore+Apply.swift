@@ -623,9 +623,19 @@ extension DeviceStore {
         var dropped = DroppedZones(rescued: scope == .shared ? try rescueWaitingEdits(db, inSharedZones: zones) : [])
         for zone in zones {
             if scope == .private {
+                // The posts the cloud held there, as this device knows: a rename moved them all to one place. (Those
+                // known in the cloud, and those waiting for nothing: a commented post sent again, its record forgotten.)
+                let held = try String.fetchAll(db, sql: """
+                    SELECT p.id FROM main.posts p WHERE p.zone_name = ?1 AND p.zone_owner = ?2
+                    AND (EXISTS (SELECT 1 FROM main.server_records r WHERE r.zone_name = ?1 AND r.zone_owner = ?2 AND r.name = p.id)
+                         OR NOT EXISTS (SELECT 1 FROM main.pending q WHERE q.zone_name = ?1 AND q.zone_owner = ?2 AND q.name = p.id))
+                    """, arguments: [zone.name, zone.owner])
                 let waiting = try keepWithWaitingEdits(db, zone)
                 dropped.broughtBack += waiting
-                if !waiting.isEmpty { continue }
+                if !waiting.isEmpty {
+                    dropped.held[zone] = Set(held)
+                    continue
+                }
             }
             for table in ["posts", "comments", "server_records", "pending", "notebooks"] {
                 try db.execute(sql: "DELETE FROM \(Self.schema(scope)).\(table) WHERE zone_name = ? AND zone_owner = ?",
@@ -726,4 +736,7 @@ struct DroppedZones {
     var rescued: [RecordID] = []
     /// Changes waiting in notebooks of this account's, which are brought back for them.
     var broughtBack: [RecordID] = []
+    /// The posts of those notebooks the cloud held, as this device knew: found together in another notebook after the
+    /// fetch, they say the notebook was renamed (`DeviceStore.followRename`).
+    var held: [ZoneID: Set<String>] = [:]
 }

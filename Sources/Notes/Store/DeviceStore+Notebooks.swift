@@ -1,6 +1,7 @@
 import Cloud
 import Foundation
 import GRDB
+import SQLiteDirect
 import Sync
 
 /// Moving posts between notebooks, renaming and deleting notebooks. A notebook is a zone of the cloud, and a
@@ -184,6 +185,61 @@ extension DeviceStore {
                            arguments: [book.zone.name, book.zone.owner, name])
         }
         return renamed
+    }
+
+    /// A notebook of this account's brought back for what waited in it (`dropZones`), all of whose posts the cloud held
+    /// (`held`) have arrived together in one other notebook since, where the cloud also said any posts sent into it
+    /// went (`followedTo`): renamed on another device (its posts moved there, then it went). What waited follows them
+    /// there, moved as a person would, and the old name goes again. Returns the posts moved, as they are now, where they
+    /// went, and comments kept as posts of their own (their post is nowhere here); nil where what was in it did not all
+    /// go to one other notebook.
+    public func followRename(of zone: ZoneID, held: Set<String>, followedTo: Set<ZoneID>)
+        throws -> (posts: [RecordID], to: ZoneID, rescued: [RecordID])? {
+        guard !held.isEmpty || !followedTo.isEmpty, followedTo.allSatisfy({ $0.owner == zone.owner && $0 != zone }) else { return nil }
+        let left = held
+        return try write(.private) { db -> (posts: [RecordID], to: ZoneID, rescued: [RecordID])? in
+            var holders: Set<String> = []
+            var found = 0
+            try inSQLLists(Array(left).sorted(), size: 200, each: "?") { names, list in
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT zone_name FROM main.posts WHERE zone_owner = ? AND zone_name != ? AND id IN (\(list))
+                    """, arguments: [zone.owner, zone.name] + StatementArguments(Array(names))) {
+                    holders.insert(row[0])
+                    found += 1
+                }
+            }
+            holders.formUnion(followedTo.map(\.name))
+            guard found == left.count, holders.count == 1, let name = holders.first,
+                  try Self.holdsNotebook(db, zone) else { return nil }
+            let to = ZoneID(name: name, owner: zone.owner)
+            let now = now()
+            var moved: [RecordID] = []
+            let waiting = try Row.fetchAll(db, sql: "SELECT \(Self.postColumns) FROM main.posts WHERE zone_name = ? AND zone_owner = ? ORDER BY id",
+                                           arguments: [zone.name, zone.owner]).map { try opened(db, Self.post(from: $0, scope: .private)) }
+            for post in waiting {
+                _ = try move(db, post, comments: try Self.comments(db, on: post), to: to, by: zone.owner, on: nil, now: now)
+                moved.append(RecordID(name: post.id, zone: to))
+            }
+            // Comments waiting here on posts that went there already (the cloud told the post's edit where it is):
+            // they go to their post; one whose post is nowhere here is kept as a post of its own.
+            let comments = try String.fetchAll(db, sql: "SELECT id FROM main.comments WHERE zone_name = ? AND zone_owner = ? ORDER BY id",
+                                               arguments: [zone.name, zone.owner]).compactMap { try Self.localComment(db, .private, RecordID(name: $0, zone: zone)) }
+            var orphans: [RecordID] = []
+            for var comment in comments {
+                let id = RecordID(name: comment.id, zone: zone)
+                guard try Self.localPost(db, .private, RecordID(name: comment.postID, zone: to)) != nil else {
+                    orphans.append(id)
+                    continue
+                }
+                try Self.dropHere(db, .private, id)
+                comment.zone = to
+                try Self.upsert(db, comment)
+                try Self.markPending(db, .private, zone: to, name: comment.id, kind: .saveRecord)
+            }
+            let rescued = try rescueComments(db, orphans, from: .private)
+            try Self.dropNotebook(db, zone, keepingDeletions: true)
+            return (moved, to, rescued)
+        }
     }
 
     /// What deleting a notebook takes with it: its posts and the changes to it not yet sent.

@@ -173,7 +173,7 @@ extension DeviceStore {
                             arguments: [zone.name, zone.owner]).map(Date.init(timeIntervalSince1970:))
     }
 
-    private static func holdsNotebook(_ db: Database, _ zone: ZoneID) throws -> Bool {
+    static func holdsNotebook(_ db: Database, _ zone: ZoneID) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM main.notebooks WHERE zone_name = ? AND zone_owner = ?)",
                           arguments: [zone.name, zone.owner]) == true
     }

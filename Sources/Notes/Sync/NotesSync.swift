@@ -22,6 +22,11 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
     /// back may have lost it, and a publish that failed is tried again: without it the owners of the shares
     /// this account joined can grant it no notebook key, and their locations stay sealed to it.
     private var keyPublishedIn: String?
+    /// Notebooks brought back this round for what waited in them, with the posts the cloud held in them (`DroppedZones.held`).
+    private var broughtBackHeld: [ZoneID: Set<String>] = [:]
+    /// Where the cloud said posts of this account's went from each notebook (a save refused naming the post elsewhere,
+    /// which the edit followed) this round: a rename, where the notebook is gone too.
+    private var followedFrom: [ZoneID: Set<ZoneID>] = [:]
 
     public init(store: DeviceStore, cloud: any Cloud, account: any AccountSource, automaticallySync: Bool = false,
                 deviceName: String = "device", log: SyncLog? = nil) throws {
@@ -82,7 +87,10 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
                 if scope == .private { try store.prepareZoneKeys() }
                 try store.mergeUnopenedLocations(scope)
                 if round.send.contains(scope) { try engine(scope).sendChanges() }
-                if round.fetch.contains(scope) { try engine(scope).fetchChanges() }
+                if round.fetch.contains(scope) {
+                    try engine(scope).fetchChanges()
+                    if scope == .private { try followRenames() }
+                }
                 for _ in 0..<3 where !engine(scope).state.pendingRecordZoneChanges.isEmpty {
                     if scope == .private { try store.prepareZoneKeys() }  // a zone the first send created has none yet
                     try store.mergeUnopenedLocations(scope)  // a key the fetch brought opens a location typed over
@@ -259,6 +267,14 @@ public final class NotesSync: SyncEngineDelegate, @unchecked Sendable {
                 let gone = sent.failedRecordSaves.compactMap { _, error -> ZoneID? in if case .zoneNotFound(let zone) = error { zone } else { nil } }
                 try noteEndedShares(Array(Set(gone)))
             }
+            if scope == .private {
+                let followed = sent.failedRecordSaves.compactMap { record, error -> (ZoneID, ZoneID)? in
+                    guard case .serverRecordChanged(let server) = error, server.type == Post.recordType, server.id.zone != record.id.zone
+                    else { return nil }
+                    return (record.id.zone, server.id.zone)
+                }
+                lock.withLock { for (from, to) in followed { followedFrom[from, default: []].insert(to) } }
+            }
             let (records, zones, refused, undone) = try store.applySent(scope, sent)
             lock.withLock { refusals += refused }
             take(undone, engine: engine, because: Self.unreadableChange)
@@ -343,7 +359,28 @@ extension NotesSync {
     private func drop(_ scope: DatabaseScope, _ zones: [ZoneID], because error: (RecordID) -> CloudError) throws {
         let dropped = try store.dropZones(scope, zones)
         tell(dropped, because: error)
+        lock.withLock { broughtBackHeld.merge(dropped.held) { $0.union($1) } }
         if !dropped.broughtBack.isEmpty { try loadPending() }
+    }
+
+    /// After a fetch: a notebook brought back whose other posts arrived together in another notebook was renamed there;
+    /// what waited in it follows them (`DeviceStore.followRename`), and is told so instead of as brought back.
+    private func followRenames() throws {
+        let (candidates, followed) = lock.withLock { () -> ([ZoneID: Set<String>], [ZoneID: Set<ZoneID>]) in
+            defer { (broughtBackHeld, followedFrom) = ([:], [:]) }
+            return (broughtBackHeld, followedFrom)
+        }
+        for (zone, held) in candidates.sorted(by: { $0.key.description < $1.key.description }) {
+            guard let (posts, to, rescued) = try store.followRename(of: zone, held: held, followedTo: followed[zone] ?? []) else { continue }
+            let note = "notebook \(zone.name) is no longer in the cloud, and what was in it is in \(to.name) now (renamed, or moved there, "
+                + "on another device): this waited here, and is there too"
+            lock.withLock {
+                refusals.removeAll { $0.id.zone == zone && $0.kind == .keptAnotherWay }
+                refusals += posts.map { Refusal($0, .zoneNotFound(zone), outcome: note, kind: .keptAnotherWay) }
+            }
+            tellRescued(rescued, because: { _ in .zoneNotFound(zone) }, outcome: DeviceStore.keptCommentNote)
+            try loadPending()
+        }
     }
 
     /// What notebooks gone from the cloud took with them: shared ones' waiting edits kept as posts of this account's
