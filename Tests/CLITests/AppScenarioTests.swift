@@ -436,7 +436,8 @@ final class App: @unchecked Sendable {
                                   (["Plan", "--notebook", "Trip", "heather@example.com", "read-only"], "say where"),
                                   // "none" would leave heather listed and cut off: taking someone off is its own command.
                                   (["--notebook", "Trip", "heather@example.com", "none"], "use remove-participant"),
-                                  (["Plan", "heather@example.com", "none"], "use remove-participant")] {
+                                  (["Plan", "heather@example.com", "none"], "use remove-participant"),
+                                  (["Plan", "jermaine@example.com", "read-only"], "jermaine@example.com owns \"Plan\": the owner always")] {
             let refused = try app.run(["set-permission"] + arguments, as: "jermaine")
             #expect(refused.isOneLineRefusal && refused.stderr.contains(says), "\(arguments): \(refused.stderr)")
         }
@@ -459,6 +460,8 @@ final class App: @unchecked Sendable {
         #expect(try app.ok("remove-participant", "--notebook", "Trip", "mary@example.com", as: "jermaine")
                 == "removed mary@example.com from notebook Trip\n")
         #expect(try !holdsTrip("mary") && holdsTrip("heather"))
+        let owner = try app.run("remove-participant", "--notebook", "Trip", "jermaine@example.com", as: "jermaine")
+        #expect(owner.isOneLineRefusal && owner.stderr.contains("jermaine@example.com owns notebook Trip"), "\(owner.stderr)")
         #expect(try app.ok("stop-sharing", "--notebook", "Trip", as: "jermaine") == "stopped sharing notebook Trip\n")
         #expect(try !holdsTrip("heather") && holdsTrip("jermaine"))
 

@@ -56,6 +56,14 @@ import TestSupport
                 + "(heather's other devices here: heather, laptop)\n", "\(typo.stderr)")
         let again = try CloudNotesBinary.run(["list", "--account", "heather", "--device", "lpatop"], environment: app.environment)
         #expect(again.status == 0 && again.stderr.isEmpty, "said once: \(again.stderr)")
+        // Differing only in case or spaces: a slip, refused, naming the one meant; no device is made.
+        for slip in ["LAPTOP", "laptop "] {
+            let refused = try CloudNotesBinary.run(["new", "x", "--account", "heather", "--device", slip], environment: app.environment)
+            #expect(refused.isOneLineRefusal && refused.stderr.contains("did you mean laptop?"), "\(slip): \(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: app.directory.url.appendingPathComponent("data/devices/\(slip)").path))
+        }
+        #expect(try CloudNotesBinary.run(["sign-in", "heather", "--device", "LAPTOP"], environment: app.environment).status == 0,
+                "made on purpose, it is made")
     }
 
     @Test func signInMakesTheAccountOnItsDefaultDeviceAndAFailedOneChangesNothing() throws {

@@ -304,7 +304,11 @@ public struct PostSharing: Sendable {
         let match = share.currentParticipants.first {
             $0.email?.lowercased() == email.lowercased() || $0.name?.lowercased() == email.lowercased()
         }
-        guard let id = match?.userRecordID else { throw StoreError.invalid("\(email) does not take part in \(subject)") }
+        guard let match, let id = match.userRecordID else { throw StoreError.invalid("\(email) does not take part in \(subject)") }
+        // (The cloud refuses it too, as an account that takes no part: the person is told what they asked of whom.)
+        guard match.role != .owner else {
+            throw StoreError.invalid("\(email) owns \(subject): the owner always reads and writes it, and cannot be taken off")
+        }
         return id
     }
 }

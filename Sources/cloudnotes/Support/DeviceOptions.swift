@@ -113,6 +113,11 @@ struct DeviceOptions: ParsableArguments {
             throw CLIError(message: "device \(deviceName) is signed into \(other); to switch: cloudnotes sign-in \(name) --device \(deviceName)")
         }
         let existed = FileManager.default.fileExists(atPath: directory.path)
+        // A name that differs from one of the account's devices only in case or spaces is a slip, not a new device.
+        if !existed, !signingIn, let meant = otherDevices().first(where: { Self.sameDevice($0, deviceName) }) {
+            throw CLIError(message: "there is no device '\(deviceName)' of \(name)'s here: did you mean \(meant)? (to make one on purpose: "
+                           + "cloudnotes sign-in \(name) --device '\(deviceName)')")
+        }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
             let session = try open(directory, signedIn: signedIn, creatingAccount: creatingAccount, creatingCloud: creatingCloud)
@@ -129,14 +134,23 @@ struct DeviceOptions: ParsableArguments {
     /// A device made by a command other than `sign-in` (a misspelt --device, say) beside others of the account:
     /// said, so nobody takes a fresh copy for the one they meant, nor wonders where what they write now went.
     private func noteNewDevice() {
-        let devices = dataDirectory.appendingPathComponent("devices")
-        // (Unreadable entries are no devices of this account's: the note names those it can read.)
-        let others = ((try? FileManager.default.contentsOfDirectory(atPath: devices.path)) ?? []).sorted().filter { other in
-            other != deviceName && (try? Self.signedIn(devices.appendingPathComponent(other))) == accountName
-        }
+        let others = otherDevices()
         guard !others.isEmpty else { return }
         Output.note("device \(deviceName) is new: a copy of \(accountName)'s notes of its own (\(accountName)'s other devices here: "
                     + "\(others.joined(separator: ", ")))")
+    }
+
+    /// The account's other devices on this machine, by name.
+    private func otherDevices() -> [String] {
+        let devices = dataDirectory.appendingPathComponent("devices")
+        // (Unreadable entries are no devices of this account's: those it can read are named.)
+        return ((try? FileManager.default.contentsOfDirectory(atPath: devices.path)) ?? []).sorted().filter { other in
+            other != deviceName && (try? Self.signedIn(devices.appendingPathComponent(other))) == accountName
+        }
+    }
+
+    private static func sameDevice(_ a: String, _ b: String) -> Bool {
+        a.trimmingCharacters(in: .whitespaces).lowercased() == b.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     private func open(_ directory: URL, signedIn: String?, creatingAccount: Bool, creatingCloud: Bool) throws -> DeviceSession {
