@@ -30,7 +30,13 @@ import TestSupport
         let imported = try app.ok("import", out.appendingPathComponent("phở-in-hà-nội.md").path, out.appendingPathComponent("groceries.md").path,
                                   as: "heather")
         #expect(imported.contains("\"Phở in Hà Nội\" in Trip") && imported.contains("\"Groceries\" in Notes"))
-        #expect(imported.contains("1 comment in the files not imported: a comment is its author's words"), "\(imported)")
+        #expect(imported.contains("1 comment by others in the files not imported: a comment is its author's words"), "\(imported)")
+        // Imported by its author, a comment comes back on the new post, from when it was written.
+        let again = try app.ok("import", out.appendingPathComponent("groceries.md").path, "--notebook", "Again", as: "jermaine")
+        #expect(again.contains("\"Groceries\" in Again, with 1 comment of yours") && !again.contains("not imported"), "\(again)")
+        let id = try #require(again.split(separator: " ").dropFirst().first.map(String.init))
+        let comments = try app.post(id, as: "jermaine")["comments"] as? [[String: Any]] ?? []
+        #expect(comments.map { $0["text"] as? String } == ["and \"oat\" milk\nplease"], "\(comments)")
         let post = try app.post("Phở in Hà Nội", as: "heather")
         #expect(post["content"] as? String == "breakfast\nthen coffee" && post["tags"] as? [String] == ["food", "vn"])
         #expect(post["location"] as? String == "Hoàn Kiếm" && post["notebook"] as? String == "Trip")

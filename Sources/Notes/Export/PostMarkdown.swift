@@ -231,7 +231,7 @@ public enum MarkdownError: Error, Equatable, CustomStringConvertible {
         case .unclosedFrontMatter: "its front matter has no closing --- line"
         case .badLine(let line): "its front matter has a line that is not \"name: value\": \(line.prefix(60))"
         case .badValue(let key):
-            "its \(key) is not " + (key == "comments" ? "a list of {\"author\", \"date\", \"text\"} objects"
+            "its \(key) line is not " + (key == "comments" ? "a list of {\"author\", \"date\", \"text\"} objects"
                                    : key == "tags" || key == "authors" ? "a list of quoted strings" : "one quoted string")
         case .noTitle: "it has no title"
         case .notADirectory(let path): "\(path) is a file, not a directory"

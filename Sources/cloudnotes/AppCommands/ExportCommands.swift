@@ -86,10 +86,24 @@ struct ImportPosts: ParsableCommand {
         for (post, path) in zip(posts, files) {
             do { try DeviceStore.requireFits(post) } catch { throw CLIError(message: "\(path): \(error); nothing was imported") }
         }
-        try session.store.save(posts, by: session.account.id, now: Date(), creating: made)  // all of them and their notebooks, or none
-        for (post, title) in zip(posts, titles) { Output.line("created \(post.id) \"\(post.title)\" in \(title)") }
-        let comments = read.reduce(0) { $0 + $1.comments.count }
-        if comments > 0 { Output.line("\(comments.counting("comment")) in the files not imported: a comment is its author's words") }
+        let now = Date()
+        try session.store.save(posts, by: session.account.id, now: now, creating: made)  // all of them and their notebooks, or none
+        // The importer's own comments come back on the post, from when they were written; another's are their words.
+        var others = 0
+        for ((post, title), markdown) in zip(zip(posts, titles), read) {
+            let mine = markdown.comments.filter { $0.author == session.account.name }
+            others += markdown.comments.count - mine.count
+            for remark in mine {
+                let comment = Comment(id: "c" + SystemRandom().hex(bytes: 6), postID: post.id, zone: post.zone, scope: .private, text: remark.text)
+                do {
+                    try session.store.add(comment, by: session.account.id, now: remark.date ?? now)
+                } catch {
+                    throw CLIError(message: "\(post.title) was imported, but not its comment \"\(remark.text.prefix(40))\": \(error)")
+                }
+            }
+            Output.line("created \(post.id) \"\(post.title)\" in \(title)" + (mine.isEmpty ? "" : ", with \(mine.count.counting("comment")) of yours"))
+        }
+        if others > 0 { Output.line("\(others.counting("comment")) by others in the files not imported: a comment is its author's words") }
         if let note = session.sync() { Output.line(note) }
     }
 }
