@@ -121,6 +121,8 @@ public final class AppSimulation {
             (intruder == nil ? 0 : 3, "intrude"), (intruder == nil ? 0 : 0.5, "evict"),
             (15 * harsh, "secondProcess"), (10 * harsh, "brokenStore"),
             (3 * harsh, "snapshotCloud"), (0.5 * harsh, "emptyCloud"), (0.5 * harsh, "restoreCloud"),
+            // (Last, and weighing nothing when off: the draw of every other step stays as it was.)
+            (options.notebookChurn ? 0.7 : 0, "renameNotebook"), (options.notebookChurn ? 0.3 : 0, "deleteNotebook"),
         ]
         var draw = random.unit() * choices.map(\.0).reduce(0, +)
         var action = choices.last!.1
@@ -150,13 +152,8 @@ public final class AppSimulation {
         case "look": try look(on: device, step: step)
         case "delete":
             guard let post = pick(try device.store.posts().filter { $0.scope == .private }) else { return }
-            deletedPosts.insert(post.recordID)
+            markDeleted(post.recordID)
             log?.note("deleted \(post.recordID)")
-            // Where it was before a move too: the words typed there went with it.
-            var gone = [post.recordID]
-            while let target = gone.popLast() {
-                for (source, next) in movedTo where next == target && deletedPosts.insert(source).inserted { gone.append(source) }
-            }
             try device.store.delete(post)
         case "comment":
             guard let post = pick(try writable(device)) else { return }
@@ -164,6 +161,7 @@ public final class AppSimulation {
                                  by: device.account.id, now: now)
         case "notebook":
             _ = try device.store.createNotebook("Work", owner: device.account.id)
+        case "renameNotebook", "deleteNotebook": try churn(action, on: device, step: step, now: now)
         case "move":
             // Into another of the person's notebooks; its words go with it (and stay in a stale copy another device
             // edits, which brings the post back where it was).

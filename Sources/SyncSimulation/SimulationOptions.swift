@@ -10,14 +10,19 @@ public struct SimulationOptions: Sendable, Equatable {
     public var faultRate = 0.2
     /// Whether the app simulation has its intruder (eve, who goes for the keys).
     public var intruder = true
+    /// Whether the app simulation's people also rename and delete notebooks. (Off, a seed replays as it did before
+    /// this was added: the steps' draw is unchanged.)
+    public var notebookChurn = false
 
-    public init(seed: UInt64 = 1, devices: Int = 4, accounts: Int = 2, steps: Int = 2_000, faultRate: Double = 0.2, intruder: Bool = true) {
+    public init(seed: UInt64 = 1, devices: Int = 4, accounts: Int = 2, steps: Int = 2_000, faultRate: Double = 0.2, intruder: Bool = true,
+                notebookChurn: Bool = false) {
         self.seed = seed
         self.devices = devices
         self.accounts = accounts
         self.steps = steps
         self.faultRate = faultRate
         self.intruder = intruder
+        self.notebookChurn = notebookChurn
     }
 }
 

@@ -21,6 +21,7 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Simulate the app itself (posts, notebooks, comments, shares over real device stores).") var app = false
     @Flag(inversion: .prefixedNo, help: "With --app: eve, a participant who runs no app and goes for the keys with raw requests.")
     var intruder = true
+    @Flag(name: .customLong("notebook-churn"), help: "With --app: people also rename and delete notebooks.") var notebookChurn = false
     @Flag(help: "Keep the cloud's and the devices' files of a seed that fails, and print where.") var keep = false
 
     func validate() throws {
@@ -35,7 +36,7 @@ struct SimulateCommand: ParsableCommand {
         var failed = 0
         for offset in 0..<seeds {
             let options = SimulationOptions(seed: seed + UInt64(offset), devices: devices, accounts: accounts,
-                                            steps: steps, faultRate: faultRate, intruder: intruder)
+                                            steps: steps, faultRate: faultRate, intruder: intruder, notebookChurn: notebookChurn)
             let directory = Self.scratch()
             let report = app ? try AppSimulation(options, directory: directory, log: sink).run()
                 : try Simulation(options, directory: directory, log: sink).run()

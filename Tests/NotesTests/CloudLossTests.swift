@@ -96,10 +96,14 @@ import TestSupport
 extension CloudLossTests {
     /// Whether the device learns of the deletion by sending (the cloud refuses the edit's save) or by fetching first
     /// (the front end hearing a push, say), the notebook comes back with what waits in it, and it is told.
-    @Test(arguments: [false, true]) func aNotebookDeletedElsewhereComesBackWithTheEditsWaitingHere(fetchingFirst: Bool) throws {
-        let d = try TwoDevices()
+    /// Its location is sealed again with a new key the other devices can read (one sealed with the old key, whose record
+    /// went with the notebook, opened nowhere else: app seed 200015 with notebooks renamed and deleted).
+    /// (Learnt by a round that only sends, the notebook is made again before any fetch.)
+    @Test(arguments: [SyncRound(send: [.private]), SyncRound(fetch: [.private])])
+    func aNotebookDeletedElsewhereComesBackWithTheEditsWaitingHere(first: SyncRound) throws {
+        let d = try TwoDevices(keys: true)
         let trip = try d.a.store.createNotebook("Trip", owner: d.heather.id)
-        try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", content: "sent"))
+        try d.write(d.a, Post(id: "p1", zone: trip.zone, title: "Day one", content: "sent", location: "Huế"))
         try d.write(d.a, Post(id: "p2", zone: trip.zone, title: "Day two", content: "sent"))
         try d.a.syncNow()
         var day = try d.a.store.post("p1")
@@ -108,7 +112,7 @@ extension CloudLossTests {
         _ = try d.a.store.saveEdit(day, from: base, by: Editor(account: d.heather, device: "a"), now: Date())
         try d.test.cloud.database(.private, as: d.heather).delete(zone: trip.zone)  // another device deletes the notebook
 
-        if fetchingFirst { try d.a.sync(SyncRound(fetch: [.private])) }
+        try d.a.sync(first)
         try d.a.syncNow()
         try d.a.syncNow()
         // Told, as kept: the edit was made, in the notebook brought back for it.
@@ -119,7 +123,8 @@ extension CloudLossTests {
         #expect(try d.a.store.post("p1").content == "sent\nwritten offline")
         #expect(try d.a.store.pendingCount() == 0)
         try d.b.syncNow()
-        #expect(try d.b.store.post("p1").content == "sent\nwritten offline")
+        let there = try d.b.store.post("p1")
+        #expect(there.content == "sent\nwritten offline" && there.location == "Huế")
     }
 }
 

@@ -221,7 +221,7 @@ extension DeviceStore {
                     if try Self.pendingKinds(db, scope, [id])[id] != nil {
                         refusals.append(Refusal(id, error, outcome: Self.notebookBackNote(zone), kind: .keptAnotherWay))
                     }
-                    try Self.forget(db, scope, id)
+                    try forgetCloudCopy(db, zone)
                     zones.append(.saveZone(id.zone))
                     again.append(.saveRecord(id))
                     if let post = try commentedPost(id, db) {
@@ -662,11 +662,18 @@ extension DeviceStore {
                     WHERE q.zone_name = ?1 AND q.zone_owner = ?2 AND q.name = \(table).id AND q.kind = ?3)
                 """, arguments: arguments)
         }
+        try forgetCloudCopy(db, zone)
+        try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
+        return waiting
+    }
+
+    /// A notebook of this account's the cloud no longer holds, to be made again: what this device knew of its records
+    /// is forgotten, its key records too (sealed with a key whose record went with it, a location would open on no
+    /// other device), and its locations are opened while the key is known, to be sealed again with a new one.
+    private func forgetCloudCopy(_ db: Database, _ zone: ZoneID) throws {
         try openLocations(db, .private, where: "zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
         try db.execute(sql: "DELETE FROM main.server_records WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
         try db.execute(sql: "UPDATE main.posts SET change_tag = NULL WHERE zone_name = ? AND zone_owner = ?", arguments: [zone.name, zone.owner])
-        try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
-        return waiting
     }
 
     /// The post a comment waiting here is on, when this device holds it and nothing of its own waits: in a notebook the
