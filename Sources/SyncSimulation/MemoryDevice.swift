@@ -226,7 +226,11 @@ public final class MemoryDevice: SyncEngineDelegate, @unchecked Sendable {
                 var item = items[scope]![record.id]
                     ?? Item(id: record.id, type: record.type, fields: [:], parent: record.parent, lastKnown: nil)
                 if pending.contains(.deleteRecord(record.id)) {  // deleted here, not yet sent
-                    items[scope]![record.id]?.lastKnown = record
+                    // Held, marked deleted, even where nothing of it is left here: a refused deletion puts the cloud's
+                    // back (sync seed 101038 lost a record so, its deletion refused read-only).
+                    item.lastKnown = record
+                    item.isDeleted = true
+                    items[scope]![record.id] = item
                     continue
                 }
                 if !pending.contains(.saveRecord(record.id)) {
