@@ -412,6 +412,19 @@ final class App: @unchecked Sendable {
         #expect(json?.map { $0["text"] as? String } == ["your permission on \"Trip\" is now read-only"])
         #expect(json?.first?["kind"] as? String == "permission" && json?.first?["by"] as? String == "jermaine")
     }
+
+    /// `sync` says what others did that it heard, once: after its own line, then never again (still listed by `notices`).
+    @Test func syncSaysNewNoticesOnce() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new", "Trip", as: "jermaine")
+        let url = try app.ok("share", "Trip", "--invite", "heather", "--read-write", as: "jermaine").trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("set-permission", "Trip", "heather@example.com", "read-only", as: "jermaine")
+        #expect(try app.ok("sync", as: "heather") == "synced; 0 changes waiting\nnotice: your permission on \"Trip\" is now read-only\n")
+        #expect(try app.ok("sync", as: "heather") == "synced; 0 changes waiting\n", "said once")
+        #expect(try app.ok("notices", as: "heather").contains("your permission on \"Trip\" is now read-only"))
+    }
 }
 
 /// A notebook shared as a whole: its participants' permission is changed by naming the notebook (one with no post

@@ -54,10 +54,20 @@ struct SyncNow: ParsableCommand {
         // A merge this sync made that kept two texts is the person's to settle: said, not left for them to find.
         let new = try session.store.listedPosts(conflicts, offset: 0, limit: Self.conflictsNamed).map(\.post).filter { !before.contains($0.recordID) }
         for post in new { Output.line("conflict in \(post.title.inlineQuoted) (\(post.id)): both texts are kept; cloudnotes resolve \(post.id) --mine|--theirs|--both") }
+        // What others did that touches this account, heard by this sync or an earlier one nobody was shown yet: said
+        // once, here or in the front end (`notices` lists them again).
+        let notices = try session.store.takeUnshownNotices()
+        if !notices.isEmpty {
+            let names = try AccountNames(session.cloud)
+            for notice in notices.prefix(Self.noticesSaid) { Output.line("notice: " + notice.text(names: names.callAsFunction)) }
+            if notices.count > Self.noticesSaid { Output.line("notice: and \(notices.count - Self.noticesSaid) more: cloudnotes notices") }
+        }
     }
 
     /// How many posts with a conflict `sync` looks at, before and after (more are listed by `list --conflicts`).
     static let conflictsNamed = 50
+    /// How many new notices `sync` says, at most (`notices` lists them all).
+    static let noticesSaid = 10
 }
 
 struct Status: ParsableCommand {
