@@ -79,6 +79,29 @@ import TestSupport
         #expect(plan["notebook"] as? String == "Trip" && comments.map { $0["text"] as? String } == ["bring boots"], "\(plan)")
     }
 
+    /// Shared as a whole, it comes back shared with nobody (its share went with it), and that is said too, not left for
+    /// its participants to wonder about (a tryout).
+    @Test func aSharedNotebookBroughtBackSaysItIsSharedWithNobody() throws {
+        let app = App()
+        _ = try app.ok("status", as: "heather")
+        _ = try app.ok("new-notebook", "Trip", as: "jermaine", device: "laptop")
+        _ = try app.ok("new", "Plan", "--body", "day one", "--notebook", "Trip", as: "jermaine", device: "laptop")
+        let url = try app.ok("share", "--notebook", "Trip", "--invite", "heather", as: "jermaine", device: "laptop")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try app.ok("accept", url, as: "heather")
+        _ = try app.ok("sync", as: "jermaine", device: "phone")
+        var offline = app.environment
+        offline["CLOUDNOTES_FAULTS"] = "unreachable"
+        _ = try CloudNotesBinary.run(["edit", "Plan", "--body", "day one, then the lake", "--account", "jermaine", "--device", "phone"],
+                                     environment: offline)
+        _ = try app.ok("delete-notebook", "Trip", "--yes", as: "jermaine", device: "laptop")
+
+        let synced = try app.run("sync", as: "jermaine", device: "phone")
+        #expect(synced.status == 0 && synced.stderr.contains("kept: \"Plan\"")
+                && synced.stderr.contains("it is shared with nobody now: share it again"), "\(synced.stderr)")
+        #expect(!(try app.ok("list", as: "heather")).contains("Plan"))
+    }
+
     /// `status` says what the sync it made first did not do as asked, in its table as well as on stderr: never "last
     /// error none" alone just after a change was refused (a tryout).
     @Test func statusSaysWhatItsOwnSyncDidNotDoAsAsked() throws {

@@ -135,7 +135,7 @@ extension DeviceStore {
         -> (records: [PendingRecordZoneChange], zones: [PendingDatabaseChange], refusals: [Refusal], undone: UndoneMoves) {
         try write(.private, scope) { db in
             var again: [PendingRecordZoneChange] = [], zones: [PendingDatabaseChange] = [], refusals: [Refusal] = []
-            var undone = UndoneMoves(), told = Set<RecordID>()
+            var undone = UndoneMoves(), told = Set<RecordID>(), unshared = Set<ZoneID>()
             var done: [RecordID] = [], copies: [Record] = []
             for record in sent.savedRecords {
                 // Done, unless the post was edited again meanwhile (by another process): then it goes out again,
@@ -218,8 +218,11 @@ extension DeviceStore {
                 case .zoneNotFound(let zone) where scope == .private:
                     // (A record sent with nothing of its own waiting, a commented post brought back below, is said
                     // through its comment's line.)
+                    // (Known shared before the first of its changes forgot what the cloud held: said of each.)
+                    if try Self.heldShares(db, zone) { unshared.insert(zone) }
                     if try Self.pendingKinds(db, scope, [id])[id] != nil {
-                        refusals.append(Refusal(id, error, outcome: Self.notebookBackNote(zone), kind: .keptAnotherWay))
+                        let note = Self.notebookBackNote(zone, wasShared: unshared.contains(zone))
+                        refusals.append(Refusal(id, error, outcome: note, kind: .keptAnotherWay))
                     }
                     try forgetCloudCopy(db, zone)
                     zones.append(.saveZone(id.zone))
@@ -630,8 +633,9 @@ extension DeviceStore {
                     AND (EXISTS (SELECT 1 FROM main.server_records r WHERE r.zone_name = ?1 AND r.zone_owner = ?2 AND r.name = p.id)
                          OR NOT EXISTS (SELECT 1 FROM main.pending q WHERE q.zone_name = ?1 AND q.zone_owner = ?2 AND q.name = p.id))
                     """, arguments: [zone.name, zone.owner])
-                let waiting = try keepWithWaitingEdits(db, zone)
+                let (waiting, wasShared) = try keepWithWaitingEdits(db, zone)
                 dropped.broughtBack += waiting
+                if wasShared { dropped.unshared.insert(zone) }
                 if !waiting.isEmpty {
                     dropped.held[zone] = Set(held)
                     continue
@@ -648,11 +652,11 @@ extension DeviceStore {
     /// A notebook of this account deleted elsewhere while posts or comments here wait to be sent comes back
     /// with them, as new (their words are not lost); what waits for nothing goes. Returns what waits in it (none:
     /// it goes).
-    private func keepWithWaitingEdits(_ db: Database, _ zone: ZoneID) throws -> [RecordID] {
+    private func keepWithWaitingEdits(_ db: Database, _ zone: ZoneID) throws -> (waiting: [RecordID], wasShared: Bool) {
         let arguments: StatementArguments = [zone.name, zone.owner, PendingKind.saveRecord.rawValue]
         let waiting = try String.fetchAll(db, sql: "SELECT name FROM main.pending WHERE zone_name = ? AND zone_owner = ? AND kind = ? ORDER BY name",
                                           arguments: arguments).map { RecordID(name: $0, zone: zone) }
-        guard !waiting.isEmpty else { return [] }
+        guard !waiting.isEmpty else { return ([], false) }
         for post in try waiting.compactMap({ try commentedPost($0, db) }) {
             try Self.markPending(db, .private, zone: post.zone, name: post.name, kind: .saveRecord)
         }
@@ -662,9 +666,17 @@ extension DeviceStore {
                     WHERE q.zone_name = ?1 AND q.zone_owner = ?2 AND q.name = \(table).id AND q.kind = ?3)
                 """, arguments: arguments)
         }
+        let wasShared = try Self.heldShares(db, zone)
         try forgetCloudCopy(db, zone)
         try Self.markPending(db, .private, zone: zone, name: "", kind: .saveZone)
-        return waiting
+        return (waiting, wasShared)
+    }
+
+    /// Whether this device knew the notebook shared, whole or by any of its posts (from the share records it holds).
+    static func heldShares(_ db: Database, _ zone: ZoneID) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT EXISTS(SELECT 1 FROM main.server_records WHERE zone_name = ? AND zone_owner = ? AND (name = ? OR name LIKE 'share-%'))
+            """, arguments: [zone.name, zone.owner, Share.zoneWideRecordName]) == true
     }
 
     /// A notebook of this account's the cloud no longer holds, to be made again: what this device knew of its records
@@ -746,4 +758,6 @@ struct DroppedZones {
     /// The posts of those notebooks the cloud held, as this device knew: found together in another notebook after the
     /// fetch, they say the notebook was renamed (`DeviceStore.followRename`).
     var held: [ZoneID: Set<String>] = [:]
+    /// Those of them that were shared: they come back shared with nobody.
+    var unshared: Set<ZoneID> = []
 }

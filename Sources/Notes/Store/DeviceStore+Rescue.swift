@@ -9,9 +9,11 @@ extension DeviceStore {
     /// Told of what a shared notebook that went away took with it, post or comment.
     static let keptNote = "it is no longer shared with you; what you wrote is kept as a post of your own"
     /// Told of each change that brought back a notebook of this account's the cloud no longer holds.
-    static func notebookBackNote(_ zone: ZoneID) -> String {
+    /// `wasShared`: it was shared (whole, or posts of it), and is back shared with nobody.
+    static func notebookBackNote(_ zone: ZoneID, wasShared: Bool = false) -> String {
         "notebook \(zone.name) is no longer in the cloud (deleted on another device, or lost by the cloud) while this change waited "
             + "here: the notebook is back, with what waited in it; delete the notebook again to delete them"
+            + (wasShared ? "; it is shared with nobody now: share it again to let others back in" : "")
     }
     /// Told of a comment that could not go where it was written because its post is gone.
     static let keptCommentNote = "its post was deleted, or is no longer shared with you; your comment is kept as a post of your own"

@@ -388,7 +388,9 @@ extension NotesSync {
     private func tell(_ dropped: DroppedZones, because error: (RecordID) -> CloudError) {
         tellRescued(dropped.rescued, because: error)
         lock.withLock {
-            refusals += dropped.broughtBack.map { Refusal($0, error($0), outcome: DeviceStore.notebookBackNote($0.zone), kind: .keptAnotherWay) }
+            refusals += dropped.broughtBack.map {
+                Refusal($0, error($0), outcome: DeviceStore.notebookBackNote($0.zone, wasShared: dropped.unshared.contains($0.zone)), kind: .keptAnotherWay)
+            }
         }
     }
 }
