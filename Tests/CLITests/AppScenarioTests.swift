@@ -449,7 +449,7 @@ final class App: @unchecked Sendable {
                                   (["Plan", "--notebook", "Trip", "heather@example.com", "read-only"], "say where"),
                                   // "none" would leave heather listed and cut off: taking someone off is its own command.
                                   (["--notebook", "Trip", "heather@example.com", "none"], "use remove-participant"),
-                                  (["Plan", "heather@example.com", "none"], "use remove-participant"),
+                                  (["Plan", "heather@example.com", "NONE"], "use remove-participant"),
                                   (["Plan", "jermaine@example.com", "read-only"], "jermaine@example.com owns \"Plan\": the owner always")] {
             let refused = try app.run(["set-permission"] + arguments, as: "jermaine")
             #expect(refused.isOneLineRefusal && refused.stderr.contains(says), "\(arguments): \(refused.stderr)")

@@ -33,10 +33,20 @@ import TestSupport
         #expect(imported.contains("1 comment by others in the files not imported: a comment is its author's words"), "\(imported)")
         // Imported by its author, a comment comes back on the new post, from when it was written.
         let again = try app.ok("import", out.appendingPathComponent("groceries.md").path, "--notebook", "Again", as: "jermaine")
-        #expect(again.contains("\"Groceries\" in Again, with 1 comment of yours") && !again.contains("not imported"), "\(again)")
+        #expect(again.contains("\"Groceries\" in Again, with 1 comment of yours (dated now)") && !again.contains("not imported"), "\(again)")
         let id = try #require(again.split(separator: " ").dropFirst().first.map(String.init))
         let comments = try app.post(id, as: "jermaine")["comments"] as? [[String: Any]] ?? []
         #expect(comments.map { $0["text"] as? String } == ["and \"oat\" milk\nplease"], "\(comments)")
+        // Several, written by hand (the author in another case): all the importer's, in the file's order.
+        let file = app.directory.url.appendingPathComponent("old.md")
+        try ("---\ntitle: \"Old one\"\ncomments: [{\"author\": \"Jermaine\", \"date\": \"2020-01-05T10:00:00Z\", \"text\": \"first\"}, "
+             + "{\"author\": \"jermaine\", \"text\": \"second\"}, {\"author\": \"jermaine\", \"text\": \"third\"}]\n---\nbody\n")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let old = try app.ok("import", file.path, as: "jermaine")
+        #expect(old.contains("with 3 comments of yours") && !old.contains("not imported"), "\(old)")
+        let oldID = try #require(old.split(separator: " ").dropFirst().first.map(String.init))
+        let texts = (try app.post(oldID, as: "jermaine")["comments"] as? [[String: Any]] ?? []).map { $0["text"] as? String }
+        #expect(texts == ["first", "second", "third"], "\(texts)")
         let post = try app.post("Phở in Hà Nội", as: "heather")
         #expect(post["content"] as? String == "breakfast\nthen coffee" && post["tags"] as? [String] == ["food", "vn"])
         #expect(post["location"] as? String == "Hoàn Kiếm" && post["notebook"] as? String == "Trip")

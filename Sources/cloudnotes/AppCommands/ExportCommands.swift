@@ -88,20 +88,22 @@ struct ImportPosts: ParsableCommand {
         }
         let now = Date()
         try session.store.save(posts, by: session.account.id, now: now, creating: made)  // all of them and their notebooks, or none
-        // The importer's own comments come back on the post, from when they were written; another's are their words.
+        // The importer's own comments come back on the post; another's are their words. The cloud dates each when it is
+        // saved (as CloudKit does), so their IDs keep the file's order where dates tie.
         var others = 0
         for ((post, title), markdown) in zip(zip(posts, titles), read) {
-            let mine = markdown.comments.filter { $0.author == session.account.name }
+            let mine = markdown.comments.filter { $0.author.caseInsensitiveCompare(session.account.name) == .orderedSame }
             others += markdown.comments.count - mine.count
-            for remark in mine {
-                let comment = Comment(id: "c" + SystemRandom().hex(bytes: 6), postID: post.id, zone: post.zone, scope: .private, text: remark.text)
+            let base = "c" + SystemRandom().hex(bytes: 5)
+            for (index, remark) in mine.enumerated() {
+                let comment = Comment(id: base + String(format: "%03d", index), postID: post.id, zone: post.zone, scope: .private, text: remark.text)
                 do {
-                    try session.store.add(comment, by: session.account.id, now: remark.date ?? now)
+                    try session.store.add(comment, by: session.account.id, now: now)
                 } catch {
                     throw CLIError(message: "\(post.title) was imported, but not its comment \"\(remark.text.prefix(40))\": \(error)")
                 }
             }
-            Output.line("created \(post.id) \"\(post.title)\" in \(title)" + (mine.isEmpty ? "" : ", with \(mine.count.counting("comment")) of yours"))
+            Output.line("created \(post.id) \"\(post.title)\" in \(title)" + (mine.isEmpty ? "" : ", with \(mine.count.counting("comment")) of yours (dated now)"))
         }
         if others > 0 { Output.line("\(others.counting("comment")) by others in the files not imported: a comment is its author's words") }
         if let note = session.sync() { Output.line(note) }

@@ -157,7 +157,7 @@ struct SetPostPermission: ParsableCommand {
         let word = words[words.count - 1]
         // "none" would cut the person off while they stay listed; taking someone off is its own command, and says so.
         guard let permission = SharePermission(argument: word), permission != .none else {
-            throw ValidationError(word == "none" ? "to take someone off, use remove-participant"
+            throw ValidationError(word.lowercased() == "none" ? "to take someone off, use remove-participant"
                                                  : "'\(word)' is not a permission: read-only or read-write")
         }
     }
